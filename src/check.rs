@@ -1,0 +1,255 @@
+//! The pipeline for one input: classify → read → lower → verify → analyse →
+//! rules → diagnostics with locations. Panics are caught per input.
+
+use crate::analysis::{self, AnalysisOptions};
+use crate::config::Settings;
+use crate::ir::{self, Module};
+use crate::read::dxbc::{self, FourCc};
+use crate::read::ReadError;
+use crate::report::{Certainty, Diagnostic, Level, BUDGET_EXCEEDED, INPUT_ERROR, INTERNAL_ERROR};
+use crate::{dxil, rules, spirv};
+use serde::Serialize;
+
+/// What an input is, by content (HLSL by extension).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InputKind {
+    /// DXBC container with a DXIL program.
+    Dxil,
+    /// SPIR-V module.
+    Spirv,
+    /// Legacy DXBC container (SM 4/5) — or an unreadable DXBC container.
+    Dxbc,
+    /// Raw LLVM bitcode.
+    Bitcode,
+    /// HLSL source.
+    Hlsl,
+    /// PTX text (reserved).
+    Ptx,
+    /// Anything else: scanned for embedded shaders.
+    Binary,
+}
+
+/// Outcome for one input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileStatus {
+    /// Analysed.
+    Ok,
+    /// Recognised but not analysed (legacy DXBC, no DXC for HLSL, no shader inside).
+    Skipped,
+    /// Malformed or unreadable.
+    Error,
+}
+
+/// One entry of the report's `files` list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileReport {
+    /// Input path.
+    pub path: String,
+    /// Kind.
+    pub kind: InputKind,
+    /// Status.
+    pub status: FileStatus,
+    /// Why skipped / what failed.
+    pub message: Option<String>,
+    /// Offset of an embedded blob inside `path`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blob_offset: Option<u64>,
+    /// Section of the blob, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
+    /// Bytes read.
+    #[serde(skip)]
+    pub bytes: u64,
+    /// Modules analysed.
+    #[serde(skip)]
+    pub modules: u32,
+}
+
+/// Options for a check run.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// Rule levels and options.
+    pub settings: Settings,
+    /// Dataflow options (spec constants).
+    pub analysis: AnalysisOptions,
+}
+
+/// Result of checking one input (several entries for files with embedded blobs).
+#[derive(Debug, Clone, Default)]
+pub struct CheckResult {
+    /// One entry per input (and per embedded blob).
+    pub files: Vec<FileReport>,
+    /// Findings and tool-level outcomes.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The message for legacy containers.
+pub const LEGACY_DXBC: &str = "legacy DXBC (SM 4/5), not analysed";
+
+/// Classifies bytes by content; `path` only decides HLSL.
+pub fn classify(path: &str, bytes: &[u8]) -> InputKind {
+    let lower = path.to_ascii_lowercase();
+    if dxbc::is_container(bytes) {
+        match dxbc::parse(bytes, 0) {
+            Ok(c) if c.part(FourCc::DXIL).is_some() || c.part(FourCc::ILDB).is_some() => InputKind::Dxil,
+            Ok(_) => InputKind::Dxbc,
+            Err(_) => InputKind::Dxil,
+        }
+    } else if spirv::is_spirv(bytes) {
+        InputKind::Spirv
+    } else if dxil::is_bitcode(bytes) {
+        InputKind::Bitcode
+    } else if lower.ends_with(".hlsl") || lower.ends_with(".hlsli") || lower.ends_with(".fx") {
+        InputKind::Hlsl
+    } else {
+        InputKind::Binary
+    }
+}
+
+/// Reads and lowers one module of a known kind. `Ok(None)` means "recognised,
+/// not analysed" (legacy DXBC).
+pub fn load_module(kind: InputKind, bytes: &[u8], base: u64) -> Result<Option<Module>, ReadError> {
+    match kind {
+        InputKind::Dxil | InputKind::Dxbc => {
+            let c = dxbc::parse(bytes, base)?;
+            if c.part(FourCc::DXIL).is_none() && c.part(FourCc::ILDB).is_none() {
+                return Ok(None);
+            }
+            dxil::lower_container(&c).map(Some)
+        }
+        InputKind::Bitcode => dxil::lower_bitcode(bytes, base).map(Some),
+        InputKind::Spirv => spirv::lower(bytes, base).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// Runs analysis and rules on a lowered module; the returned diagnostics have
+/// function/instruction/source filled in but no path.
+pub fn check_module(m: &Module, opts: &CheckOptions) -> Vec<Diagnostic> {
+    let a = analysis::analyze(m, &opts.analysis);
+    let mut out = rules::check_module(m, &a, &opts.settings);
+    if a.budget_exceeded {
+        out.push(Diagnostic::new(
+            BUDGET_EXCEEDED,
+            Level::Note,
+            Certainty::Proven,
+            "analysis budget exceeded; the module was analysed partially",
+        ));
+    }
+    out
+}
+
+fn input_error(path: &str, blob: Option<u64>, message: &str) -> Diagnostic {
+    let mut d = Diagnostic::new(INPUT_ERROR, Level::Error, Certainty::Proven, message.to_string());
+    d.location.path = path.to_string();
+    d.location.blob_offset = blob;
+    d
+}
+
+/// Checks one module-sized blob (a file or an embedded shader).
+pub fn check_blob(
+    path: &str,
+    kind: InputKind,
+    bytes: &[u8],
+    blob_offset: Option<u64>,
+    opts: &CheckOptions,
+) -> (FileReport, Vec<Diagnostic>) {
+    let mut report = FileReport {
+        path: path.to_string(),
+        kind,
+        status: FileStatus::Ok,
+        message: None,
+        blob_offset,
+        section: None,
+        bytes: bytes.len() as u64,
+        modules: 0,
+    };
+    let base = blob_offset.unwrap_or(0);
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let m = match load_module(kind, bytes, base) {
+            Ok(Some(m)) => m,
+            Ok(None) => return Err((FileStatus::Skipped, LEGACY_DXBC.to_string(), false)),
+            Err(e) => return Err((FileStatus::Error, e.to_string(), true)),
+        };
+        if let Err(e) = ir::verify::verify(&m) {
+            return Err((FileStatus::Error, e.to_string(), true));
+        }
+        Ok(check_module(&m, opts))
+    }));
+    let mut diags = match outcome {
+        Ok(Ok(d)) => {
+            report.modules = 1;
+            d
+        }
+        Ok(Err((status, msg, is_error))) => {
+            if kind == InputKind::Dxil && status == FileStatus::Skipped {
+                report.kind = InputKind::Dxbc;
+            }
+            report.status = status;
+            report.message = Some(msg.clone());
+            if is_error {
+                vec![input_error(path, blob_offset, &msg)]
+            } else {
+                Vec::new()
+            }
+        }
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            let msg = format!("internal error while analysing this input, please report: {what}");
+            report.status = FileStatus::Error;
+            report.message = Some(msg.clone());
+            let mut d = Diagnostic::new(INTERNAL_ERROR, Level::Error, Certainty::Proven, msg);
+            d.location.path = path.to_string();
+            vec![d]
+        }
+    };
+    for d in &mut diags {
+        d.location.path = path.to_string();
+        d.location.blob_offset = blob_offset;
+    }
+    (report, diags)
+}
+
+/// Checks one input file's bytes. Binary inputs are scanned for embedded shaders.
+pub fn check_bytes(path: &str, bytes: &[u8], opts: &CheckOptions) -> CheckResult {
+    let kind = classify(path, bytes);
+    let mut result = CheckResult::default();
+    match kind {
+        InputKind::Hlsl => {
+            result.files.push(FileReport {
+                path: path.to_string(),
+                kind,
+                status: FileStatus::Skipped,
+                message: Some("HLSL input needs DXC (see `irlint check --help`)".into()),
+                blob_offset: None,
+                section: None,
+                bytes: bytes.len() as u64,
+                modules: 0,
+            });
+        }
+        InputKind::Binary | InputKind::Ptx => {
+            result.files.push(FileReport {
+                path: path.to_string(),
+                kind: InputKind::Binary,
+                status: FileStatus::Skipped,
+                message: Some("no embedded shader found".into()),
+                blob_offset: None,
+                section: None,
+                bytes: bytes.len() as u64,
+                modules: 0,
+            });
+        }
+        _ => {
+            let (r, d) = check_blob(path, kind, bytes, None, opts);
+            result.files.push(r);
+            result.diagnostics = d;
+        }
+    }
+    result
+}

@@ -1,0 +1,5 @@
+//! `irlint.toml` configuration (stub).
+
+/// Resolved settings.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {}

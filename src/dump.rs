@@ -1,0 +1,1 @@
+//! `irlint dump` (stub).

@@ -1,0 +1,45 @@
+//! # irlint — lints compiled GPU shaders
+//!
+//! Data flows one way: **input → reader → IR → dataflow → rules → report**.
+//!
+//! - [`input`] finds what to analyse: files, directories, shaders embedded in
+//!   binaries, HLSL compiled through DXC.
+//! - [`read`] holds zero-copy, never-panicking byte readers (DXBC container,
+//!   LLVM bitstream) with typed errors that carry absolute byte offsets.
+//! - [`dxil`] decodes LLVM 3.7 bitcode as DXC writes it and lowers it into
+//!   [`ir`]; [`spirv`] does the same for SPIR-V. Both produce one
+//!   [`ir::Module`]: arenas of types, constants, functions (SSA basic blocks,
+//!   phis first), resources, and typed [`ir::Fact`]s (matrix memory ops,
+//!   raw-buffer vector accesses) that the rules consume.
+//! - [`analysis`] runs a sparse constant + congruence dataflow over the SSA:
+//!   every integer value becomes a small set of constants, a congruence
+//!   `r mod 2^k`, or unknown.
+//! - [`rules`] turn facts plus dataflow values into [`report::Diagnostic`]s;
+//!   [`report`] renders them (human, JSON, SARIF, GitHub annotations).
+//! - [`check`] ties the pipeline together for one input.
+//!
+//! ```no_run
+//! let bytes = std::fs::read("shader.dxil").unwrap();
+//! let config = irlint::config::Settings::default();
+//! let result = irlint::check::check_bytes("shader.dxil", &bytes, &config);
+//! for d in &result.diagnostics {
+//!     println!("{}: {}", d.rule, d.message);
+//! }
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod analysis;
+pub mod check;
+pub mod config;
+pub mod dump;
+pub mod dxil;
+pub mod input;
+pub mod ir;
+pub mod read;
+pub mod report;
+pub mod rules;
+pub mod spirv;
+
+/// The crate version, as reported by `--version` and SARIF.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

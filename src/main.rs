@@ -1,0 +1,4 @@
+//! The `irlint` command line (stub).
+fn main() {
+    println!("irlint {}", irlint::VERSION);
+}

@@ -1,0 +1,1 @@
+//! LLVM bitstream reader (stub; owned by the DXIL work).

@@ -1,0 +1,15 @@
+//! Zero-copy, never-panicking readers over borrowed bytes.
+//!
+//! Every reader returns [`ReadError`] with an absolute byte offset instead of
+//! panicking; declared counts and sizes are checked against [`limits`] before
+//! anything is allocated from them.
+
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+pub mod bitstream;
+pub mod cursor;
+pub mod dxbc;
+pub mod error;
+pub mod limits;
+
+pub use error::{ErrorKind, ReadError, Result};

@@ -1,0 +1,5 @@
+//! Diagnostics and their emitters.
+
+pub mod diagnostic;
+
+pub use diagnostic::*;
