@@ -1,18 +1,15 @@
-//! DXIL front end: LLVM 3.7 bitcode records → [`crate::ir`] (stub).
+//! DXIL front end: LLVM 3.7 bitcode records → [`crate::ir`].
+//!
+//! - `decode`: bitstream records → [`llvm::LlvmModule`] (types, constants,
+//!   metadata, functions, debug locations).
+//! - `lower`: DXIL semantics on top: `dx.op` table, resources and handle
+//!   resolution, LinAlg matrix types, facts.
 
-use crate::ir::Module;
-use crate::read::dxbc::Container;
-use crate::read::{ErrorKind, ReadError, Result};
+pub mod decode;
+pub mod llvm;
+pub mod lower;
 
-/// Lowers the program of a DXBC container (ILDB preferred over DXIL).
-pub fn lower_container(_c: &Container<'_>) -> Result<Module> {
-    Err(ReadError::new(ErrorKind::Unsupported, 0, "DXIL decoder not implemented yet"))
-}
-
-/// Lowers raw LLVM bitcode (`BC 0xC0DE`, or the wrapper). `base` is its absolute offset.
-pub fn lower_bitcode(_bc: &[u8], _base: u64) -> Result<Module> {
-    Err(ReadError::new(ErrorKind::Unsupported, 0, "DXIL decoder not implemented yet"))
-}
+pub use lower::{lower_bitcode, lower_container};
 
 /// True when `data` starts with raw bitcode magic or the bitcode wrapper.
 pub fn is_bitcode(data: &[u8]) -> bool {
