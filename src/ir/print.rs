@@ -207,7 +207,9 @@ pub fn inst(m: &Module, f: &Function, h: InstH) -> String {
     let list = |xs: &[Value]| xs.iter().map(|x| v(*x)).collect::<Vec<_>>().join(", ");
     let ty = type_name(m, i.ty);
     let body = match &i.kind {
-        InstKind::Binary { op, lhs, rhs } => format!("{} {ty} {}, {}", format!("{op:?}").to_lowercase(), v(*lhs), v(*rhs)),
+        InstKind::Binary { op, lhs, rhs } => {
+            format!("{} {ty} {}, {}", format!("{op:?}").to_lowercase(), v(*lhs), v(*rhs))
+        }
         InstKind::Unary { op, value } => format!("{} {ty} {}", format!("{op:?}").to_lowercase(), v(*value)),
         InstKind::Cast { op, value } => format!("{} {} to {ty}", format!("{op:?}").to_lowercase(), v(*value)),
         InstKind::Cmp { pred, lhs, rhs } => format!("cmp {} {}, {}", pred.0, v(*lhs), v(*rhs)),
