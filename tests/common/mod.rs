@@ -1,0 +1,62 @@
+//! Shared helpers for integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `../shared` (or `$IRLINT_SHARED`), when present. Tests that need it print a
+/// visible skip message when it is absent.
+pub fn shared_dir() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("IRLINT_SHARED") {
+        let p = PathBuf::from(p);
+        if p.is_dir() {
+            return Some(p);
+        }
+    }
+    let root = root();
+    for up in [root.join("../shared"), root.join("../../shared")] {
+        if up.is_dir() {
+            return Some(up);
+        }
+    }
+    None
+}
+
+/// A subdirectory of `../shared`, or `None` after printing a skip message.
+pub fn shared(sub: &str) -> Option<PathBuf> {
+    match shared_dir().map(|s| s.join(sub)) {
+        Some(p) if p.exists() => Some(p),
+        _ => {
+            eprintln!("skipping: ../shared/{sub} not found (set IRLINT_SHARED to the shared folder)");
+            None
+        }
+    }
+}
+
+/// Files under `dir` (recursive) whose name ends with `suffix`, sorted.
+pub fn files_with_suffix(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(suffix)) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The project's own fixture folder (copied from ../shared/fixtures).
+pub fn fixtures() -> PathBuf {
+    root().join("tests/fixtures")
+}
