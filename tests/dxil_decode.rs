@@ -63,6 +63,23 @@ fn decode_file(p: &Path, cc: FourCc) -> LlvmModule {
     }
 }
 
+/// Undoes the `\XX` escapes of quoted LLVM names.
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 2 < b.len() && b[i + 1].is_ascii_hexdigit() && b[i + 2].is_ascii_hexdigit() {
+            out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// Per `define`: (function name, instruction count, dx.op opcodes in order).
 fn parse_ll(text: &str) -> Vec<(String, usize, Vec<u32>)> {
     let mut out = Vec::new();
@@ -73,7 +90,7 @@ fn parse_ll(text: &str) -> Vec<(String, usize, Vec<u32>)> {
             let at = rest.find('@').expect("define without @");
             let name = &rest[at + 1..];
             let name = if let Some(q) = name.strip_prefix('"') {
-                q[..q.find('"').unwrap()].to_string()
+                unescape(&q[..q.find('"').unwrap()])
             } else {
                 name[..name.find('(').unwrap()].to_string()
             };
@@ -89,7 +106,7 @@ fn parse_ll(text: &str) -> Vec<(String, usize, Vec<u32>)> {
             continue;
         }
         c.1 += 1;
-        if let Some(p) = t.find("@dx.op.") {
+        if let Some(p) = t.find("@dx.op.").or_else(|| t.find("@\"dx.op.")) {
             let args = &t[p..];
             if let Some(a) = args.find("(i32 ") {
                 let num: String = args[a + 5..].chars().take_while(|ch| ch.is_ascii_digit() || *ch == '-').collect();
@@ -191,4 +208,132 @@ fn corpus_decodes_verifies_and_matches_disassembly() {
     if dis.is_some() {
         assert!(compared >= 334, "only {compared} corpus functions compared");
     }
+}
+
+#[test]
+fn debug_location_of_vector_load_matches_expect_line() {
+    let Some(dir) = shared("fixtures") else { return };
+    let hlsl = std::fs::read_to_string(dir.join("hlsl/lv_load_misaligned_const.hlsl")).unwrap();
+    let expect_line = hlsl.lines().position(|l| l.contains("// expect:")).unwrap() as u32 + 1;
+    let m = decode_file(&dir.join("dxil/lv_load_misaligned_const.g.dxil"), FourCc::ILDB).module;
+    let f = m.functions.values().find(|f| f.name == "main").unwrap();
+    let load = f
+        .insts
+        .values()
+        .find(|i| matches!(i.kind, InstKind::Call { dx_op: Some(303), .. }))
+        .expect("rawBufferVectorLoad call");
+    let loc = &m.locs[load.span.loc.expect("load has a location")];
+    assert_eq!(loc.line, expect_line);
+    assert!(loc.column > 0);
+    let file = &m.source_files[loc.file as usize];
+    assert!(file.name.ends_with("lv_load_misaligned_const.hlsl"), "{}", file.name);
+    let text = file.text.as_deref().expect("source text embedded");
+    assert!(text.contains("g_Data.Load<vector<float, 8> >(12)"), "{text}");
+    // The load's span points into the ILDB bitcode and carries its value number.
+    assert_ne!(load.span.id, u32::MAX);
+    eprintln!("files: {:?}", m.source_files.iter().map(|f| &f.name).collect::<Vec<_>>());
+}
+
+/// xorshift64* — a tiny seeded PRNG for reproducible mutations.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Decodes damaged bitcode: Ok or Err, never a panic; errors point inside the input.
+fn survive(bc: &[u8], base: u64, what: &str) -> bool {
+    match decode(bc, base) {
+        Ok(m) => {
+            let _ = verify(&m.module);
+            true
+        }
+        Err(e) => {
+            assert!(
+                e.offset >= base && e.offset <= base + bc.len() as u64,
+                "{what}: error offset {:#x} outside [{base:#x}, {:#x}]: {e}",
+                e.offset,
+                base + bc.len() as u64
+            );
+            false
+        }
+    }
+}
+
+fn mutate_program(bc: &[u8], base: u64, seed: u64, what: &str) -> (usize, usize) {
+    let (mut ok, mut err) = (0, 0);
+    let mut tally = |r: bool| if r { ok += 1 } else { err += 1 };
+    // Truncations at 40 points spread over the stream plus the first and last bytes.
+    let n = bc.len();
+    let mut cuts: Vec<usize> = (0..40).map(|k| k * n / 40).collect();
+    cuts.extend([1, 3, 4, 5, 8, n.saturating_sub(1), n.saturating_sub(4)]);
+    for cut in cuts {
+        tally(survive(&bc[..cut.min(n)], base, what));
+    }
+    // 50 single bit flips and 10 multi-byte smashes.
+    let mut rng = Rng(seed | 1);
+    let mut buf = bc.to_vec();
+    for k in 0..60 {
+        buf.copy_from_slice(bc);
+        if k < 50 {
+            let bit = rng.below(n * 8);
+            buf[bit / 8] ^= 1 << (bit % 8);
+        } else {
+            for _ in 0..8 {
+                let i = rng.below(n);
+                buf[i] = rng.next() as u8;
+            }
+        }
+        tally(survive(&buf, base, what));
+    }
+    (ok, err)
+}
+
+#[test]
+fn damaged_bitcode_never_panics() {
+    let Some(fx) = shared("fixtures/dxil") else { return };
+    let mut inputs = files(&fx, ".dxil");
+    if let Some(corpus) = shared("corpus/dxil/vkd3d-proton") {
+        inputs.extend(files(&corpus, ".dxil").into_iter().step_by(11));
+    }
+    let (mut ok, mut err) = (0, 0);
+    for (i, p) in inputs.iter().enumerate() {
+        let bytes = std::fs::read(p).unwrap();
+        let c = dxbc::parse(&bytes, 0).unwrap();
+        for cc in [FourCc::DXIL, FourCc::ILDB] {
+            let Some(part) = c.part(cc) else { continue };
+            let (_, bc, base) = dxbc::program(part).unwrap();
+            let what = format!("{} {cc}", p.display());
+            let (o, e) = mutate_program(bc, base, 0x9E37_79B9_7F4A_7C15 ^ i as u64, &what);
+            ok += o;
+            err += e;
+        }
+    }
+    eprintln!("damaged inputs: {ok} decoded, {err} rejected");
+    assert!(err > 1000, "truncations must be rejected ({err})");
+}
+
+#[test]
+fn bitstream_walk_counts_records() {
+    let Some(fx) = shared("fixtures/dxil") else { return };
+    let bytes = std::fs::read(fx.join("lv_load_misaligned_const.dxil")).unwrap();
+    let c = dxbc::parse(&bytes, 0).unwrap();
+    let (_, bc, base) = dxbc::program(c.part(FourCc::DXIL).unwrap()).unwrap();
+    let n = bitstream::walk(bc, base).unwrap();
+    assert!(n > 50, "{n} records");
+    // Trailing zero words after the module block are padding, not an error.
+    let mut padded = bc.to_vec();
+    padded.extend_from_slice(&[0; 16]);
+    assert_eq!(bitstream::walk(&padded, base).unwrap(), n);
+    assert!(decode(&padded, base).is_ok());
+    // Garbage after the module block is an error.
+    padded.extend_from_slice(&[0xFF; 4]);
+    assert!(bitstream::walk(&padded, base).is_err());
 }
