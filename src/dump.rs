@@ -430,7 +430,7 @@ pub fn render_text(files: &[DumpFile]) -> String {
     out
 }
 
-fn s<'a>(j: Option<&'a Json>) -> Option<&'a str> {
+fn s(j: Option<&Json>) -> Option<&str> {
     j.and_then(|v| v.as_str())
 }
 

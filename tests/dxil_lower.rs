@@ -337,3 +337,533 @@ fn disagreeing_select_leaves_handle_unresolved() {
     // Both inputs are raw buffers: the kind still agrees.
     assert_eq!(ld.kind, Some(ResourceKind::RAW_BUFFER));
 }
+
+// ---------------------------------------------------------------------------
+// Real fixtures and corpus, checked against DXC's disassembly (`dis/*.ll`).
+
+mod ll {
+    //! Just enough of the `.ll` text to compare: dx.op calls and their
+    //! scalar constant operands, and the `!dx.resources` records.
+
+    use std::collections::BTreeMap;
+
+    /// An argument of a dx.op call as the disassembly shows it.
+    #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+    pub enum Arg {
+        Int(u64),
+        Undef,
+        Other,
+    }
+
+    /// One `call ... @dx.op.<class>[.<ovl>](args)` line.
+    #[derive(Debug, Clone)]
+    pub struct Call {
+        pub callee: String,
+        pub opcode: u32,
+        pub args: Vec<Arg>,
+        pub raw_args: Vec<String>,
+    }
+
+    /// Splits at top-level commas (outside quotes, braces, brackets, parens and `<>`).
+    pub fn split_top(s: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let (mut depth, mut quote, mut cur) = (0i32, false, String::new());
+        for c in s.chars() {
+            match c {
+                '"' => quote = !quote,
+                '{' | '(' | '[' | '<' if !quote => depth += 1,
+                '}' | ')' | ']' | '>' if !quote => depth -= 1,
+                ',' if !quote && depth == 0 => {
+                    out.push(cur.trim().to_string());
+                    cur.clear();
+                    continue;
+                }
+                _ => {}
+            }
+            cur.push(c);
+        }
+        if !cur.trim().is_empty() {
+            out.push(cur.trim().to_string());
+        }
+        out
+    }
+
+    fn arg(a: &str) -> Arg {
+        let Some((ty, v)) = a.rsplit_once(' ') else { return Arg::Other };
+        let bits = match ty.trim() {
+            "i1" => 1,
+            "i8" => 8,
+            "i16" => 16,
+            "i32" => 32,
+            "i64" => 64,
+            _ => return if v == "undef" { Arg::Undef } else { Arg::Other },
+        };
+        match v {
+            "undef" => Arg::Undef,
+            "true" => Arg::Int(1),
+            "false" => Arg::Int(0),
+            v => match v.parse::<i64>() {
+                Ok(x) => Arg::Int(if bits == 64 { x as u64 } else { (x as u64) & ((1u64 << bits) - 1) }),
+                Err(_) => Arg::Other,
+            },
+        }
+    }
+
+    pub fn calls(text: &str) -> Vec<Call> {
+        let mut out = Vec::new();
+        for line in text.lines() {
+            let line = line.split("  ;").next().unwrap_or(line);
+            if !line.trim_start().starts_with('%') && !line.trim_start().starts_with("call") {
+                continue;
+            }
+            let Some(at) = line.find("@dx.op.") else { continue };
+            if !line.contains("call ") {
+                continue;
+            }
+            let rest = &line[at + 1..];
+            let Some(open) = rest.find('(') else { continue };
+            let callee = rest[..open].to_string();
+            let Some(close) = rest.rfind(')') else { continue };
+            let raw_args = split_top(&rest[open + 1..close]);
+            let args: Vec<Arg> = raw_args.iter().map(|a| arg(a)).collect();
+            let Some(Arg::Int(op)) = args.first().cloned() else { continue };
+            out.push(Call { callee, opcode: op as u32, args, raw_args });
+        }
+        out
+    }
+
+    /// `!N = !{...}` → N → operands.
+    pub fn metadata(text: &str) -> BTreeMap<u32, Vec<String>> {
+        let mut md = BTreeMap::new();
+        for line in text.lines() {
+            let Some(rest) = line.strip_prefix('!') else { continue };
+            let Some((id, body)) = rest.split_once(" = ") else { continue };
+            let Ok(id) = id.parse::<u32>() else { continue };
+            let body = body.trim_start_matches("distinct ");
+            let Some(inner) = body.strip_prefix("!{").and_then(|b| b.strip_suffix('}')) else { continue };
+            md.insert(id, split_top(inner));
+        }
+        md
+    }
+
+    pub fn named(text: &str, name: &str) -> Vec<u32> {
+        let prefix = format!("!{name} = !{{");
+        text.lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .map(|r| {
+                r.trim_end_matches('}').split(", ").filter_map(|x| x.trim_start_matches('!').parse().ok()).collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn ref_id(s: &str) -> Option<u32> {
+        s.strip_prefix('!').and_then(|x| x.parse().ok())
+    }
+
+    fn int(s: &str) -> Option<u64> {
+        match arg(s) {
+            Arg::Int(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// `(class, id, space, lower, range, kind, stride)` of a resource record.
+    pub type Record = (u32, u32, u32, u32, u32, u32, Option<u32>);
+
+    /// Every `!dx.resources` record.
+    pub fn resources(text: &str) -> Vec<Record> {
+        let md = metadata(text);
+        let mut out = Vec::new();
+        for top in named(text, "dx.resources") {
+            let Some(classes) = md.get(&top) else { continue };
+            for (class, list) in classes.iter().enumerate() {
+                let Some(list) = ref_id(list).and_then(|l| md.get(&l)) else { continue };
+                for rec in list.iter().filter_map(|r| ref_id(r)).filter_map(|r| md.get(&r)) {
+                    let f = |i: usize| rec.get(i).and_then(|s| int(s)).map(|v| v as u32);
+                    let kind = match class {
+                        0 | 1 => f(6).unwrap_or(0),
+                        2 => 13,
+                        _ => 14,
+                    };
+                    let ext_idx = match class {
+                        0 => 8,
+                        1 => 10,
+                        _ => 7,
+                    };
+                    let stride = rec.get(ext_idx).and_then(|e| ref_id(e)).and_then(|e| md.get(&e)).and_then(|pairs| {
+                        pairs.chunks(2).find_map(|p| match p {
+                            [t, v] if int(t) == Some(1) => int(v).map(|v| v as u32),
+                            _ => None,
+                        })
+                    });
+                    out.push((
+                        class as u32,
+                        f(0).unwrap_or(0),
+                        f(3).unwrap_or(0),
+                        f(4).unwrap_or(0),
+                        f(5).unwrap_or(0),
+                        kind,
+                        stride,
+                    ));
+                }
+            }
+        }
+        out
+    }
+}
+
+fn shared_dir() -> Option<std::path::PathBuf> {
+    if let Ok(p) = std::env::var("IRLINT_SHARED") {
+        return Some(p.into());
+    }
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    [manifest.join("../shared"), manifest.join("../../shared")].into_iter().find(|p| p.is_dir())
+}
+
+fn decoder_ready() -> bool {
+    match irlint::dxil::llvm::decode(&[0x42, 0x43, 0xC0, 0xDE], 0) {
+        Err(e) => !e.detail.contains("not implemented"),
+        Ok(_) => true,
+    }
+}
+
+fn lower_file(path: &std::path::Path) -> Module {
+    let bytes = std::fs::read(path).unwrap();
+    let c = irlint::read::dxbc::parse(&bytes, 0).unwrap();
+    irlint::dxil::lower_container(&c).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn opcode_counts(m: &Module) -> std::collections::BTreeMap<u32, usize> {
+    let mut counts = std::collections::BTreeMap::new();
+    for f in m.functions.values() {
+        for i in f.insts.values() {
+            if let InstKind::Call { callee, args, dx_op } = &i.kind {
+                if let Some(op) = dx_op.or_else(|| irlint::dxil::resources::call_opcode(m, *callee, args)) {
+                    *counts.entry(op).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+    counts
+}
+
+fn arg_of(m: &Module, op: Option<Operand>) -> ll::Arg {
+    match op {
+        None => ll::Arg::Undef,
+        Some(Operand::Imm(v)) => ll::Arg::Int(v),
+        Some(Operand::Value(v)) => match m.const_int(v) {
+            Some(x) => ll::Arg::Int(x),
+            None if irlint::dxil::facts::is_undef(m, v) => ll::Arg::Undef,
+            None => ll::Arg::Other,
+        },
+    }
+}
+
+/// The facts of a module as (opcode, [reported operands]) in the order the
+/// `.ll` positions give them (formats.md §C.2–C.4).
+fn reported(m: &Module) -> Vec<(u32, Vec<ll::Arg>)> {
+    use irlint::dxil::dxop::linalg as la;
+    let mut out = Vec::new();
+    for fact in &m.facts {
+        let f = &m.functions[fact.function];
+        let InstKind::Call { dx_op: Some(op), .. } = f.insts[fact.inst].kind else { panic!("fact on a non-dx.op") };
+        let a = |o: Option<Operand>| arg_of(m, o);
+        let v = match &fact.kind {
+            FactKind::RawVector(r) => {
+                vec![a(Some(r.index)), a(r.element_offset), r.alignment.map(ll::Arg::Int).unwrap_or(ll::Arg::Other)]
+            }
+            FactKind::Matrix(x) => match op {
+                305 | 306 => {
+                    let mut v =
+                        vec![a(x.offset), a(x.element), a(x.rows), a(x.cols), a(x.layout), a(x.transpose), a(x.stride)];
+                    if op == 306 {
+                        v.push(a(x.bias_offset));
+                    }
+                    v
+                }
+                307 => vec![a(x.offset), a(x.element), a(x.layout), a(x.stride)],
+                308 => vec![a(x.offset)],
+                la::LOAD_FROM_DESCRIPTOR | la::STORE_TO_DESCRIPTOR | la::ACCUMULATE_TO_DESCRIPTOR => {
+                    vec![a(x.offset), a(x.stride), a(x.layout), a(x.align), a(x.element), a(x.rows), a(x.cols)]
+                }
+                la::VECTOR_ACCUMULATE_TO_DESCRIPTOR => vec![a(x.offset), a(x.align)],
+                _ => continue,
+            },
+        };
+        out.push((op, v));
+    }
+    out
+}
+
+/// The same from the disassembly: operands at the documented positions.
+fn expected(calls: &[ll::Call]) -> Vec<(u32, Vec<ll::Arg>)> {
+    use irlint::dxil::dxop::linalg as la;
+    let mut out = Vec::new();
+    for c in calls {
+        let g = |i: usize| c.args.get(i).cloned().unwrap_or(ll::Arg::Other);
+        let v = match c.opcode {
+            303 => vec![g(2), g(3), g(4)],
+            304 => vec![g(2), g(3), g(5)],
+            305 => vec![g(5), g(6), g(7), g(8), g(9), g(10), g(11)],
+            306 => vec![g(5), g(6), g(7), g(8), g(9), g(10), g(11), g(13)],
+            307 => vec![g(4), g(5), g(6), g(7)],
+            308 => vec![g(3)],
+            la::LOAD_FROM_DESCRIPTOR | la::STORE_TO_DESCRIPTOR | la::ACCUMULATE_TO_DESCRIPTOR => {
+                let base = if c.opcode == la::LOAD_FROM_DESCRIPTOR { 2 } else { 3 };
+                let mangling = c.callee.rsplit('.').next().unwrap();
+                let t = irlint::dxil::linalg::parse_mangling(mangling).expect("matrix overload");
+                let mut v = vec![g(base), g(base + 1), g(base + 2), g(base + 3)];
+                v.extend([t.component, t.m, t.n].map(|x| ll::Arg::Int(u64::from(x))));
+                v
+            }
+            la::VECTOR_ACCUMULATE_TO_DESCRIPTOR => vec![g(2), g(3)],
+            _ => continue,
+        };
+        out.push((c.opcode, v));
+    }
+    out
+}
+
+/// Checks one lowered module against its disassembly; returns a description of
+/// the first disagreement.
+fn compare(m: &Module, text: &str) -> Result<(), String> {
+    let calls = ll::calls(text);
+    let mut want = std::collections::BTreeMap::new();
+    for c in &calls {
+        *want.entry(c.opcode).or_insert(0usize) += 1;
+    }
+    let got = opcode_counts(m);
+    if got != want {
+        return Err(format!("dx.op counts differ: got {got:?}, .ll has {want:?}"));
+    }
+    let (mut r, mut e) = (reported(m), expected(&calls));
+    r.sort();
+    e.sort();
+    if r != e {
+        return Err(format!("facts differ:\n got {r:?}\n .ll {e:?}"));
+    }
+    // Raw-vector shapes from the overload suffix.
+    let mut shapes_ll: Vec<(u32, u32, bool)> = calls
+        .iter()
+        .filter(|c| c.opcode == 303 || c.opcode == 304)
+        .filter_map(|c| c.callee.rsplit('.').next().and_then(irlint::dxil::dxop::parse_vector_overload))
+        .collect();
+    let mut shapes: Vec<(u32, u32, bool)> = m
+        .facts
+        .iter()
+        .filter_map(|f| match &f.kind {
+            FactKind::RawVector(r) => Some((r.count, r.component_bytes, r.float)),
+            _ => None,
+        })
+        .collect();
+    shapes_ll.sort();
+    shapes.sort();
+    if shapes != shapes_ll {
+        return Err(format!("vector shapes differ: got {shapes:?}, .ll {shapes_ll:?}"));
+    }
+    // Resource records.
+    let mut recs_ll = ll::resources(text);
+    let mut recs: Vec<_> = m
+        .resources
+        .values()
+        .filter_map(|r| match r.binding {
+            Binding::Register { space, lower_bound, range } => {
+                let class = match r.class {
+                    ResourceClass::Srv => 0,
+                    ResourceClass::Uav => 1,
+                    ResourceClass::CBuffer => 2,
+                    ResourceClass::Sampler => 3,
+                };
+                Some((class, r.id, space, lower_bound, range, r.kind.0, r.stride))
+            }
+            _ => None,
+        })
+        .collect();
+    recs_ll.sort();
+    recs.sort();
+    if recs != recs_ll {
+        return Err(format!("resources differ:\n got {recs:?}\n .ll {recs_ll:?}"));
+    }
+    // Every structured-buffer annotateHandle stride is a stride of some resource.
+    let sb_strides: std::collections::BTreeSet<u32> =
+        m.resources.values().filter(|r| r.kind == ResourceKind::STRUCTURED_BUFFER).filter_map(|r| r.stride).collect();
+    for c in calls.iter().filter(|c| c.opcode == 216) {
+        let props = c.raw_args.get(2).cloned().unwrap_or_default();
+        let inner = props.split_once('{').map(|x| x.1.trim_end_matches('}')).unwrap_or("");
+        let ints: Vec<u64> = ll::split_top(inner)
+            .iter()
+            .filter_map(|a| a.rsplit_once(' ').and_then(|(_, v)| v.parse::<i64>().ok()).map(|v| v as u64 & 0xFFFF_FFFF))
+            .collect();
+        if let [d0, d1] = ints[..] {
+            if d0 & 0xFF == 12 && !sb_strides.contains(&(d1 as u32)) {
+                return Err(format!("annotateHandle stride {d1} matches no structured buffer ({sb_strides:?})"));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn fixtures_agree_with_disassembly() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    if !decoder_ready() {
+        eprintln!("skipping: bitcode decoder not available yet");
+        return;
+    }
+    let fx = shared.join("fixtures");
+    let mut names: Vec<String> = std::fs::read_dir(fx.join("dis"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".ll")).map(String::from))
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 40);
+    let mut failures = Vec::new();
+    for name in &names {
+        let text = std::fs::read_to_string(fx.join("dis").join(format!("{name}.ll"))).unwrap();
+        for file in [format!("{name}.dxil"), format!("{name}.g.dxil")] {
+            let m = lower_file(&fx.join("dxil").join(&file));
+            if let Err(e) = compare(&m, &text) {
+                failures.push(format!("{file}: {e}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn fixture_values() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    if !decoder_ready() {
+        eprintln!("skipping: bitcode decoder not available yet");
+        return;
+    }
+    let fx = shared.join("fixtures/dxil");
+    for suffix in ["dxil", "g.dxil"] {
+        let m = lower_file(&fx.join(format!("sb_stride20_pos_uv.{suffix}")));
+        assert!(m.resources.values().any(|r| r.kind == ResourceKind::STRUCTURED_BUFFER
+            && r.stride == Some(20)
+            && r.class == ResourceClass::Srv));
+
+        let m = lower_file(&fx.join(format!("la_load_stride_mismatch.{suffix}")));
+        assert_eq!(m.target.as_deref(), Some("cs_6_10"));
+        assert_eq!(m.entry_points.len(), 1);
+        assert_eq!(m.entry_points[0].name, "main");
+        assert_eq!(m.entry_points[0].stage, "compute");
+        let load = m
+            .facts
+            .iter()
+            .find_map(|f| match &f.kind {
+                FactKind::Matrix(x) if x.op == MatrixOpKind::Load => Some(x),
+                _ => None,
+            })
+            .expect("LinAlg load fact");
+        assert_eq!(load.encoding, MatrixEncoding::DxilLinAlg);
+        assert_eq!(imm(&m, load.stride), Some(16));
+        assert_eq!(imm(&m, load.layout), Some(0));
+        assert_eq!((load.rows, load.cols), (Some(Operand::Imm(16)), Some(Operand::Imm(16))));
+        assert_eq!(load.element, Some(Operand::Imm(8)));
+        let res = &m.resources[load.resource.expect("resolved buffer")];
+        assert_eq!((res.class, res.kind), (ResourceClass::Srv, ResourceKind::RAW_BUFFER));
+
+        let m = lower_file(&fx.join(format!("lv_load_misaligned_const.{suffix}")));
+        let ld = m
+            .facts
+            .iter()
+            .find_map(|f| match &f.kind {
+                FactKind::RawVector(r) if !r.store => Some(r),
+                _ => None,
+            })
+            .expect("vector load");
+        assert_eq!((ld.count, ld.component_bytes, ld.float), (8, 4, true));
+        assert_eq!(imm(&m, Some(ld.index)), Some(12));
+        assert_eq!(ld.element_offset, None);
+        assert_eq!(ld.kind, Some(ResourceKind::RAW_BUFFER));
+        let res = &m.resources[ld.resource.expect("resolved buffer")];
+        assert_eq!(res.kind, ResourceKind::RAW_BUFFER);
+
+        // Preview op: matVecMulAdd operands (pv_muladd_stride_mismatch.ll).
+        let m = lower_file(&fx.join(format!("pv_muladd_stride_mismatch.{suffix}")));
+        let mm = m
+            .facts
+            .iter()
+            .find_map(|f| match &f.kind {
+                FactKind::Matrix(x) if x.op == MatrixOpKind::MatVecMulAdd => Some(x),
+                _ => None,
+            })
+            .expect("matVecMulAdd");
+        assert_eq!(mm.encoding, MatrixEncoding::DxilPreview);
+        assert_eq!(mm.layout_numbering, LayoutNumbering::DxilPreview);
+        assert_eq!(
+            [mm.rows, mm.cols, mm.element, mm.layout, mm.stride, mm.offset, mm.bias_offset].map(|o| imm(&m, o)),
+            [Some(32), Some(16), Some(8), Some(0), Some(64), Some(0), Some(4096)]
+        );
+    }
+}
+
+#[test]
+fn corpus_lowers_and_agrees_with_disassembly() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    if !decoder_ready() {
+        eprintln!("skipping: bitcode decoder not available yet");
+        return;
+    }
+    let dir = shared.join("corpus/dxil/vkd3d-proton");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+    files.sort();
+    assert_eq!(files.len(), 334);
+    let mut failures = Vec::new();
+    for p in &files {
+        let m = lower_file(p);
+        let ll = shared.join("corpus-dis/vkd3d-proton").join(p.with_extension("ll").file_name().unwrap());
+        if let Ok(text) = std::fs::read_to_string(&ll) {
+            if let Err(e) = compare(&m, &text) {
+                failures.push(format!("{}: {e}", p.display()));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} differ:\n{}", failures.len(), files.len(), failures.join("\n"));
+}
+
+/// The `.ll` reader used above, on known disassembly.
+#[test]
+fn ll_reader_reads_disassembly() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    let text = std::fs::read_to_string(shared.join("fixtures/dis/sb_stride_mixed.ll")).unwrap();
+    let recs = ll::resources(&text);
+    assert_eq!(
+        recs,
+        vec![
+            (0, 0, 0, 0, 1, 12, Some(24)),
+            (0, 1, 0, 1, 1, 12, Some(36)),
+            (0, 2, 0, 2, 1, 12, Some(16)),
+            (1, 0, 0, 0, 1, 12, Some(16)),
+        ]
+    );
+    let calls = ll::calls(&text);
+    assert_eq!(calls.iter().filter(|c| c.opcode == 57).count(), 4);
+    assert_eq!(calls.iter().filter(|c| c.opcode == 68).count(), 3);
+    assert_eq!(calls.len(), 4 + 1 + 3 + 1);
+
+    let text = std::fs::read_to_string(shared.join("fixtures/dis/pv_muladd_stride_mismatch.ll")).unwrap();
+    let e = expected(&ll::calls(&text));
+    let i = |v: u64| ll::Arg::Int(v);
+    assert!(e.contains(&(306, vec![i(0), i(8), i(32), i(16), i(0), i(0), i(64), i(4096)])), "{e:?}");
+    assert!(e.contains(&(303, vec![ll::Arg::Other, ll::Arg::Undef, i(2)])), "{e:?}");
+
+    let text = std::fs::read_to_string(shared.join("fixtures/dis/la_load_stride_mismatch.ll")).unwrap();
+    let e = expected(&ll::calls(&text));
+    assert!(e.contains(&(0x8000_000E, vec![i(0), i(16), i(0), i(128), i(8), i(16), i(16)])), "{e:?}");
+}
