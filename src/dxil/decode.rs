@@ -1,9 +1,362 @@
-//! LLVM 3.7 bitcode → [`super::llvm::LlvmModule`] (stub).
+//! LLVM 3.7 bitcode → [`super::llvm::LlvmModule`] (formats.md §B).
+//!
+//! One pass over the bitstream with [`crate::read::bitstream::Cursor`]:
+//! the module block's type table, globals and function records, module
+//! constants, metadata and value symbol table, then one function block per
+//! defined function. Values are resolved through one value table (module values
+//! first, then per function its arguments, constants and instructions);
+//! forward references become placeholders patched when their block ends.
+//!
+//! - `types`: TYPE_BLOCK and the type helpers (pointer/vector lookups, GEP typing);
+//! - `constants`: CONSTANTS blocks;
+//! - `metadata`: METADATA blocks and debug-location resolution;
+//! - `function`: FUNCTION blocks (instructions, debug locations, block names).
 
-use super::llvm::LlvmModule;
-use crate::read::{ErrorKind, ReadError, Result};
+mod constants;
+mod function;
+mod metadata;
+mod types;
 
-/// See [`super::llvm::decode`].
-pub fn decode(_bitcode: &[u8], base: u64) -> Result<LlvmModule> {
-    Err(ReadError::new(ErrorKind::Unsupported, base, "bitcode decoder not implemented yet"))
+use super::llvm::{LlvmModule, MdId, Metadata};
+use crate::ir::{ConstH, FuncH, Function, Global, Handle, LocH, Module, SourceKind, Span, TypeH, Value};
+use crate::read::bitstream::{Cursor, Item};
+use crate::read::{limits, ErrorKind, ReadError, Result};
+use rustc_hash::FxHashMap;
+
+/// Block ids (formats.md §B.2).
+pub(crate) mod block {
+    pub const MODULE: u32 = 8;
+    pub const CONSTANTS: u32 = 11;
+    pub const FUNCTION: u32 = 12;
+    pub const VALUE_SYMTAB: u32 = 14;
+    pub const METADATA: u32 = 15;
+    pub const TYPE_NEW: u32 = 17;
+}
+
+/// Placeholder handles for forward references: index `FWD_BASE + value id`.
+/// Value ids are capped at `limits::MAX_VALUES` (< 2^22), real arena indices stay
+/// below that too, so the two ranges never meet.
+const FWD_BASE: usize = 1 << 30;
+
+/// Decodes raw bitcode into an [`LlvmModule`]; see [`super::llvm::decode`].
+pub fn decode(bitcode: &[u8], base: u64) -> Result<LlvmModule> {
+    let mut rd = Cursor::new(bitcode, base)?;
+    let mut d = Decoder::new();
+    let mut saw_module = false;
+    while let Some(item) = rd.next()? {
+        match item {
+            Item::Enter(block::MODULE) if !saw_module => {
+                saw_module = true;
+                d.module(&mut rd).map_err(|e| e.context("MODULE_BLOCK"))?;
+            }
+            Item::Enter(_) => rd.skip_block()?,
+            Item::End | Item::Record(_) => {
+                return Err(ReadError::malformed(rd.record_offset(), "unexpected item at top level"));
+            }
+        }
+    }
+    if !saw_module {
+        return Err(ReadError::malformed(base, "bitcode has no MODULE_BLOCK"));
+    }
+    Ok(d.finish())
+}
+
+/// Decoder state for one module.
+pub(crate) struct Decoder {
+    pub(crate) m: Module,
+    pub(crate) metadata: Vec<Metadata>,
+    pub(crate) named: Vec<(String, Vec<MdId>)>,
+    pub(crate) triple: Option<String>,
+    /// Operands are relative (VERSION ≥ 1).
+    pub(crate) relative: bool,
+    /// The value table: module values, then the current function's values.
+    pub(crate) vals: Vec<(Value, TypeH)>,
+    /// Values defined at module level.
+    pub(crate) n_module_vals: usize,
+    /// Types defined by the type table (arena entries after that were added by the decoder).
+    pub(crate) n_table_types: usize,
+    /// Absolute offset of the record being decoded.
+    pub(crate) off: u64,
+    pub(crate) ptr_cache: FxHashMap<(TypeH, u32), TypeH>,
+    pub(crate) vec_cache: FxHashMap<(TypeH, u32), TypeH>,
+    pub(crate) void_ty: Option<TypeH>,
+    pub(crate) i1_ty: Option<TypeH>,
+    pub(crate) i32_ty: Option<TypeH>,
+    pub(crate) md_undef: Option<ConstH>,
+    /// Function types with `vararg` set.
+    pub(crate) vararg_types: Vec<TypeH>,
+    /// Functions with bodies, in FUNCTION record order, and how many were decoded.
+    pub(crate) bodies: Vec<FuncH>,
+    pub(crate) next_body: usize,
+    /// Globals whose initializer value id is resolved after the module constants.
+    pub(crate) global_inits: Vec<(Handle<Global>, u32)>,
+    /// Debug-info caches: scope MD id → source file index; location MD id → LocH.
+    pub(crate) scope_files: FxHashMap<MdId, u32>,
+    pub(crate) md_locs: FxHashMap<MdId, LocH>,
+    pub(crate) remark_count: usize,
+}
+
+impl Decoder {
+    fn new() -> Self {
+        Decoder {
+            m: Module::new(SourceKind::Dxil),
+            metadata: Vec::new(),
+            named: Vec::new(),
+            triple: None,
+            relative: false,
+            vals: Vec::new(),
+            n_module_vals: 0,
+            n_table_types: 0,
+            off: 0,
+            ptr_cache: FxHashMap::default(),
+            vec_cache: FxHashMap::default(),
+            void_ty: None,
+            i1_ty: None,
+            i32_ty: None,
+            md_undef: None,
+            vararg_types: Vec::new(),
+            bodies: Vec::new(),
+            next_body: 0,
+            global_inits: Vec::new(),
+            scope_files: FxHashMap::default(),
+            md_locs: FxHashMap::default(),
+            remark_count: 0,
+        }
+    }
+
+    /// A malformed-input error at the current record.
+    pub(crate) fn bad(&self, what: impl Into<String>) -> ReadError {
+        ReadError::malformed(self.off, what)
+    }
+
+    /// Adds a remark (capped so hostile input cannot flood the list).
+    pub(crate) fn remark(&mut self, text: impl FnOnce() -> String) {
+        self.remark_count += 1;
+        if self.remark_count <= 32 {
+            self.m.remarks.push(text());
+        } else if self.remark_count == 33 {
+            self.m.remarks.push("further bitcode remarks suppressed".to_string());
+        }
+    }
+
+    /// Appends to the value table, enforcing the value limit.
+    pub(crate) fn push_val(&mut self, v: Value, ty: TypeH) -> Result<()> {
+        if self.vals.len() >= limits::MAX_VALUES {
+            return Err(ReadError::limit(self.off, format!("more than {} values", limits::MAX_VALUES)));
+        }
+        self.vals.push((v, ty));
+        Ok(())
+    }
+
+    /// A placeholder for the forward reference to value `vid`.
+    pub(crate) fn fwd_inst(&self, vid: u32) -> Result<Value> {
+        if vid as usize >= limits::MAX_VALUES {
+            return Err(self.bad(format!("value id {vid} is out of range")));
+        }
+        match Handle::from_index(FWD_BASE + vid as usize) {
+            Some(h) => Ok(Value::Inst(h)),
+            None => Err(self.bad("value id out of range")),
+        }
+    }
+
+    fn module(&mut self, rd: &mut Cursor<'_>) -> Result<()> {
+        while let Some(item) = rd.next()? {
+            self.off = rd.record_offset();
+            match item {
+                Item::End => {
+                    self.resolve_global_inits()?;
+                    return Ok(());
+                }
+                Item::Enter(id) => match id {
+                    block::TYPE_NEW => self.type_block(rd).map_err(|e| e.context("TYPE_BLOCK"))?,
+                    block::CONSTANTS => {
+                        self.constants_block(rd).map_err(|e| e.context("CONSTANTS_BLOCK"))?;
+                        self.n_module_vals = self.vals.len();
+                    }
+                    block::METADATA => self.metadata_block(rd).map_err(|e| e.context("METADATA_BLOCK"))?,
+                    block::VALUE_SYMTAB => self.module_vst(rd).map_err(|e| e.context("VALUE_SYMTAB"))?,
+                    block::FUNCTION => {
+                        if self.next_body == 0 {
+                            self.resolve_global_inits()?;
+                            self.n_module_vals = self.vals.len();
+                        }
+                        let n = self.next_body;
+                        let Some(&fh) = self.bodies.get(n) else {
+                            return Err(self.bad("function block without a defined function"));
+                        };
+                        self.next_body += 1;
+                        self.function_block(rd, fh).map_err(|e| {
+                            let name = &self.m.functions[fh].name;
+                            e.context(format!("FUNCTION_BLOCK #{n} ({name})"))
+                        })?;
+                    }
+                    _ => rd.skip_block()?,
+                },
+                Item::Record(code) => self.module_record(code, rd.ops())?,
+            }
+        }
+        Err(ReadError::eof(rd.offset(), "bitcode ends inside the MODULE_BLOCK"))
+    }
+
+    fn module_record(&mut self, code: u32, ops: &[u64]) -> Result<()> {
+        match code {
+            // VERSION
+            1 => {
+                let v = ops.first().copied().unwrap_or(0);
+                if v > 2 {
+                    return Err(ReadError::new(ErrorKind::Unsupported, self.off, format!("bitcode version {v}")));
+                }
+                self.relative = v >= 1;
+            }
+            // TRIPLE
+            2 => self.triple = Some(chars(ops)),
+            // GLOBALVAR
+            7 => self.globalvar(ops)?,
+            // FUNCTION
+            8 => self.function_record(ops)?,
+            // ALIAS_OLD / ALIAS: defines a value; DXIL has none. Keep numbering with an undef.
+            9 | 14 => {
+                let ty = self.ty(field(ops, 0))?;
+                let ty = if code == 14 { self.ptr_to(ty, field(ops, 1) as u32) } else { ty };
+                let c = self.m.constants.append(crate::ir::Constant {
+                    ty,
+                    kind: crate::ir::ConstKind::Undef,
+                    spec_id: None,
+                });
+                self.push_val(Value::Const(c), ty)?;
+                self.remark(|| "bitcode alias kept as undef".to_string());
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn globalvar(&mut self, ops: &[u64]) -> Result<()> {
+        if ops.len() < 6 {
+            return Err(self.bad("GLOBALVAR record is too short"));
+        }
+        let ty = self.ty(ops[0])?;
+        let flags = ops[1];
+        let is_const = flags & 1 != 0;
+        let (value_ty, space) = if flags & 2 != 0 {
+            (ty, (flags >> 2) as u32)
+        } else {
+            match self.m.types.try_get(ty) {
+                Some(crate::ir::Type::Pointer { pointee, space }) => (*pointee, *space),
+                _ => return Err(self.bad("GLOBALVAR type is not a pointer")),
+            }
+        };
+        let ptr = self.ptr_to(value_ty, space);
+        let id = self.vals.len() as u32;
+        let g = self.m.globals.append(Global {
+            name: None,
+            ty: ptr,
+            value_ty,
+            space,
+            init: None,
+            is_const,
+            span: Span { offset: self.off, id, loc: None },
+        });
+        if ops[2] != 0 {
+            self.global_inits.push((g, (ops[2] - 1) as u32));
+        }
+        self.push_val(Value::Global(g), ptr)
+    }
+
+    fn function_record(&mut self, ops: &[u64]) -> Result<()> {
+        if ops.len() < 8 {
+            return Err(self.bad("FUNCTION record is too short"));
+        }
+        let mut fty = self.ty(ops[0])?;
+        if let Some(crate::ir::Type::Pointer { pointee, .. }) = self.m.types.try_get(fty) {
+            fty = *pointee;
+        }
+        let (ret, params) = match self.m.types.try_get(fty) {
+            Some(crate::ir::Type::Function { ret, params }) => (*ret, params.clone()),
+            _ => return Err(self.bad("FUNCTION record type is not a function type")),
+        };
+        let is_declaration = ops[2] != 0;
+        let ptr = self.ptr_to(fty, 0);
+        let id = self.vals.len() as u32;
+        let fh = self.m.functions.append(Function {
+            name: String::new(),
+            params,
+            ret: Some(ret),
+            is_declaration,
+            span: Span { offset: self.off, id, loc: None },
+            ..Default::default()
+        });
+        if !is_declaration {
+            self.bodies.push(fh);
+        }
+        self.push_val(Value::Function(fh), ptr)
+    }
+
+    fn resolve_global_inits(&mut self) -> Result<()> {
+        for (g, vid) in std::mem::take(&mut self.global_inits) {
+            let Some(&(v, _)) = self.vals.get(vid as usize) else {
+                return Err(self.bad(format!("global initializer value {vid} is not defined")));
+            };
+            self.m.globals[g].init = Some(v);
+        }
+        Ok(())
+    }
+
+    fn module_vst(&mut self, rd: &mut Cursor<'_>) -> Result<()> {
+        while let Some(item) = rd.next()? {
+            match item {
+                Item::End => return Ok(()),
+                Item::Enter(_) => rd.skip_block()?,
+                Item::Record(code) => {
+                    let ops = rd.ops();
+                    let (vid, name) = match code {
+                        1 if !ops.is_empty() => (ops[0], &ops[1..]),
+                        3 if ops.len() >= 2 => (ops[0], &ops[2..]),
+                        _ => continue,
+                    };
+                    match self.vals.get(vid as usize).map(|v| v.0) {
+                        Some(Value::Function(f)) => self.m.functions[f].name = chars(name),
+                        Some(Value::Global(g)) => self.m.globals[g].name = Some(chars(name)),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Err(ReadError::eof(rd.offset(), "bitcode ends inside a VALUE_SYMTAB"))
+    }
+
+    fn finish(mut self) -> LlvmModule {
+        // Producer from !llvm.ident.
+        let ident = self.named_ops("llvm.ident").and_then(|ops| ops.first().copied());
+        if let Some(node) = ident {
+            if let Some(Metadata::Node { ops, .. }) = self.metadata.get(node as usize) {
+                if let Some(Some(s)) = ops.first() {
+                    if let Some(Metadata::String(text)) = self.metadata.get(*s as usize) {
+                        self.m.producer = Some(String::from_utf8_lossy(text).into_owned());
+                    }
+                }
+            }
+        }
+        self.embed_sources();
+        LlvmModule { module: self.m, metadata: self.metadata, named: self.named, triple: self.triple }
+    }
+
+    pub(crate) fn named_ops(&self, name: &str) -> Option<&[MdId]> {
+        self.named.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_slice())
+    }
+}
+
+/// Operand `i`, or 0 when absent.
+#[inline]
+pub(crate) fn field(ops: &[u64], i: usize) -> u64 {
+    ops.get(i).copied().unwrap_or(0)
+}
+
+/// Operands as characters.
+pub(crate) fn chars(ops: &[u64]) -> String {
+    let bytes: Vec<u8> = ops.iter().map(|&c| c as u8).collect();
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
 }

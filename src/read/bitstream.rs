@@ -1,1 +1,890 @@
-//! LLVM bitstream reader (stub; owned by the DXIL work).
+//! A bounded, streaming LLVM bitstream reader (formats.md §B.1).
+//!
+//! [`Cursor`] walks blocks and records: [`Cursor::next`] yields
+//! [`Item::Enter`] / [`Item::End`] / [`Item::Record`]; the operands of the
+//! current record are borrowed from a reused buffer ([`Cursor::ops`]), so a walk
+//! allocates nothing per record. Abbreviation definitions and the BLOCKINFO block
+//! are handled inside the cursor.
+//!
+//! Hostile input never panics: every read is bounds-checked, VBR reads have a
+//! shift guard, nesting depth is capped, and declared operand counts are checked
+//! against the bits left in the stream before anything is reserved. Errors carry
+//! the absolute byte offset (`base + bit / 8`).
+
+use super::error::{ErrorKind, ReadError, Result};
+use super::limits;
+
+/// Raw bitcode magic `BC 0xC0DE`.
+pub const MAGIC: [u8; 4] = [0x42, 0x43, 0xC0, 0xDE];
+/// Bitcode wrapper magic (`0x0B17C0DE` little-endian).
+pub const WRAPPER_MAGIC: [u8; 4] = [0xDE, 0xC0, 0x17, 0x0B];
+
+/// The BLOCKINFO block id.
+pub const BLOCKINFO_BLOCK_ID: u32 = 0;
+
+/// Strips the optional 0x0B17C0DE wrapper (formats.md §A.5). Returns the bitcode
+/// (starting at the `BC` magic) and its absolute offset.
+pub fn unwrap_bitcode(data: &[u8], base: u64) -> Result<(&[u8], u64)> {
+    if data.get(0..4) == Some(&WRAPPER_MAGIC[..]) {
+        let word = |i: usize| super::cursor::u32_at(data, i * 4);
+        let (Some(off), Some(size)) = (word(2), word(3)) else {
+            return Err(ReadError::eof(base, "bitcode wrapper header is truncated"));
+        };
+        let (off, size) = (off as usize, size as usize);
+        let inner = off.checked_add(size).and_then(|end| data.get(off..end));
+        return match inner {
+            Some(inner) => Ok((inner, base + off as u64)),
+            None => Err(ReadError::new(
+                ErrorKind::BadSize,
+                base + 8,
+                format!("bitcode wrapper offset {off} + size {size} exceeds the {} bytes available", data.len()),
+            )),
+        };
+    }
+    Ok((data, base))
+}
+
+/// One operand of an abbreviation definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AbbrevOp {
+    /// A literal value (also Fixed(0) / VBR(0)).
+    Literal(u64),
+    /// Fixed-width field of 1..=64 bits.
+    Fixed(u8),
+    /// VBR field with 2..=32-bit chunks.
+    Vbr(u8),
+    /// Array: vbr6 length, elements encoded by the next operand.
+    Array,
+    /// 6-bit character.
+    Char6,
+    /// Blob: vbr6 length, align32, bytes, align32.
+    Blob,
+}
+
+/// What [`Cursor::next`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Item {
+    /// Entered a sub-block with this id. Call [`Cursor::skip_block`] to skip it.
+    Enter(u32),
+    /// Left the current block.
+    End,
+    /// A data record with this code; operands in [`Cursor::ops`].
+    Record(u32),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Scope {
+    block_id: u32,
+    outer_width: u32,
+    /// Start of this scope's abbreviations in `Cursor::scope_abbrevs`.
+    abbrev_start: usize,
+    /// Bit position just past the block (from `numwords`).
+    end_bit: u64,
+}
+
+/// Bit-level reader with a 64-bit window.
+#[derive(Debug, Clone)]
+struct Bits<'a> {
+    data: &'a [u8],
+    next_byte: usize,
+    cur: u64,
+    nbits: u32,
+}
+
+impl<'a> Bits<'a> {
+    #[inline]
+    fn pos(&self) -> u64 {
+        self.next_byte as u64 * 8 - u64::from(self.nbits)
+    }
+
+    #[inline]
+    fn total(&self) -> u64 {
+        self.data.len() as u64 * 8
+    }
+
+    #[inline]
+    fn remaining(&self) -> u64 {
+        self.total() - self.pos()
+    }
+
+    /// Loads up to 8 more bytes into an empty window; false at the end of data.
+    #[inline]
+    fn refill(&mut self) -> bool {
+        if let Some(b) = self.data.get(self.next_byte..self.next_byte + 8) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(b);
+            self.cur = u64::from_le_bytes(w);
+            self.next_byte += 8;
+            self.nbits = 64;
+            true
+        } else {
+            let rest = self.data.get(self.next_byte..).unwrap_or(&[]);
+            if rest.is_empty() {
+                return false;
+            }
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.cur = u64::from_le_bytes(w);
+            self.next_byte += rest.len();
+            self.nbits = rest.len() as u32 * 8;
+            true
+        }
+    }
+
+    /// Reads `w` (0..=64) bits; `None` at the end of data.
+    #[inline]
+    fn read(&mut self, w: u32) -> Option<u64> {
+        if w <= self.nbits {
+            let v = if w == 64 { self.cur } else { self.cur & ((1u64 << w) - 1) };
+            self.cur = self.cur.checked_shr(w).unwrap_or(0);
+            self.nbits -= w;
+            return Some(v);
+        }
+        let low = self.cur;
+        let have = self.nbits;
+        if !self.refill() {
+            return None;
+        }
+        let need = w - have;
+        if need > self.nbits {
+            return None;
+        }
+        let hi = if need == 64 { self.cur } else { self.cur & ((1u64 << need) - 1) };
+        self.cur = self.cur.checked_shr(need).unwrap_or(0);
+        self.nbits -= need;
+        Some(low | hi.checked_shl(have).unwrap_or(0))
+    }
+
+    /// Moves to an absolute bit position (must be ≤ total).
+    fn seek(&mut self, bit: u64) {
+        let byte = (bit / 8) as usize;
+        self.next_byte = byte.min(self.data.len());
+        self.cur = 0;
+        self.nbits = 0;
+        let skip = (bit % 8) as u32;
+        if skip > 0 {
+            let _ = self.read(skip);
+        }
+    }
+}
+
+/// A streaming bitstream cursor. See the module docs.
+#[derive(Debug, Clone)]
+pub struct Cursor<'a> {
+    bits: Bits<'a>,
+    base: u64,
+    width: u32,
+    scopes: Vec<Scope>,
+    /// Abbreviation ids (indices into `defs`) of every open scope, innermost last.
+    scope_abbrevs: Vec<u32>,
+    /// Abbreviation definitions: ranges into `ops_store`.
+    defs: Vec<(u32, u32)>,
+    ops_store: Vec<AbbrevOp>,
+    /// BLOCKINFO abbreviations per block id.
+    blockinfo: Vec<(u32, Vec<u32>)>,
+    record: Vec<u64>,
+    blob: Option<(usize, usize)>,
+    record_bit: u64,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor over bitcode that starts with the `BC 0xC0DE` magic (or the
+    /// wrapper). `base` is the absolute offset of `data[0]`.
+    pub fn new(data: &'a [u8], base: u64) -> Result<Self> {
+        let (data, base) = unwrap_bitcode(data, base)?;
+        if data.len() < 4 {
+            return Err(ReadError::eof(base, "bitcode shorter than its magic"));
+        }
+        if data.get(0..4) != Some(&MAGIC[..]) {
+            return Err(ReadError::new(ErrorKind::BadMagic, base, "not LLVM bitcode (magic is not 'BC' 0xC0DE)"));
+        }
+        let mut c = Self::raw(data, base);
+        c.bits.seek(32);
+        Ok(c)
+    }
+
+    /// A cursor over a bare bitstream with no magic (top-level abbrev width 2).
+    pub fn raw(data: &'a [u8], base: u64) -> Self {
+        Cursor {
+            bits: Bits { data, next_byte: 0, cur: 0, nbits: 0 },
+            base,
+            width: 2,
+            scopes: Vec::with_capacity(8),
+            scope_abbrevs: Vec::with_capacity(64),
+            defs: Vec::with_capacity(64),
+            ops_store: Vec::with_capacity(256),
+            blockinfo: Vec::new(),
+            record: Vec::with_capacity(64),
+            blob: None,
+            record_bit: 0,
+        }
+    }
+
+    /// Absolute byte offset of the next bit to read.
+    pub fn offset(&self) -> u64 {
+        self.base + self.bits.pos() / 8
+    }
+
+    /// Absolute byte offset of the start of the current record (or block header).
+    pub fn record_offset(&self) -> u64 {
+        self.base + self.record_bit / 8
+    }
+
+    /// Bit position of the start of the current record, relative to the data start.
+    pub fn record_bit(&self) -> u64 {
+        self.record_bit
+    }
+
+    /// Bits left in the data.
+    pub fn remaining_bits(&self) -> u64 {
+        self.bits.remaining()
+    }
+
+    /// Bits left in the current block (from its declared size), or in the data at top level.
+    pub fn block_remaining_bits(&self) -> u64 {
+        match self.scopes.last() {
+            Some(s) => s.end_bit.saturating_sub(self.bits.pos()),
+            None => self.bits.remaining(),
+        }
+    }
+
+    /// Nesting depth (0 at top level).
+    pub fn depth(&self) -> usize {
+        self.scopes.len()
+    }
+
+    /// The id of the innermost open block.
+    pub fn block_id(&self) -> Option<u32> {
+        self.scopes.last().map(|s| s.block_id)
+    }
+
+    /// Operands of the current record (without the code).
+    #[inline]
+    pub fn ops(&self) -> &[u64] {
+        &self.record
+    }
+
+    /// Blob of the current record, if its abbreviation has one.
+    pub fn blob(&self) -> Option<&'a [u8]> {
+        let (s, e) = self.blob?;
+        self.bits.data.get(s..e)
+    }
+
+    fn err(&self, kind: ErrorKind, what: impl Into<String>) -> ReadError {
+        ReadError::new(kind, self.offset(), what)
+    }
+
+    fn eof(&self, what: &str) -> ReadError {
+        ReadError::eof(
+            self.offset().min(self.base + self.bits.data.len() as u64),
+            format!("bitstream ends inside {what}"),
+        )
+    }
+
+    #[inline]
+    fn fixed(&mut self, w: u32, what: &str) -> Result<u64> {
+        match self.bits.read(w) {
+            Some(v) => Ok(v),
+            None => Err(self.eof(what)),
+        }
+    }
+
+    #[inline]
+    fn vbr(&mut self, w: u32, what: &str) -> Result<u64> {
+        let piece = self.fixed(w, what)?;
+        let hi = 1u64 << (w - 1);
+        if piece & hi == 0 {
+            return Ok(piece);
+        }
+        let mut result = piece & (hi - 1);
+        let mut shift = w - 1;
+        loop {
+            let piece = self.fixed(w, what)?;
+            let payload = piece & (hi - 1);
+            if shift >= 64 || (shift > 0 && payload.checked_shl(shift).is_none_or(|v| v >> shift != payload)) {
+                if payload != 0 {
+                    return Err(self.err(ErrorKind::Malformed, format!("VBR value in {what} overflows 64 bits")));
+                }
+            } else {
+                result |= payload << shift;
+            }
+            if piece & hi == 0 {
+                return Ok(result);
+            }
+            shift += w - 1;
+            if shift > 64 + 32 {
+                return Err(self.err(ErrorKind::Malformed, format!("VBR value in {what} is too long")));
+            }
+        }
+    }
+
+    fn align32(&mut self) -> Result<()> {
+        let rem = (self.bits.pos() % 32) as u32;
+        if rem != 0 {
+            self.fixed(32 - rem, "alignment padding")?;
+        }
+        Ok(())
+    }
+
+    /// True when the rest of the data is zero (trailing padding = EOF at top level).
+    fn rest_is_zero(&self) -> bool {
+        if self.bits.nbits > 0 && self.bits.cur != 0 {
+            return false;
+        }
+        self.bits.data.get(self.bits.next_byte..).is_none_or(|r| r.iter().all(|&b| b == 0))
+    }
+
+    /// The next item, or `None` at the end of the stream (top level only).
+    pub fn next(&mut self) -> Result<Option<Item>> {
+        loop {
+            if self.scopes.is_empty() && (self.bits.remaining() < u64::from(self.width) || self.rest_is_zero()) {
+                return Ok(None);
+            }
+            self.record_bit = self.bits.pos();
+            let id = self.fixed(self.width, "an abbreviation id")?;
+            match id {
+                0 => {
+                    // END_BLOCK
+                    if self.scopes.is_empty() {
+                        return Err(self.err(ErrorKind::Malformed, "END_BLOCK at top level"));
+                    }
+                    self.align32()?;
+                    self.pop_scope();
+                    return Ok(Some(Item::End));
+                }
+                1 => {
+                    let block_id = self.enter()?;
+                    if block_id == BLOCKINFO_BLOCK_ID {
+                        self.read_blockinfo()?;
+                        continue;
+                    }
+                    return Ok(Some(Item::Enter(block_id)));
+                }
+                2 => {
+                    if self.scopes.is_empty() {
+                        return Err(self.err(ErrorKind::Malformed, "DEFINE_ABBREV at top level"));
+                    }
+                    let def = self.define_abbrev()?;
+                    let start = self.scopes.last().map_or(0, |s| s.abbrev_start);
+                    if self.scope_abbrevs.len() - start >= limits::MAX_ABBREVS {
+                        return Err(self.err(ErrorKind::LimitExceeded, "too many abbreviations in one block"));
+                    }
+                    self.scope_abbrevs.push(def);
+                    continue;
+                }
+                _ => {
+                    if self.scopes.is_empty() {
+                        return Err(self.err(ErrorKind::Malformed, "record at top level (expected a block)"));
+                    }
+                    let code = self.read_record(id)?;
+                    return Ok(Some(Item::Record(code)));
+                }
+            }
+        }
+    }
+
+    fn pop_scope(&mut self) {
+        if let Some(s) = self.scopes.pop() {
+            self.scope_abbrevs.truncate(s.abbrev_start);
+            self.width = s.outer_width;
+        }
+    }
+
+    /// Reads an ENTER_SUBBLOCK header (after the abbrev id) and pushes the scope.
+    fn enter(&mut self) -> Result<u32> {
+        let block_id = self.vbr(8, "a block id")?;
+        let width = self.vbr(4, "a block abbrev width")?;
+        self.align32()?;
+        let numwords = self.fixed(32, "a block length")?;
+        let block_id = u32::try_from(block_id)
+            .map_err(|_| self.err(ErrorKind::Malformed, format!("block id {block_id} is out of range")))?;
+        if width == 0 || width > 32 {
+            return Err(self.err(ErrorKind::Malformed, format!("block abbrev width {width} is out of range")));
+        }
+        let end_bit = self.bits.pos() + numwords * 32;
+        if end_bit > self.bits.total() {
+            return Err(ReadError::new(
+                ErrorKind::BadSize,
+                self.offset() - 4,
+                format!("block {block_id} of {numwords} words runs past the end of the bitcode"),
+            ));
+        }
+        if self.scopes.len() >= limits::MAX_BLOCK_DEPTH {
+            return Err(self.err(ErrorKind::LimitExceeded, "blocks nested too deeply"));
+        }
+        let abbrev_start = self.scope_abbrevs.len();
+        if let Some((_, list)) = self.blockinfo.iter().find(|(b, _)| *b == block_id) {
+            self.scope_abbrevs.extend_from_slice(list);
+        }
+        self.scopes.push(Scope { block_id, outer_width: self.width, abbrev_start, end_bit });
+        self.width = width as u32;
+        Ok(block_id)
+    }
+
+    /// Skips the rest of the block just entered (or the current block) using its length.
+    pub fn skip_block(&mut self) -> Result<()> {
+        let Some(s) = self.scopes.last() else {
+            return Err(self.err(ErrorKind::Malformed, "skip_block at top level"));
+        };
+        let end = s.end_bit;
+        self.bits.seek(end);
+        self.pop_scope();
+        Ok(())
+    }
+
+    fn define_abbrev(&mut self) -> Result<u32> {
+        let numops = self.vbr(5, "an abbreviation")? as usize;
+        if numops > limits::MAX_ABBREV_OPS {
+            return Err(self.err(ErrorKind::LimitExceeded, format!("abbreviation with {numops} operands")));
+        }
+        if numops as u64 > self.bits.remaining() {
+            return Err(self.eof("an abbreviation"));
+        }
+        let start = self.ops_store.len();
+        let mut i = 0;
+        while i < numops {
+            let is_literal = self.fixed(1, "an abbreviation")?;
+            let op = if is_literal == 1 {
+                AbbrevOp::Literal(self.vbr(8, "an abbreviation literal")?)
+            } else {
+                let enc = self.fixed(3, "an abbreviation")?;
+                match enc {
+                    1 | 2 => {
+                        let w = self.vbr(5, "an abbreviation width")?;
+                        let max = if enc == 1 { 64 } else { 32 };
+                        if w > max || (enc == 2 && w == 1) {
+                            return Err(self.err(ErrorKind::Malformed, format!("abbreviation width {w} is invalid")));
+                        }
+                        if w == 0 {
+                            AbbrevOp::Literal(0)
+                        } else if enc == 1 {
+                            AbbrevOp::Fixed(w as u8)
+                        } else {
+                            AbbrevOp::Vbr(w as u8)
+                        }
+                    }
+                    3 => AbbrevOp::Array,
+                    4 => AbbrevOp::Char6,
+                    5 => AbbrevOp::Blob,
+                    _ => return Err(self.err(ErrorKind::Malformed, format!("abbreviation encoding {enc} is unknown"))),
+                }
+            };
+            self.ops_store.push(op);
+            i += 1;
+        }
+        let end = self.ops_store.len();
+        let ops = &self.ops_store[start..end];
+        // Validate the shape once so record reads can trust it.
+        match ops.first() {
+            None => return Err(self.err(ErrorKind::Malformed, "empty abbreviation")),
+            Some(AbbrevOp::Array | AbbrevOp::Blob) => {
+                return Err(self.err(ErrorKind::Malformed, "abbreviation starts with an array or blob"))
+            }
+            _ => {}
+        }
+        for (k, op) in ops.iter().enumerate() {
+            if *op == AbbrevOp::Array {
+                let elt = ops.get(k + 1);
+                if k + 2 != ops.len() || matches!(elt, Some(AbbrevOp::Array | AbbrevOp::Blob) | None) {
+                    return Err(self.err(ErrorKind::Malformed, "array must be followed by exactly one element operand"));
+                }
+            }
+        }
+        if self.defs.len() >= u32::MAX as usize - 1 {
+            return Err(self.err(ErrorKind::LimitExceeded, "too many abbreviations"));
+        }
+        self.defs.push((start as u32, end as u32));
+        Ok((self.defs.len() - 1) as u32)
+    }
+
+    fn read_blockinfo(&mut self) -> Result<()> {
+        let mut cur_bid: Option<u32> = None;
+        loop {
+            self.record_bit = self.bits.pos();
+            let id = self.fixed(self.width, "BLOCKINFO")?;
+            match id {
+                0 => {
+                    self.align32()?;
+                    self.pop_scope();
+                    return Ok(());
+                }
+                1 => {
+                    // A nested block inside BLOCKINFO: skip it.
+                    self.enter()?;
+                    self.skip_block()?;
+                }
+                2 => {
+                    let Some(bid) = cur_bid else {
+                        return Err(self.err(ErrorKind::Malformed, "abbreviation in BLOCKINFO before SETBID"));
+                    };
+                    let def = self.define_abbrev()?;
+                    let entry = match self.blockinfo.iter().position(|(b, _)| *b == bid) {
+                        Some(i) => i,
+                        None => {
+                            self.blockinfo.push((bid, Vec::new()));
+                            self.blockinfo.len() - 1
+                        }
+                    };
+                    let list = &mut self.blockinfo[entry].1;
+                    if list.len() >= limits::MAX_ABBREVS {
+                        return Err(self.err(ErrorKind::LimitExceeded, "too many BLOCKINFO abbreviations"));
+                    }
+                    list.push(def);
+                }
+                _ => {
+                    let code = self.read_record(id)?;
+                    if code == 1 {
+                        let bid = self.record.first().copied().unwrap_or(u64::MAX);
+                        cur_bid = Some(u32::try_from(bid).map_err(|_| {
+                            self.err(ErrorKind::Malformed, format!("SETBID block id {bid} is out of range"))
+                        })?);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads a record with abbreviation id `id` (≥ 3) into `self.record`.
+    fn read_record(&mut self, id: u64) -> Result<u32> {
+        self.record.clear();
+        self.blob = None;
+        if id == 3 {
+            let code = self.vbr(6, "a record code")?;
+            let n = self.vbr(6, "a record")? as usize;
+            if n > limits::MAX_RECORD_OPS || (n as u64).saturating_mul(6) > self.bits.remaining() {
+                return Err(self.err(ErrorKind::BadSize, format!("record with {n} operands exceeds the data left")));
+            }
+            self.record.reserve(n);
+            for _ in 0..n {
+                let v = self.vbr(6, "a record")?;
+                self.record.push(v);
+            }
+            return self.code(code);
+        }
+        let start = self.scopes.last().map_or(0, |s| s.abbrev_start);
+        let idx = start + (id as usize - 4);
+        let def = if id >= 4 { self.scope_abbrevs.get(idx).copied() } else { None };
+        let Some(def) = def.filter(|_| idx < self.scope_abbrevs.len()) else {
+            return Err(self.err(ErrorKind::Malformed, format!("abbreviation id {id} is not defined")));
+        };
+        let (s, e) = self.defs[def as usize];
+        let (s, e) = (s as usize, e as usize);
+        let mut i = s;
+        while i < e {
+            let op = self.ops_store[i];
+            i += 1;
+            match op {
+                AbbrevOp::Literal(v) => self.record.push(v),
+                AbbrevOp::Fixed(w) => {
+                    let v = self.fixed(u32::from(w), "a record")?;
+                    self.record.push(v);
+                }
+                AbbrevOp::Vbr(w) => {
+                    let v = self.vbr(u32::from(w), "a record")?;
+                    self.record.push(v);
+                }
+                AbbrevOp::Char6 => {
+                    let v = self.fixed(6, "a record")?;
+                    self.record.push(u64::from(char6(v as u8)));
+                }
+                AbbrevOp::Array => {
+                    let n = self.vbr(6, "an array length")? as usize;
+                    // Validated at definition: exactly one element operand follows.
+                    let elt = self.ops_store[i];
+                    i += 1;
+                    let min_bits = match elt {
+                        AbbrevOp::Literal(_) => 0,
+                        AbbrevOp::Fixed(w) | AbbrevOp::Vbr(w) => u64::from(w),
+                        _ => 6,
+                    };
+                    if n > limits::MAX_RECORD_OPS
+                        || self.record.len() + n > limits::MAX_RECORD_OPS
+                        || (n as u64).saturating_mul(min_bits) > self.bits.remaining()
+                    {
+                        return Err(
+                            self.err(ErrorKind::BadSize, format!("array of {n} elements exceeds the data left"))
+                        );
+                    }
+                    self.record.reserve(n);
+                    match elt {
+                        AbbrevOp::Literal(v) => self.record.extend(std::iter::repeat_n(v, n)),
+                        AbbrevOp::Fixed(w) => {
+                            for _ in 0..n {
+                                let v = self.fixed(u32::from(w), "an array")?;
+                                self.record.push(v);
+                            }
+                        }
+                        AbbrevOp::Vbr(w) => {
+                            for _ in 0..n {
+                                let v = self.vbr(u32::from(w), "an array")?;
+                                self.record.push(v);
+                            }
+                        }
+                        _ => {
+                            for _ in 0..n {
+                                let v = self.fixed(6, "an array")?;
+                                self.record.push(u64::from(char6(v as u8)));
+                            }
+                        }
+                    }
+                }
+                AbbrevOp::Blob => {
+                    let n = self.vbr(6, "a blob length")?;
+                    self.align32()?;
+                    if n.saturating_mul(8) > self.bits.remaining() {
+                        return Err(self.err(ErrorKind::BadSize, format!("blob of {n} bytes exceeds the data left")));
+                    }
+                    let start = (self.bits.pos() / 8) as usize;
+                    let end = start + n as usize;
+                    self.blob = Some((start, end));
+                    self.bits.seek((end as u64) * 8);
+                    self.align32()?;
+                }
+            }
+        }
+        if self.record.is_empty() {
+            return Err(self.err(ErrorKind::Malformed, "abbreviated record has no code"));
+        }
+        let code = self.record.remove(0);
+        self.code(code)
+    }
+
+    #[inline]
+    fn code(&self, code: u64) -> Result<u32> {
+        u32::try_from(code).map_err(|_| self.err(ErrorKind::Malformed, format!("record code {code} is out of range")))
+    }
+}
+
+/// Decodes a 6-bit character.
+#[inline]
+pub fn char6(v: u8) -> u8 {
+    match v {
+        0..=25 => b'a' + v,
+        26..=51 => b'A' + (v - 26),
+        52..=61 => b'0' + (v - 52),
+        62 => b'.',
+        _ => b'_',
+    }
+}
+
+/// Decodes a sign-rotated VBR value (formats.md §B.6): even → v>>1, odd → −(v>>1);
+/// 1 is `i64::MIN`.
+#[inline]
+pub fn decode_signed(v: u64) -> u64 {
+    if v & 1 == 0 {
+        v >> 1
+    } else if v != 1 {
+        (v >> 1).wrapping_neg()
+    } else {
+        1u64 << 63
+    }
+}
+
+/// Walks every block and record of a bitcode stream, returning the record count.
+/// Used by the fuzz target and tests.
+pub fn walk(data: &[u8], base: u64) -> Result<u64> {
+    let mut c = Cursor::new(data, base)?;
+    let mut n = 0u64;
+    while let Some(item) = c.next()? {
+        if let Item::Record(_) = item {
+            n += 1;
+        }
+    }
+    if c.depth() != 0 {
+        return Err(ReadError::eof(c.offset(), "bitstream ends inside a block"));
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A little bit writer for hand-built streams.
+    #[derive(Default)]
+    struct W {
+        bytes: Vec<u8>,
+        bit: u64,
+    }
+    impl W {
+        fn put(&mut self, v: u64, w: u32) {
+            for i in 0..w {
+                let b = (v >> i) & 1;
+                let byte = (self.bit / 8) as usize;
+                if byte >= self.bytes.len() {
+                    self.bytes.push(0);
+                }
+                self.bytes[byte] |= (b as u8) << (self.bit % 8);
+                self.bit += 1;
+            }
+        }
+        fn vbr(&mut self, mut v: u64, w: u32) {
+            let hi = 1u64 << (w - 1);
+            loop {
+                if v < hi {
+                    self.put(v, w);
+                    return;
+                }
+                self.put((v & (hi - 1)) | hi, w);
+                v >>= w - 1;
+            }
+        }
+        fn align(&mut self) {
+            while self.bit % 32 != 0 {
+                self.put(0, 1);
+            }
+        }
+    }
+
+    fn stream(body: impl FnOnce(&mut W)) -> Vec<u8> {
+        let mut w = W::default();
+        for b in MAGIC {
+            w.put(u64::from(b), 8);
+        }
+        body(&mut w);
+        w.align();
+        w.bytes
+    }
+
+    /// Writes a block with abbrev width 4 and patches its length.
+    fn block(w: &mut W, outer: u32, id: u64, body: impl FnOnce(&mut W)) {
+        w.put(1, outer);
+        w.vbr(id, 8);
+        w.vbr(4, 4);
+        w.align();
+        let len_at = w.bytes.len();
+        w.put(0, 32);
+        let start = w.bit;
+        body(w);
+        w.put(0, 4);
+        w.align();
+        let words = ((w.bit - start) / 32) as u32;
+        w.bytes[len_at..len_at + 4].copy_from_slice(&words.to_le_bytes());
+    }
+
+    #[test]
+    fn unabbreviated_and_abbreviated_records() {
+        let data = stream(|w| {
+            block(w, 2, 8, |w| {
+                // UNABBREV code 7, ops [1, 300]
+                w.put(3, 4);
+                w.vbr(7, 6);
+                w.vbr(2, 6);
+                w.vbr(1, 6);
+                w.vbr(300, 6);
+                // DEFINE_ABBREV [literal 9, fixed(0), array of char6]
+                w.put(2, 4);
+                w.vbr(4, 5);
+                w.put(1, 1);
+                w.vbr(9, 8);
+                w.put(0, 1);
+                w.put(1, 3);
+                w.vbr(0, 5);
+                w.put(0, 1);
+                w.put(3, 3);
+                w.put(0, 1);
+                w.put(4, 3);
+                // record with abbrev 4: array "aZ"
+                w.put(4, 4);
+                w.vbr(2, 6);
+                w.put(0, 6);
+                w.put(51, 6);
+            });
+            w.put(0, 32); // trailing padding
+        });
+        let mut c = Cursor::new(&data, 0x100).unwrap();
+        assert_eq!(c.next().unwrap(), Some(Item::Enter(8)));
+        assert_eq!(c.next().unwrap(), Some(Item::Record(7)));
+        assert_eq!(c.ops(), &[1, 300]);
+        assert_eq!(c.next().unwrap(), Some(Item::Record(9)));
+        assert_eq!(c.ops(), &[0, u64::from(b'a'), u64::from(b'Z')]);
+        assert_eq!(c.next().unwrap(), Some(Item::End));
+        assert_eq!(c.next().unwrap(), None);
+        assert_eq!(walk(&data, 0).unwrap(), 2);
+    }
+
+    #[test]
+    fn blockinfo_abbrevs_apply_first_and_blocks_skip() {
+        let data = stream(|w| {
+            block(w, 2, 8, |w| {
+                block(w, 4, 0, |w| {
+                    // SETBID 11
+                    w.put(3, 4);
+                    w.vbr(1, 6);
+                    w.vbr(1, 6);
+                    w.vbr(11, 6);
+                    // abbrev [literal 4, vbr8]
+                    w.put(2, 4);
+                    w.vbr(2, 5);
+                    w.put(1, 1);
+                    w.vbr(4, 8);
+                    w.put(0, 1);
+                    w.put(2, 3);
+                    w.vbr(8, 5);
+                });
+                block(w, 4, 11, |w| {
+                    w.put(4, 4);
+                    w.vbr(1000, 8);
+                });
+                block(w, 4, 12, |w| {
+                    w.put(3, 4);
+                    w.vbr(1, 6);
+                    w.vbr(0, 6);
+                });
+            });
+        });
+        let mut c = Cursor::new(&data, 0).unwrap();
+        assert_eq!(c.next().unwrap(), Some(Item::Enter(8)));
+        assert_eq!(c.next().unwrap(), Some(Item::Enter(11)));
+        assert_eq!(c.next().unwrap(), Some(Item::Record(4)));
+        assert_eq!(c.ops(), &[1000]);
+        assert_eq!(c.next().unwrap(), Some(Item::End));
+        assert_eq!(c.next().unwrap(), Some(Item::Enter(12)));
+        c.skip_block().unwrap();
+        assert_eq!(c.next().unwrap(), Some(Item::End));
+        assert_eq!(c.next().unwrap(), None);
+    }
+
+    #[test]
+    fn hostile_counts_fail_with_offsets() {
+        let data = stream(|w| {
+            block(w, 2, 8, |w| {
+                w.put(3, 4);
+                w.vbr(7, 6);
+                w.vbr(1 << 40, 6);
+            });
+        });
+        let mut c = Cursor::new(&data, 0x40).unwrap();
+        c.next().unwrap();
+        let e = c.next().unwrap_err();
+        assert_eq!(e.kind, ErrorKind::BadSize);
+        assert!(e.offset >= 0x40 && e.offset <= 0x40 + data.len() as u64, "{e}");
+        // Over-long VBR.
+        let data = stream(|w| {
+            block(w, 2, 8, |w| {
+                w.put(3, 4);
+                w.vbr(7, 6);
+                w.vbr(1, 6);
+                for _ in 0..30 {
+                    w.put(0x3F, 6);
+                }
+                w.put(1, 6);
+            });
+        });
+        let mut c = Cursor::new(&data, 0).unwrap();
+        c.next().unwrap();
+        assert_eq!(c.next().unwrap_err().kind, ErrorKind::Malformed);
+        for n in 0..data.len() {
+            let _ = walk(&data[..n], 0);
+        }
+    }
+
+    #[test]
+    fn signed_vbr() {
+        assert_eq!(decode_signed(2), 1);
+        assert_eq!(decode_signed(3), u64::MAX);
+        assert_eq!(decode_signed(1), 1 << 63);
+        // -2147483623, the experimental opcode 0x80000019 as i32.
+        assert_eq!(decode_signed(4294967247) as u32, 0x8000_0019);
+    }
+}
