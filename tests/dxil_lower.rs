@@ -416,13 +416,23 @@ mod ll {
             if !line.trim_start().starts_with('%') && !line.trim_start().starts_with("call") {
                 continue;
             }
-            let Some(at) = line.find("@dx.op.") else { continue };
             if !line.contains("call ") {
                 continue;
             }
-            let rest = &line[at + 1..];
-            let Some(open) = rest.find('(') else { continue };
-            let callee = rest[..open].to_string();
+            // `@dx.op.x.y(` or, when the overload names need quoting, `@"dx.op.x.y"(`.
+            let (rest, callee_end) = if let Some(at) = line.find("@\"dx.op.") {
+                let rest = &line[at + 2..];
+                let Some(q) = rest.find('"') else { continue };
+                (rest, q)
+            } else if let Some(at) = line.find("@dx.op.") {
+                let rest = &line[at + 1..];
+                let Some(open) = rest.find('(') else { continue };
+                (rest, open)
+            } else {
+                continue;
+            };
+            let callee = rest[..callee_end].to_string();
+            let Some(open) = rest[callee_end..].find('(').map(|o| o + callee_end) else { continue };
             let Some(close) = rest.rfind(')') else { continue };
             let raw_args = split_top(&rest[open + 1..close]);
             let args: Vec<Arg> = raw_args.iter().map(|a| arg(a)).collect();
