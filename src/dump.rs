@@ -234,7 +234,11 @@ fn matrix_json(m: &Module, f: Option<&ir::Function>, name: &str, x: &MatrixMemOp
         (ComponentNumbering::Dxil | ComponentNumbering::DxilPreview, Some(v)) => {
             Some(linalg::component_name(v, preview).to_string())
         }
-        (_, Some(v)) => Some(format!("{v}")),
+        (ComponentNumbering::Spirv, Some(v)) => u32::try_from(v)
+            .ok()
+            .and_then(spirv::ComponentType::from_u32)
+            .map(|c| format!("{c:?}"))
+            .or_else(|| Some(format!("ComponentType({v})"))),
         _ => None,
     };
     let layout_name = match (x.layout_numbering, layout.as_u64()) {
@@ -247,6 +251,16 @@ fn matrix_json(m: &Module, f: Option<&ir::Function>, name: &str, x: &MatrixMemOp
                 1 => "ColumnMajor",
                 2 => "InferencingOptimal",
                 3 => "TrainingOptimal",
+                _ => "Unknown",
+            }
+            .to_string(),
+        ),
+        (LayoutNumbering::SpirvKhr, Some(v)) => Some(
+            match v {
+                0 => "RowMajor",
+                1 => "ColumnMajor",
+                4202 => "RowBlockedInterleavedARM",
+                4203 => "ColumnBlockedInterleavedARM",
                 _ => "Unknown",
             }
             .to_string(),

@@ -168,3 +168,68 @@ fn json_shape_is_stable() {
     }
     assert!(j.get("ir").is_none());
 }
+
+#[test]
+fn raw_bitcode_uses_shader_model_metadata() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    if !decoder_ready() {
+        eprintln!("skipping: bitcode decoder not available yet");
+        return;
+    }
+    let bytes = std::fs::read(shared.join("fixtures/dxil/lv_load_misaligned_const.dxil")).unwrap();
+    let c = irlint::read::dxbc::parse(&bytes, 0).unwrap();
+    let part = c.part(irlint::read::dxbc::FourCc::DXIL).unwrap();
+    let (_, bc, _) = irlint::read::dxbc::program(part).unwrap();
+    let d = dump_bytes("x.bc", bc, &DumpOptions::default());
+    assert_eq!(d.kind, InputKind::Bitcode);
+    assert_eq!(d.status, FileStatus::Ok, "{:?}", d.message);
+    assert_eq!(d.details["target"], "cs_6_9");
+    assert_eq!(d.details["entry_points"][0]["stage"], "compute");
+    let ops = d.details["ops"].as_array().unwrap();
+    assert_eq!(ops.len(), 2);
+    assert_eq!(ops[0]["op"], "rawBufferVectorLoad");
+    assert_eq!(ops[0]["index"], 12);
+    assert_eq!(ops[1]["op"], "rawBufferVectorStore");
+}
+
+#[test]
+fn spirv_input_goes_through_the_spirv_front_end() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    let bytes = std::fs::read(shared.join("fixtures/spirv/sb_stride20_pos_uv.spv")).unwrap();
+    let d = dump_bytes("sb.spv", &bytes, &DumpOptions::default());
+    assert_eq!(d.kind, InputKind::Spirv);
+    match d.status {
+        // SPIR-V uses std430: float3 + float2 is 32 bytes there.
+        FileStatus::Ok => {
+            let res = d.details["resources"].as_array().unwrap();
+            assert!(res.iter().any(|r| r["kind"] == "StructuredBuffer" && r["stride"] == 32), "{res:?}");
+        }
+        FileStatus::Error => assert!(!d.message.unwrap_or_default().is_empty()),
+        FileStatus::Skipped => panic!("SPIR-V must not be skipped"),
+    }
+}
+
+#[test]
+fn ir_option_prints_the_module() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    if !decoder_ready() {
+        eprintln!("skipping: bitcode decoder not available yet");
+        return;
+    }
+    let bytes = std::fs::read(shared.join("fixtures/dxil/sb_stride20_pos_uv.dxil")).unwrap();
+    let d = dump_bytes("sb.dxil", &bytes, &DumpOptions { ir: true });
+    let ir = d.ir.as_deref().unwrap();
+    assert!(ir.contains("define void @main("), "{ir}");
+    assert!(ir.contains("stride Some(20)"), "{ir}");
+    let text = render_text(&[d]);
+    assert!(text.contains("resource #0: srv StructuredBuffer t0 space0 stride=20"), "{text}");
+}
