@@ -877,3 +877,97 @@ fn ll_reader_reads_disassembly() {
     let e = expected(&ll::calls(&text));
     assert!(e.contains(&(0x8000_000E, vec![i(0), i(16), i(0), i(128), i(8), i(16), i(16)])), "{e:?}");
 }
+
+/// Library: resource global → load → createHandleForLib, a phi of two such
+/// handles, and a ShaderKind property on the entry.
+#[test]
+fn library_handles_phi_and_entry_stage() {
+    let mut b = B::new();
+    let h = b.handle_ty();
+    let (i32t, i1t) = (b.i(32), b.i(1));
+    let f32t = b.ty(Type::Float { bits: 32 });
+    let v6 = b.ty(Type::Vector { elem: f32t, count: 6 });
+    let void = b.ty(Type::Void);
+    let hp = b.ty(Type::Pointer { pointee: h, space: 0 });
+    let g = b.m.globals.append(Global {
+        name: Some("g_Buf".into()),
+        ty: hp,
+        value_ty: h,
+        space: 0,
+        init: None,
+        is_const: true,
+        span: Span::at(1234),
+    });
+    // UAV record (11 fields) naming the global through a bitcast.
+    let cast = Value::Const(b.m.constants.append(Constant {
+        ty: hp,
+        kind: ConstKind::Expr(Box::new(ConstExpr::Cast(CastOp::Bitcast, Value::Global(g)))),
+        spec_id: None,
+    }));
+    let ops = [b.mi(32, 0), b.mv(hp, cast), b.ms("g_Buf"), b.mi(32, 2), b.mi(32, 5), b.mi(32, 1), b.mi(32, 12)];
+    let mut ops: Vec<Option<u32>> = ops.into_iter().map(Some).collect();
+    for _ in 0..3 {
+        ops.push(Some(b.mi(1, 0)));
+    }
+    let (t, v) = (b.mi(32, 1), b.mi(32, 24));
+    ops.push(Some(b.node(vec![Some(t), Some(v)])));
+    let rec = b.node(ops);
+    let list = b.node(vec![Some(rec)]);
+    let top = b.node(vec![None, Some(list), None, None]);
+    b.named("dx.resources", vec![top]);
+
+    let forlib = b.declare("dx.op.createHandleForLib.dx.types.Handle", h, vec![i32t, h]);
+    let store = b.declare("dx.op.rawBufferVectorStore.v6f32", void, vec![i32t, h, i32t, i32t, v6, i32t]);
+    let mut f = b.body("raygen");
+    let entry = f.block;
+    let other = f.f.blocks.append(Block::default());
+    let join = f.f.blocks.append(Block::default());
+    let l1 = f.push(h, InstKind::Load { ptr: Value::Global(g) });
+    let h1 = f.call(h, forlib, 160, &mut b, vec![l1]);
+    let c = b.cint(1, 1);
+    f.push(void, InstKind::CondBr { cond: c, if_true: other, if_false: join });
+    f.block = other;
+    let l2 = f.push(h, InstKind::Load { ptr: Value::Global(g) });
+    let h2 = f.call(h, forlib, 160, &mut b, vec![l2]);
+    f.push(void, InstKind::Br { target: join });
+    f.block = join;
+    let phi = f.push(h, InstKind::Phi { incoming: vec![(h1, entry), (h2, other)] });
+    let vu = b.cundef(v6);
+    let (i3, o4, a4) = (b.cint(32, 3), b.cint(32, 4), b.cint(32, 4));
+    f.call(void, store, 304, &mut b, vec![phi, i3, o4, vu, a4]);
+    let _ = i1t;
+    let func = b.finish(f);
+
+    let fnty = b.ty(Type::Function { ret: void, params: vec![] });
+    let fp = b.ty(Type::Pointer { pointee: fnty, space: 0 });
+    let fv = b.mv(fp, Value::Function(func));
+    let name = b.ms("raygen");
+    let (k, rg) = (b.mi(32, 8), b.mi(32, 7));
+    let props = b.node(vec![Some(k), Some(rg)]);
+    let empty = b.ms("");
+    let lib_entry = b.node(vec![None, Some(empty), None, Some(top), None]);
+    let ep = b.node(vec![Some(fv), Some(name), None, None, Some(props)]);
+    b.named("dx.entryPoints", vec![lib_entry, ep]);
+    let lib = b.ms("lib");
+    let (six, three) = (b.mi(32, 6), b.mi(32, 3));
+    let sm = b.node(vec![Some(lib), Some(six), Some(three)]);
+    b.named("dx.shaderModel", vec![sm]);
+
+    let m = lower_llvm(b.build(), None);
+    assert_eq!(m.target.as_deref(), Some("lib_6_3"));
+    assert_eq!(m.entry_points.len(), 1);
+    assert_eq!(m.entry_points[0].stage, "raygeneration");
+    assert_eq!(m.resources.len(), 1);
+    let r = &m.resources[ResourceH::from_index(0).unwrap()];
+    assert_eq!(
+        (r.class, r.kind, r.stride, r.span.offset),
+        (ResourceClass::Uav, ResourceKind::STRUCTURED_BUFFER, Some(24), 1234)
+    );
+    assert_eq!(irlint::dxil::resources::binding_text(r.class, &r.binding), "u5 space2");
+    let FactKind::RawVector(st) = &m.facts[0].kind else { panic!() };
+    assert_eq!(st.resource, ResourceH::from_index(0));
+    assert_eq!(st.kind, Some(ResourceKind::STRUCTURED_BUFFER));
+    assert_eq!((st.count, st.component_bytes, st.float), (6, 4, true));
+    assert_eq!(imm(&m, st.element_offset), Some(4));
+    irlint::ir::verify::verify(&m).unwrap();
+}
