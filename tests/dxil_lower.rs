@@ -971,3 +971,56 @@ fn library_handles_phi_and_entry_stage() {
     assert_eq!(imm(&m, st.element_offset), Some(4));
     irlint::ir::verify::verify(&m).unwrap();
 }
+
+/// Damaged bitcode never panics the lowering (errors or a module, nothing else).
+#[test]
+fn damaged_fixtures_never_panic() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    if !decoder_ready() {
+        eprintln!("skipping: bitcode decoder not available yet");
+        return;
+    }
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut lowered = 0;
+    for name in [
+        "la_load_branch_stride.dxil",
+        "pv_mul_stride_ok.dxil",
+        "sb_stride_mixed.dxil",
+        "lv_load_loop_misaligned.g.dxil",
+    ] {
+        let orig = std::fs::read(shared.join("fixtures/dxil").join(name)).unwrap();
+        let c = irlint::read::dxbc::parse(&orig, 0).unwrap();
+        let part = c.part(irlint::read::dxbc::FourCc::DXIL).unwrap();
+        let (start, len) = (part.offset as usize + 24, part.data.len() - 24);
+        for _ in 0..150 {
+            let mut bytes = orig.clone();
+            for _ in 0..1 + next() % 4 {
+                let at = start + (next() as usize) % len;
+                bytes[at] ^= 1 << (next() % 8);
+            }
+            let r = std::panic::catch_unwind(|| {
+                let c = irlint::read::dxbc::parse(&bytes, 0).unwrap();
+                let c = irlint::read::dxbc::Container {
+                    parts: c.parts.into_iter().filter(|p| p.fourcc != irlint::read::dxbc::FourCc::ILDB).collect(),
+                    ..c
+                };
+                irlint::dxil::lower_container(&c).map(|m| m.facts.len())
+            });
+            match r {
+                Ok(Ok(_)) => lowered += 1,
+                Ok(Err(_)) => {}
+                Err(_) => panic!("{name}: lowering panicked on damaged input"),
+            }
+        }
+    }
+    eprintln!("{lowered} of 600 damaged modules still lowered");
+}
