@@ -159,6 +159,9 @@ fn structured_buffer_stride_and_createhandle() {
     let (c0, id1, idx3, nu) = (b.cint(8, 0), b.cint(32, 1), b.cint(32, 3), b.cint(1, 0));
     let h1 = f.call(h, ch, 57, &mut b, vec![c0, id1, idx3, nu]);
     let _ = h1;
+    // An opcode the table does not know is kept as a call, with a remark.
+    let mystery = b.declare("dx.op.mystery", i32t, vec![i32t]);
+    f.call(i32t, mystery, 999, &mut b, vec![]);
     let main = b.finish(f);
     let void = b.ty(Type::Void);
     let fnty = b.ty(Type::Function { ret: void, params: vec![] });
@@ -184,6 +187,7 @@ fn structured_buffer_stride_and_createhandle() {
     assert_eq!(raw.stride, None);
     assert_eq!(raw.id, 1);
     assert_eq!(irlint::dxil::resources::binding_text(raw.class, &raw.binding), "t3 space0");
+    assert_eq!(m.remarks, vec!["dx.op opcodes not in the opcode table (kept as calls): unknown dx.op 999".to_string()]);
 }
 
 /// ByteAddressBuffer t0 via createHandleFromBinding + annotateHandle, then an

@@ -5,11 +5,12 @@
 //! over DXIL, formats.md §A.6), reads the program header for the shader model
 //! and stage, decodes the bitcode and runs [`lower_llvm`].
 
+use super::dxop;
 use super::facts;
 use super::linalg::MatrixTypes;
 use super::llvm::{self, LlvmModule, MdId, Metadata};
 use super::resources::{self, Resolver};
-use crate::ir::{EntryPoint, Module, Value};
+use crate::ir::{EntryPoint, InstKind, Module, Value};
 use crate::read::dxbc::{self, Container, FourCc, Part, ProgramHeader};
 use crate::read::{ErrorKind, ReadError, Result};
 
@@ -162,5 +163,28 @@ pub fn lower_llvm(llvm: LlvmModule, header: Option<&ProgramHeader>) -> Module {
         m.resources.append(r);
     }
     m.facts = facts;
+    let unknown = unknown_opcodes(&m);
+    if !unknown.is_empty() {
+        let list: Vec<String> = unknown.iter().map(|op| dxop::name(*op).into_owned()).collect();
+        m.remarks.push(format!("dx.op opcodes not in the opcode table (kept as calls): {}", list.join(", ")));
+    }
     m
+}
+
+/// Opcodes of `dx.op` calls that the table does not know, sorted.
+fn unknown_opcodes(m: &Module) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::new();
+    for f in m.functions.values() {
+        for inst in f.insts.values() {
+            if let InstKind::Call { callee, args, dx_op } = &inst.kind {
+                if let Some(op) = dx_op.or_else(|| resources::call_opcode(m, *callee, args)) {
+                    if dxop::info(op).is_none() && !out.contains(&op) {
+                        out.push(op);
+                    }
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out
 }
