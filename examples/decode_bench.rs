@@ -1,0 +1,81 @@
+//! Single-thread decode throughput over the DXIL corpus:
+//! `cargo run --release --example decode_bench [DIR] [ITERATIONS]`.
+//! DIR defaults to `../shared/corpus/dxil/vkd3d-proton`.
+
+use irlint::read::dxbc::{self, FourCc};
+use std::time::Instant;
+
+/// CPU time of this thread in seconds (Linux `schedstat`), so a loaded machine
+/// does not distort the figure; `None` elsewhere.
+fn thread_cpu() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns as f64 / 1e9)
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let dir = args.next().unwrap_or_else(|| "../shared/corpus/dxil/vkd3d-proton".to_string());
+    let iters: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(20);
+    let mut files: Vec<Vec<u8>> = Vec::new();
+    let mut entries: Vec<_> = std::fs::read_dir(&dir).expect("corpus dir").flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.extension().is_some_and(|e| e == "dxil") {
+            files.push(std::fs::read(&p).expect("read"));
+        }
+    }
+    let bytes: usize = files.iter().map(|f| f.len()).sum();
+    let bitcode = |f: &[u8]| -> (Vec<u8>, u64) {
+        let c = dxbc::parse(f, 0).expect("container");
+        let (_, bc, base) = dxbc::program(c.part(FourCc::DXIL).expect("DXIL part")).expect("program");
+        (bc.to_vec(), base)
+    };
+    let programs: Vec<(Vec<u8>, u64)> = files.iter().map(|f| bitcode(f)).collect();
+    let bc_bytes: usize = programs.iter().map(|p| p.0.len()).sum();
+    println!("{} modules, {:.2} MB files, {:.2} MB bitcode, {iters} iterations", files.len(), bytes as f64 / 1e6, bc_bytes as f64 / 1e6);
+
+    let run = |name: &str, f: &dyn Fn(&[u8]) -> usize| {
+        // Warm-up.
+        let mut sink = 0usize;
+        for file in &files {
+            sink = sink.wrapping_add(f(file));
+        }
+        let t = Instant::now();
+        let c0 = thread_cpu();
+        for _ in 0..iters {
+            for file in &files {
+                sink = sink.wrapping_add(f(file));
+            }
+        }
+        let wall = t.elapsed().as_secs_f64();
+        let s = match (c0, thread_cpu()) {
+            (Some(a), Some(b)) if b > a => b - a,
+            _ => wall,
+        };
+        let n = (iters * files.len()) as f64;
+        println!(
+            "{name:>14}: {:>9.0} modules/s  {:>7.1} MB/s (file bytes) per CPU-second; wall {wall:.2}s [{sink}]",
+            n / s,
+            (iters * bytes) as f64 / 1e6 / s
+        );
+    };
+    run("walk", &|file| {
+        let c = dxbc::parse(file, 0).expect("container");
+        let (_, bc, base) = dxbc::program(c.part(FourCc::DXIL).expect("part")).expect("program");
+        irlint::read::bitstream::walk(bc, base).expect("walk") as usize
+    });
+    run("decode", &|file| {
+        let c = dxbc::parse(file, 0).expect("container");
+        let (_, bc, base) = dxbc::program(c.part(FourCc::DXIL).expect("part")).expect("program");
+        let m = irlint::dxil::llvm::decode(bc, base).expect("decode");
+        m.module.functions.len()
+    });
+    run("decode+verify", &|file| {
+        let c = dxbc::parse(file, 0).expect("container");
+        let (_, bc, base) = dxbc::program(c.part(FourCc::DXIL).expect("part")).expect("program");
+        let m = irlint::dxil::llvm::decode(bc, base).expect("decode");
+        irlint::ir::verify::verify(&m.module).expect("verify");
+        m.module.functions.len()
+    });
+}
