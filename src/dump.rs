@@ -2,11 +2,20 @@
 //! shader model, entry points, resources, and every raw-vector / matrix memory
 //! op with its operands shown as constants where they are constants.
 //!
-//! (Interface stub: the DXIL work fills it in; the CLI calls [`dump_bytes`],
-//! [`render_text`] and serialises [`DumpFile`] for `--format json`.)
+//! [`dump_bytes`] builds a [`DumpFile`] whose `details` map is the JSON shape
+//! documented in `docs/dump.md`; [`render_text`] prints the same data for people.
 
-use crate::check::{FileStatus, InputKind};
+use crate::check::{FileStatus, InputKind, LEGACY_DXBC};
+use crate::dxil::{dxop, linalg, lower, resources};
+use crate::ir::{
+    self, ComponentNumbering, ConstKind, FactKind, InstKind, LayoutNumbering, MatrixEncoding, MatrixMemOp, Module,
+    Operand, RawVectorAccess, Value,
+};
+use crate::read::dxbc::{self, Container, FourCc};
 use serde::Serialize;
+use serde_json::{json, Map, Value as Json};
+use std::collections::BTreeMap;
+use std::fmt::Write;
 
 /// Options for a dump.
 #[derive(Debug, Clone, Default)]
@@ -34,24 +43,527 @@ pub struct DumpFile {
     pub ir: Option<String>,
 }
 
-/// Dumps one input's bytes.
-pub fn dump_bytes(path: &str, bytes: &[u8], _opts: &DumpOptions) -> DumpFile {
-    let kind = crate::check::classify(path, bytes);
-    DumpFile {
-        path: path.to_string(),
-        kind,
-        status: FileStatus::Skipped,
-        message: Some("dump not implemented yet".into()),
-        details: serde_json::Map::new(),
-        ir: None,
+impl DumpFile {
+    fn new(path: &str, kind: InputKind) -> Self {
+        DumpFile { path: path.to_string(), kind, status: FileStatus::Ok, message: None, details: Map::new(), ir: None }
     }
+
+    fn fail(mut self, status: FileStatus, message: impl Into<String>) -> Self {
+        self.status = status;
+        self.message = Some(message.into());
+        self
+    }
+}
+
+/// Dumps one input's bytes.
+pub fn dump_bytes(path: &str, bytes: &[u8], opts: &DumpOptions) -> DumpFile {
+    let kind = crate::check::classify(path, bytes);
+    let mut out = DumpFile::new(path, kind);
+    out.details.insert("bytes".into(), json!(bytes.len()));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dump_inner(out.clone(), bytes, opts)));
+    match outcome {
+        Ok(f) => f,
+        Err(_) => out.fail(FileStatus::Error, "internal error while dumping this input, please report"),
+    }
+}
+
+fn dump_inner(mut out: DumpFile, bytes: &[u8], opts: &DumpOptions) -> DumpFile {
+    match out.kind {
+        InputKind::Dxil | InputKind::Dxbc => {
+            let c = match dxbc::parse(bytes, 0) {
+                Ok(c) => c,
+                Err(e) => return out.fail(FileStatus::Error, e.to_string()),
+            };
+            out.details.insert("container".into(), container_json(&c));
+            if lower::program_part(&c).is_none() {
+                out.kind = InputKind::Dxbc;
+                return out.fail(FileStatus::Skipped, LEGACY_DXBC);
+            }
+            if let Some(p) = program_json(&c) {
+                out.details.insert("program".into(), p);
+            }
+            match lower::lower_container(&c) {
+                Ok(m) => module_details(out, &m, opts),
+                Err(e) => out.fail(FileStatus::Error, e.to_string()),
+            }
+        }
+        InputKind::Bitcode => match lower::lower_bitcode(bytes, 0) {
+            Ok(m) => module_details(out, &m, opts),
+            Err(e) => out.fail(FileStatus::Error, e.to_string()),
+        },
+        InputKind::Spirv => match crate::spirv::lower(bytes, 0) {
+            Ok(m) => module_details(out, &m, opts),
+            Err(e) => out.fail(FileStatus::Error, e.to_string()),
+        },
+        InputKind::Hlsl => {
+            out.fail(FileStatus::Skipped, "HLSL input is compiled by `irlint check`; dump a compiled shader")
+        }
+        InputKind::Binary | InputKind::Ptx => out.fail(FileStatus::Skipped, "not a shader container or module"),
+    }
+}
+
+fn container_json(c: &Container<'_>) -> Json {
+    let parts: Vec<Json> = c
+        .parts
+        .iter()
+        .map(|p| json!({"fourcc": p.fourcc.as_string(), "offset": p.offset, "size": p.data.len()}))
+        .collect();
+    json!({
+        "version": format!("{}.{}", c.version.0, c.version.1),
+        "size": c.size,
+        "digest": c.digest,
+        "parts": parts,
+    })
+}
+
+fn program_json(c: &Container<'_>) -> Option<Json> {
+    let part = lower::program_part(c)?;
+    let (h, bc, bc_off) = dxbc::program(part).ok()?;
+    let mut j = json!({
+        "part": part.fourcc.as_string(),
+        "shader_model": h.profile(),
+        "stage": h.stage(),
+        "dxil_version": format!("{}.{}", h.dxil_version.0, h.dxil_version.1),
+        "bitcode_offset": bc_off,
+        "bitcode_size": bc.len(),
+    });
+    if part.fourcc == FourCc::ILDB {
+        if let Some(obj) = j.as_object_mut() {
+            obj.insert("debug_info".into(), json!(true));
+        }
+    }
+    Some(j)
+}
+
+/// An operand as JSON: a number when it is an integer constant, `"undef"`, or
+/// the IR text of the SSA value (`"%7"`).
+fn operand_json(m: &Module, f: Option<&ir::Function>, op: Operand) -> Json {
+    match op {
+        Operand::Imm(v) => json!(v),
+        Operand::Value(v) => value_json(m, f, v),
+    }
+}
+
+fn value_json(m: &Module, f: Option<&ir::Function>, v: Value) -> Json {
+    if let Some(x) = m.const_int(v) {
+        return json!(x);
+    }
+    if let Value::Const(c) = v {
+        if matches!(m.constants.try_get(c).map(|c| &c.kind), Some(ConstKind::Undef)) {
+            return json!("undef");
+        }
+    }
+    json!(ir::print::value(m, f, v))
+}
+
+fn json_text(j: &Json) -> String {
+    match j {
+        Json::String(s) => s.clone(),
+        Json::Null => "-".into(),
+        other => other.to_string(),
+    }
+}
+
+/// Display name of a fact's opcode.
+fn op_name(encoding: Option<MatrixEncoding>, opcode: u32, m: &Module) -> String {
+    match (m.source, encoding) {
+        (ir::SourceKind::Spirv, _) | (_, Some(MatrixEncoding::SpirvCoopVec | MatrixEncoding::SpirvCoopMatrix)) => {
+            spirv::Op::from_u32(opcode).map(|o| format!("Op{o:?}")).unwrap_or_else(|| format!("SPIR-V op {opcode}"))
+        }
+        _ => dxop::name(opcode).into_owned(),
+    }
+}
+
+fn resource_label(m: &Module, r: Option<ir::ResourceH>) -> Option<String> {
+    let h = r?;
+    let res = m.resources.try_get(h)?;
+    let b = resources::binding_text(res.class, &res.binding);
+    Some(match &res.name {
+        Some(n) => format!("{n} ({b})"),
+        None => b,
+    })
+}
+
+fn overload_of(m: &Module, f: &ir::Function, inst: ir::InstH) -> Option<String> {
+    let InstKind::Call { callee: Value::Function(c), .. } = &f.insts.try_get(inst)?.kind else { return None };
+    let name = &m.functions.try_get(*c)?.name;
+    let (_, ovl) = dxop::split_callee(name)?;
+    (!ovl.is_empty()).then(|| ovl.join("."))
+}
+
+fn raw_vector_json(m: &Module, f: Option<&ir::Function>, name: &str, ovl: Option<&str>, r: &RawVectorAccess) -> Json {
+    let index = operand_json(m, f, r.index);
+    let eo = r.element_offset.map(|o| operand_json(m, f, o)).unwrap_or(json!("undef"));
+    let ty = format!("v{}{}{}", r.count, if r.float { 'f' } else { 'i' }, r.component_bytes * 8);
+    let res = resource_label(m, r.resource);
+    let mut text = format!("{name} {}", ovl.unwrap_or(&ty));
+    if let Some(l) = &res {
+        let _ = write!(text, " {l}");
+    }
+    if let Some(k) = r.kind {
+        let _ = write!(text, " {}", k.name());
+    }
+    let _ = write!(text, " index={} elementOffset={}", json_text(&index), json_text(&eo));
+    match r.alignment {
+        Some(a) => {
+            let _ = write!(text, " align={a}");
+        }
+        None => text.push_str(" align=?"),
+    }
+    json!({
+        "kind": if r.store { "raw-vector-store" } else { "raw-vector-load" },
+        "resource": r.resource.map(|h| h.index()),
+        "resource_label": res,
+        "resource_kind": r.kind.map(|k| k.name()),
+        "index": index,
+        "element_offset": eo,
+        "count": r.count,
+        "component_bytes": r.component_bytes,
+        "float": r.float,
+        "alignment": r.alignment,
+        "text": text,
+    })
+}
+
+fn matrix_json(m: &Module, f: Option<&ir::Function>, name: &str, x: &MatrixMemOp) -> Json {
+    let o = |op: Option<Operand>| op.map(|v| operand_json(m, f, v)).unwrap_or(Json::Null);
+    let preview = x.element_numbering == ComponentNumbering::DxilPreview;
+    let linalg_layout = x.layout_numbering == LayoutNumbering::DxilLinAlg;
+    let (rows, cols, element, layout) = (o(x.rows), o(x.cols), o(x.element), o(x.layout));
+    let element_name = match (x.element_numbering, element.as_u64()) {
+        (ComponentNumbering::Dxil | ComponentNumbering::DxilPreview, Some(v)) => {
+            Some(linalg::component_name(v, preview).to_string())
+        }
+        (ComponentNumbering::Spirv, Some(v)) => u32::try_from(v)
+            .ok()
+            .and_then(spirv::ComponentType::from_u32)
+            .map(|c| format!("{c:?}"))
+            .or_else(|| Some(format!("ComponentType({v})"))),
+        _ => None,
+    };
+    let layout_name = match (x.layout_numbering, layout.as_u64()) {
+        (LayoutNumbering::DxilPreview | LayoutNumbering::DxilLinAlg, Some(v)) => {
+            Some(linalg::layout_name(v, linalg_layout).to_string())
+        }
+        (LayoutNumbering::SpirvNv, Some(v)) => Some(
+            match v {
+                0 => "RowMajor",
+                1 => "ColumnMajor",
+                2 => "InferencingOptimal",
+                3 => "TrainingOptimal",
+                _ => "Unknown",
+            }
+            .to_string(),
+        ),
+        (LayoutNumbering::SpirvKhr, Some(v)) => Some(
+            match v {
+                0 => "RowMajor",
+                1 => "ColumnMajor",
+                4202 => "RowBlockedInterleavedARM",
+                4203 => "ColumnBlockedInterleavedARM",
+                _ => "Unknown",
+            }
+            .to_string(),
+        ),
+        _ => None,
+    };
+    let res = resource_label(m, x.resource);
+    let mut text = name.to_string();
+    if let Some(e) = &element_name {
+        let _ = write!(text, " {e}");
+    } else if !element.is_null() {
+        let _ = write!(text, " element={}", json_text(&element));
+    }
+    if !rows.is_null() || !cols.is_null() {
+        let _ = write!(text, " {}x{}", json_text(&rows), json_text(&cols));
+    }
+    if let Some(u) = x.matrix_use {
+        let _ = write!(text, " use={}", linalg::use_name(u));
+    }
+    if let Some(s) = x.scope {
+        let _ = write!(text, " scope={}", linalg::scope_name(s));
+    }
+    if !layout.is_null() {
+        match &layout_name {
+            Some(n) => {
+                let _ = write!(text, " layout={n}({})", json_text(&layout));
+            }
+            None => {
+                let _ = write!(text, " layout={}", json_text(&layout));
+            }
+        }
+    }
+    let fields = [
+        ("transpose", o(x.transpose)),
+        ("stride", o(x.stride)),
+        ("offset", o(x.offset)),
+        ("bias_offset", o(x.bias_offset)),
+        ("align", o(x.align)),
+    ];
+    for (k, v) in &fields {
+        if !v.is_null() {
+            let _ = write!(text, " {k}={}", json_text(v));
+        }
+    }
+    if x.encoding == MatrixEncoding::DxilLinAlgGroupShared {
+        text.push_str(" (groupshared: offset/stride in elements)");
+    }
+    if let Some(l) = &res {
+        let _ = write!(text, " on {l}");
+    }
+    let mut j = json!({
+        "kind": x.op,
+        "encoding": format!("{:?}", x.encoding),
+        "rows": rows,
+        "cols": cols,
+        "element": element,
+        "element_name": element_name,
+        "layout": layout,
+        "layout_name": layout_name,
+        "matrix_use": x.matrix_use.map(linalg::use_name),
+        "scope": x.scope.map(linalg::scope_name),
+        "resource": x.resource.map(|h| h.index()),
+        "resource_label": res,
+        "text": text,
+    });
+    if let Some(obj) = j.as_object_mut() {
+        for (k, v) in fields {
+            obj.insert(k.into(), v);
+        }
+    }
+    j
+}
+
+/// Every `dx.op` opcode called in the module with its count (sorted by opcode).
+fn dx_op_counts(m: &Module) -> BTreeMap<u32, usize> {
+    let mut counts = BTreeMap::new();
+    for f in m.functions.values() {
+        for inst in f.insts.values() {
+            if let InstKind::Call { callee, args, dx_op } = &inst.kind {
+                if let Some(op) = dx_op.or_else(|| resources::call_opcode(m, *callee, args)) {
+                    *counts.entry(op).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+    counts
+}
+
+fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile {
+    let d = &mut out.details;
+    d.insert("source".into(), json!(m.source));
+    d.insert("target".into(), json!(m.target));
+    d.insert("producer".into(), json!(m.producer));
+    let eps: Vec<Json> = m
+        .entry_points
+        .iter()
+        .map(|e| {
+            json!({
+                "name": e.name,
+                "stage": e.stage,
+                "function": e.function.and_then(|f| m.functions.try_get(f)).map(|f| f.name.clone()),
+            })
+        })
+        .collect();
+    d.insert("entry_points".into(), json!(eps));
+    let res: Vec<Json> = m
+        .resources
+        .iter()
+        .map(|(h, r)| {
+            json!({
+                "index": h.index(),
+                "class": r.class,
+                "kind": r.kind.name(),
+                "name": r.name,
+                "binding": resources::binding_text(r.class, &r.binding),
+                "stride": r.stride,
+                "id": (r.id != u32::MAX).then_some(r.id),
+            })
+        })
+        .collect();
+    d.insert("resources".into(), json!(res));
+    let mut ops = Vec::new();
+    for fact in &m.facts {
+        let f = m.functions.try_get(fact.function);
+        let (opcode, encoding) = match &fact.kind {
+            FactKind::Matrix(x) => (x.opcode, Some(x.encoding)),
+            FactKind::RawVector(r) => {
+                (if r.store { dxop::RAW_BUFFER_VECTOR_STORE } else { dxop::RAW_BUFFER_VECTOR_LOAD }, None)
+            }
+        };
+        let opcode = f
+            .and_then(|f| f.insts.try_get(fact.inst))
+            .and_then(|i| match &i.kind {
+                InstKind::Call { dx_op: Some(op), .. } => Some(*op),
+                _ => None,
+            })
+            .unwrap_or(opcode);
+        let name = op_name(encoding, opcode, m);
+        let ovl = f.and_then(|f| overload_of(m, f, fact.inst));
+        let mut j = match &fact.kind {
+            FactKind::RawVector(r) => raw_vector_json(m, f, &name, ovl.as_deref(), r),
+            FactKind::Matrix(x) => matrix_json(m, f, &name, x),
+        };
+        if let Some(obj) = j.as_object_mut() {
+            obj.insert("op".into(), json!(name));
+            obj.insert("opcode".into(), json!(opcode));
+            obj.insert("overload".into(), json!(ovl));
+            obj.insert("function".into(), json!(f.map(|f| f.name.clone())));
+            obj.insert("inst".into(), json!(fact.inst.index()));
+            obj.insert("ir".into(), json!(f.map(|f| ir::print::inst(m, f, fact.inst))));
+            let loc =
+                f.and_then(|f| f.insts.try_get(fact.inst)).and_then(|i| i.span.loc).and_then(|l| m.locs.try_get(l));
+            if let Some(loc) = loc {
+                let file = m.source_files.get(loc.file as usize).map(|s| s.name.clone());
+                obj.insert("source".into(), json!({"file": file, "line": loc.line, "column": loc.column}));
+            }
+        }
+        ops.push(j);
+    }
+    d.insert("ops".into(), json!(ops));
+    if m.source == ir::SourceKind::Dxil {
+        let counts: Vec<Json> = dx_op_counts(m)
+            .into_iter()
+            .map(|(op, n)| json!({"opcode": op, "name": dxop::name(op), "count": n}))
+            .collect();
+        d.insert("dx_ops".into(), json!(counts));
+    }
+    d.insert("remarks".into(), json!(m.remarks));
+    if opts.ir {
+        out.ir = Some(ir::print::module(m));
+    }
+    out
 }
 
 /// Human-readable text for a set of dumped files.
 pub fn render_text(files: &[DumpFile]) -> String {
     let mut out = String::new();
     for f in files {
-        out.push_str(&format!("{}: {:?} {:?}\n", f.path, f.kind, f.status));
+        render_one(&mut out, f);
     }
     out
+}
+
+fn s(j: Option<&Json>) -> Option<&str> {
+    j.and_then(|v| v.as_str())
+}
+
+fn render_one(out: &mut String, f: &DumpFile) {
+    let status = match f.status {
+        FileStatus::Ok => "ok",
+        FileStatus::Skipped => "skipped",
+        FileStatus::Error => "error",
+    };
+    let kind = serde_json::to_value(f.kind).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+    let _ = writeln!(out, "{}: {kind}, {status}", f.path);
+    if let Some(msg) = &f.message {
+        let _ = writeln!(out, "  {msg}");
+    }
+    let d = &f.details;
+    if let Some(c) = d.get("container") {
+        let digest = s(c.get("digest")).unwrap_or("?");
+        let _ = writeln!(
+            out,
+            "  container: version {}, {} bytes, digest {digest}",
+            s(c.get("version")).unwrap_or("?"),
+            c.get("size").map(|v| v.to_string()).unwrap_or_default()
+        );
+        if let Some(parts) = c.get("parts").and_then(|p| p.as_array()) {
+            let list: Vec<String> = parts
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{} ({} B)",
+                        s(p.get("fourcc")).unwrap_or("?"),
+                        p.get("size").cloned().unwrap_or(Json::Null)
+                    )
+                })
+                .collect();
+            let _ = writeln!(out, "  parts: {}", list.join(", "));
+        }
+    }
+    if let Some(p) = d.get("program") {
+        let _ = writeln!(
+            out,
+            "  program: {} part, {} ({}), DXIL {}{}",
+            s(p.get("part")).unwrap_or("?"),
+            s(p.get("shader_model")).unwrap_or("?"),
+            s(p.get("stage")).unwrap_or("?"),
+            s(p.get("dxil_version")).unwrap_or("?"),
+            if p.get("debug_info").is_some() { ", with debug info" } else { "" }
+        );
+    } else if let Some(t) = s(d.get("target")) {
+        let _ = writeln!(out, "  target: {t}");
+    }
+    if let Some(p) = s(d.get("producer")) {
+        let _ = writeln!(out, "  producer: {p}");
+    }
+    for e in d.get("entry_points").and_then(|v| v.as_array()).into_iter().flatten() {
+        let _ = writeln!(out, "  entry {} ({})", s(e.get("name")).unwrap_or("?"), s(e.get("stage")).unwrap_or("?"));
+    }
+    for r in d.get("resources").and_then(|v| v.as_array()).into_iter().flatten() {
+        let mut line = format!(
+            "  resource #{}: {} {} {}",
+            r.get("index").cloned().unwrap_or(Json::Null),
+            s(r.get("class")).unwrap_or("?"),
+            s(r.get("kind")).unwrap_or("?"),
+            s(r.get("binding")).unwrap_or("?"),
+        );
+        if let Some(n) = s(r.get("name")) {
+            let _ = write!(line, " \"{n}\"");
+        }
+        if let Some(st) = r.get("stride").and_then(|v| v.as_u64()) {
+            let _ = write!(line, " stride={st}");
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    for o in d.get("ops").and_then(|v| v.as_array()).into_iter().flatten() {
+        let mut line = format!(
+            "  op {} %{}: {}",
+            s(o.get("function")).unwrap_or("?"),
+            o.get("inst").cloned().unwrap_or(Json::Null),
+            s(o.get("text")).unwrap_or("?")
+        );
+        if let Some(src) = o.get("source") {
+            let _ = write!(
+                line,
+                "  [{}:{}:{}]",
+                s(src.get("file")).unwrap_or("?"),
+                src.get("line").cloned().unwrap_or(Json::Null),
+                src.get("column").cloned().unwrap_or(Json::Null)
+            );
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    if let Some(ops) = d.get("dx_ops").and_then(|v| v.as_array()) {
+        let list: Vec<String> = ops
+            .iter()
+            .map(|o| {
+                format!(
+                    "{}({}) x{}",
+                    s(o.get("name")).unwrap_or("?"),
+                    o.get("opcode")
+                        .and_then(|v| v.as_u64())
+                        .map(|v| {
+                            if v >= u64::from(dxop::EXPERIMENTAL) {
+                                format!("0x{v:X}")
+                            } else {
+                                v.to_string()
+                            }
+                        })
+                        .unwrap_or_default(),
+                    o.get("count").cloned().unwrap_or(Json::Null)
+                )
+            })
+            .collect();
+        if !list.is_empty() {
+            let _ = writeln!(out, "  dx.op calls: {}", list.join(", "));
+        }
+    }
+    for r in d.get("remarks").and_then(|v| v.as_array()).into_iter().flatten() {
+        let _ = writeln!(out, "  remark: {}", r.as_str().unwrap_or("?"));
+    }
+    if let Some(ir) = &f.ir {
+        out.push_str(ir);
+    }
 }

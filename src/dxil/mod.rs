@@ -3,11 +3,16 @@
 //! - `decode`: bitstream records → [`llvm::LlvmModule`] (types, constants,
 //!   metadata, functions, debug locations).
 //! - `lower`: DXIL semantics on top: `dx.op` table, resources and handle
-//!   resolution, LinAlg matrix types, facts.
+//!   resolution, LinAlg matrix types, facts (`dxop`, `resources`,
+//!   `linalg`, `facts`).
 
 pub mod decode;
+pub mod dxop;
+pub mod facts;
+pub mod linalg;
 pub mod llvm;
 pub mod lower;
+pub mod resources;
 
 pub use lower::{lower_bitcode, lower_container};
 

@@ -705,6 +705,9 @@ pub enum MatrixEncoding {
     SpirvCoopVec,
     /// SPIR-V `SPV_KHR_cooperative_matrix` (stride in elements; recorded only).
     SpirvCoopMatrix,
+    /// DXIL SM 6.10 LinAlg groupshared op (`linAlgMatrix{Load,Store,Accumulate}…Memory`):
+    /// offset and stride count matrix *elements*, not bytes; recorded only.
+    DxilLinAlgGroupShared,
 }
 
 /// A matrix memory operation (cooperative vectors / LinAlg / cooperative matrix).
