@@ -1,12 +1,31 @@
-//! SPIR-V front end: words → [`crate::ir`] (stub).
+//! SPIR-V front end: words → [`crate::ir`].
+//!
+//! - [`reader`] validates the header and splits the word stream into instructions
+//!   (word counts checked up front; errors carry absolute byte offsets).
+//! - [`grammar`] knows the operand layout of every core opcode (generated from
+//!   rspirv's grammar), so unknown or unhandled instructions keep their value operands.
+//! - `lower` builds types, constants (spec constants with their `SpecId`), globals,
+//!   functions (blocks, phis first) and source locations; `decorations` collects
+//!   names/decorations and classifies buffer resources; `facts` records matrix
+//!   operations for the rules.
+//!
+//! Unknown opcodes, extended-instruction sets and enum values are kept (as
+//! `InstKind::Other` or a remark), never fatal.
+
+mod debug;
+mod decorations;
+mod facts;
+pub mod grammar;
+mod lower;
+pub mod reader;
 
 use crate::ir::Module;
-use crate::read::{ErrorKind, ReadError, Result};
+use crate::read::Result;
 
-/// Options for lowering (spec-constant overrides are applied by the dataflow).
 /// Lowers a SPIR-V module. `base` is its absolute offset in the input.
-pub fn lower(_data: &[u8], _base: u64) -> Result<Module> {
-    Err(ReadError::new(ErrorKind::Unsupported, 0, "SPIR-V front end not implemented yet"))
+pub fn lower(data: &[u8], base: u64) -> Result<Module> {
+    let words = reader::read(data, base)?;
+    lower::Lowerer::new(&words).run()
 }
 
 /// True when `data` starts with the SPIR-V magic in either byte order.
