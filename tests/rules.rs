@@ -33,6 +33,7 @@ fn values(d: &Diagnostic) -> Vec<(&str, FindingValue)> {
 }
 
 /// A LinAlg descriptor load of an `elem` M×N matrix with the given stride and layout.
+#[allow(clippy::too_many_arguments)]
 fn linalg(b: &mut B, opcode: u32, m: u64, n: u64, elem: u64, scope: u32, layout: u64, stride: Value) -> InstH {
     let inst = b.op_call(vec![stride]);
     let op = if opcode == 14 { MatrixOpKind::Load } else { MatrixOpKind::Store };

@@ -475,7 +475,10 @@ fn resolve_ptr(m: &Module, f: &Function, memo: &mut Vec<Option<Option<Ptr>>>, v:
 }
 
 /// Structural facts about memory: resolved pointers, escaping allocas, stores.
-fn memory_facts(m: &Module, f: &Function) -> (Vec<Option<Ptr>>, Vec<bool>, FxHashMap<usize, Vec<usize>>) {
+/// Resolved pointers, escaping allocas and stores by alloca.
+type MemoryFacts = (Vec<Option<Ptr>>, Vec<bool>, FxHashMap<usize, Vec<usize>>);
+
+fn memory_facts(m: &Module, f: &Function) -> MemoryFacts {
     let n = f.insts.len();
     let mut memo: Vec<Option<Option<Ptr>>> = vec![None; n];
     let mut ptrs: Vec<Option<Ptr>> = vec![None; n];

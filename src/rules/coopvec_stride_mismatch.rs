@@ -162,12 +162,9 @@ pub fn check(cx: &mut RuleContext<'_>) {
             continue;
         }
         let f = fact.function;
-        let (Some(layout), Some(rows), Some(cols), Some(elem)) = (
-            cx.constant(f, mo.layout),
-            cx.constant(f, mo.rows),
-            cx.constant(f, mo.cols),
-            cx.constant(f, mo.element),
-        ) else {
+        let (Some(layout), Some(rows), Some(cols), Some(elem)) =
+            (cx.constant(f, mo.layout), cx.constant(f, mo.rows), cx.constant(f, mo.cols), cx.constant(f, mo.element))
+        else {
             continue;
         };
         // Row/column-major are 0/1 in every numbering (preview, LinAlg, SPIR-V NV).
@@ -191,8 +188,7 @@ pub fn check(cx: &mut RuleContext<'_>) {
         let Some(stride_value) = finding_value(&stride) else { continue };
         let layout_name = if row_major { "row-major" } else { "column-major" };
         let unit = if row_major { "rows" } else { "columns" };
-        let padded =
-            if natural != expected { format!(" ({expected} when padded to 16 bytes)") } else { String::new() };
+        let padded = if natural != expected { format!(" ({expected} when padded to 16 bytes)") } else { String::new() };
         let spec = cx.spec_note(f, &[mo.layout, mo.rows, mo.cols, mo.element, mo.stride]);
         let (message, help) = if tile {
             let scope = if mo.scope == Some(1) { "wave" } else { "thread-group" };

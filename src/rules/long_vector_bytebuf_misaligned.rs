@@ -258,10 +258,7 @@ fn message(acc: &RawVectorAccess, offset: &AbsValue, align: u64, comp: u64, cert
         AbsValue::Congruence { rem, k } => {
             let modulus = 1u64 << k;
             if rem % comp.min(modulus) != 0 {
-                (
-                    format!("byte offset is always {rem} mod {modulus}, {ub_text}, and never {align}-byte aligned"),
-                    true,
-                )
+                (format!("byte offset is always {rem} mod {modulus}, {ub_text}, and never {align}-byte aligned"), true)
             } else {
                 (format!("byte offset is always {rem} mod {modulus}, never {align}-byte aligned"), false)
             }
