@@ -1,4 +1,4 @@
-//! `irlint.toml` configuration (interface stub; the rules work fills it in).
+//! `irlint.toml` configuration.
 //!
 //! ```toml
 //! [rules]
@@ -7,7 +7,11 @@
 //! level = "warn"
 //! cache-line-target = 64
 //! ```
+//!
+//! Every key is checked: an unknown key, an unknown rule id or a value outside
+//! the accepted set is a [`ConfigError`] naming the key and what is accepted.
 
+use crate::report::Level;
 use std::path::{Path, PathBuf};
 
 /// A configuration error (exit code 2): names the key and the accepted values.
@@ -31,6 +35,34 @@ pub enum RuleLevel {
     Deny,
 }
 
+impl RuleLevel {
+    /// Parses `allow`, `warn`, `deny`.
+    pub fn parse(s: &str) -> Option<RuleLevel> {
+        match s {
+            "allow" => Some(RuleLevel::Allow),
+            "warn" => Some(RuleLevel::Warn),
+            "deny" => Some(RuleLevel::Deny),
+            _ => None,
+        }
+    }
+
+    /// The diagnostic level (`None` for allow).
+    pub fn level(self) -> Option<Level> {
+        match self {
+            RuleLevel::Allow => None,
+            RuleLevel::Warn => Some(Level::Warning),
+            RuleLevel::Deny => Some(Level::Error),
+        }
+    }
+}
+
+/// Accepted values of `cache-line-target`.
+pub const CACHE_LINE_TARGETS: &[u32] = &[16, 32, 64, 128];
+/// Default `cache-line-target`.
+pub const DEFAULT_CACHE_LINE_TARGET: u32 = 32;
+
+const LEVELS: &str = "\"allow\", \"warn\", \"deny\"";
+
 /// Resolved settings: rule levels and options.
 #[derive(Debug, Clone, Default)]
 pub struct Settings {
@@ -40,11 +72,36 @@ pub struct Settings {
     pub cache_line_target: Option<u32>,
 }
 
+fn known_rules() -> String {
+    crate::rules::registry().iter().map(|r| r.id).collect::<Vec<_>>().join(", ")
+}
+
+fn unknown_rule(rule: &str) -> String {
+    format!("unknown rule `{rule}`; known rules: {}", known_rules())
+}
+
 impl Settings {
     /// Applies a CLI `-A/-W/-D RULE` override; unknown rule ids are errors.
     pub fn apply_override(&mut self, rule: &str, level: RuleLevel) -> Result<(), ConfigError> {
+        if crate::rules::find(rule).is_none() {
+            return Err(ConfigError { path: "command line".into(), message: unknown_rule(rule) });
+        }
         self.overrides.push((rule.to_string(), level));
         Ok(())
+    }
+
+    /// The level a rule reports at (`None`: allowed/off): the last override, else
+    /// the rule's default. Unknown rules are off.
+    pub fn level_for(&self, rule: &str) -> Option<Level> {
+        if let Some((_, l)) = self.overrides.iter().rev().find(|(r, _)| r == rule) {
+            return l.level();
+        }
+        crate::rules::find(rule).and_then(|r| r.default_level)
+    }
+
+    /// The effective `cache-line-target` (default 32).
+    pub fn cache_line_target(&self) -> u32 {
+        self.cache_line_target.unwrap_or(DEFAULT_CACHE_LINE_TARGET)
     }
 }
 
@@ -68,7 +125,86 @@ pub fn load(path: &Path) -> Result<Settings, ConfigError> {
     parse(&text, &path.display().to_string())
 }
 
+fn describe(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => format!("{s:?}"),
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(f) => f.to_string(),
+        toml::Value::Boolean(b) => b.to_string(),
+        toml::Value::Datetime(d) => d.to_string(),
+        toml::Value::Array(_) => "an array".into(),
+        toml::Value::Table(_) => "a table".into(),
+    }
+}
+
 /// Parses config text (`origin` names it in errors).
-pub fn parse(_text: &str, _origin: &str) -> Result<Settings, ConfigError> {
-    Ok(Settings::default())
+pub fn parse(text: &str, origin: &str) -> Result<Settings, ConfigError> {
+    let err = |message: String| ConfigError { path: origin.to_string(), message };
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| err(e.to_string().trim_end().to_string()))?;
+    let mut s = Settings::default();
+    for (key, value) in &table {
+        if key != "rules" {
+            return Err(err(format!("unknown key `{key}`; expected one of: rules")));
+        }
+        let Some(rules) = value.as_table() else {
+            return Err(err(format!("`rules` must be a table, not {}", describe(value))));
+        };
+        for (rule, v) in rules {
+            let Some(meta) = crate::rules::find(rule) else {
+                return Err(err(format!("{} (in [rules])", unknown_rule(rule))));
+            };
+            let level_of = |v: &toml::Value, key: &str| -> Result<RuleLevel, ConfigError> {
+                v.as_str()
+                    .and_then(RuleLevel::parse)
+                    .ok_or_else(|| err(format!("invalid value {} for `{key}`; expected one of: {LEVELS}", describe(v))))
+            };
+            match v {
+                toml::Value::String(_) => {
+                    let l = level_of(v, &format!("rules.{rule}"))?;
+                    s.overrides.push((rule.clone(), l));
+                }
+                toml::Value::Table(opts) => {
+                    for (k, ov) in opts {
+                        let full = format!("rules.{rule}.{k}");
+                        match k.as_str() {
+                            "level" => {
+                                let l = level_of(ov, &full)?;
+                                s.overrides.push((rule.clone(), l));
+                            }
+                            "cache-line-target" if meta.options.contains(&"cache-line-target") => {
+                                let accepted =
+                                    CACHE_LINE_TARGETS.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
+                                let n = ov
+                                    .as_integer()
+                                    .and_then(|i| u32::try_from(i).ok())
+                                    .filter(|n| CACHE_LINE_TARGETS.contains(n))
+                                    .ok_or_else(|| {
+                                        err(format!(
+                                            "invalid value {} for `{full}`; expected one of: {accepted}",
+                                            describe(ov)
+                                        ))
+                                    })?;
+                                s.cache_line_target = Some(n);
+                            }
+                            _ => {
+                                let mut accepted = vec!["level"];
+                                accepted.extend_from_slice(meta.options);
+                                return Err(err(format!(
+                                    "unknown key `{full}`; expected one of: {}",
+                                    accepted.join(", ")
+                                )));
+                            }
+                        }
+                    }
+                }
+                other => {
+                    return Err(err(format!(
+                        "invalid value {} for `rules.{rule}`; expected one of: {LEVELS}, or a table",
+                        describe(other)
+                    )))
+                }
+            }
+        }
+    }
+    Ok(s)
 }

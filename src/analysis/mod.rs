@@ -1,24 +1,30 @@
-//! Dataflow over the IR (stub).
+//! Dataflow over the IR: every SSA integer value becomes ⊥, a set of ≤ 8
+//! constants, a congruence `r mod 2^k`, or ⊤ (rules.md §0).
+//!
+//! - [`lattice`]: the value lattice and its transfer functions;
+//! - [`cfg`]: reachability and reverse post-order;
+//! - [`dataflow`]: the per-function worklist, function-local memory and constant
+//!   folding (spec constants at their default or `--spec-constant` value).
+//!
+//! ```
+//! use irlint::analysis::{analyze, AnalysisOptions, AbsValue};
+//! use irlint::ir::{Module, Operand, SourceKind, FuncH};
+//! let m = Module::new(SourceKind::Dxil);
+//! let a = analyze(&m, &AnalysisOptions::default());
+//! let f = FuncH::from_index(0).unwrap();
+//! assert_eq!(a.value(&m, f, Operand::Imm(16)), AbsValue::Set(vec![16]));
+//! ```
 
-use crate::ir::{FuncH, Module, Operand};
+pub mod cfg;
+pub mod dataflow;
+pub mod lattice;
 
-/// An abstract integer value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AbsValue {
-    /// No information yet / unreachable.
-    Bottom,
-    /// One of these constants (sorted, at most 8).
-    Set(Vec<u64>),
-    /// `rem mod 2^k`.
-    Congruence {
-        /// Remainder.
-        rem: u64,
-        /// log2 of the modulus.
-        k: u8,
-    },
-    /// Unknown.
-    Top,
-}
+pub use lattice::AbsValue;
+
+use crate::ir::{ConstH, ConstKind, FuncH, Function, InstH, InstKind, Module, Operand, Value};
+use dataflow::{ConstEval, FuncValues, PathElem, Root};
+use rustc_hash::FxHashSet;
+use std::collections::BTreeMap;
 
 /// Options of the analysis.
 #[derive(Debug, Clone, Default)]
@@ -30,21 +36,248 @@ pub struct AnalysisOptions {
 /// Results of the analysis of one module.
 #[derive(Debug, Clone, Default)]
 pub struct Analysis {
-    /// True when the work budget ran out.
+    /// True when the work budget ran out (the functions not analysed give ⊤).
     pub budget_exceeded: bool,
+    /// Transfer-function evaluations spent.
+    pub steps: u64,
+    funcs: Vec<Option<FuncValues>>,
+    spec_constants: Vec<(u32, u64)>,
 }
+
+/// Most nodes the spec-constant dependency walk visits.
+const MAX_DEP_WALK: usize = 4096;
 
 impl Analysis {
     /// The abstract value of an operand of a fact in function `f`.
-    pub fn value(&self, m: &Module, _f: FuncH, op: Operand) -> AbsValue {
+    pub fn value(&self, m: &Module, f: FuncH, op: Operand) -> AbsValue {
         match op {
             Operand::Imm(v) => AbsValue::Set(vec![v]),
-            Operand::Value(v) => m.const_int(v).map(|x| AbsValue::Set(vec![x])).unwrap_or(AbsValue::Top),
+            Operand::Value(Value::Const(c)) => ConstEval::new(m, &self.spec_constants).value(c).abs(),
+            Operand::Value(Value::Inst(h)) => self
+                .funcs
+                .get(f.index())
+                .and_then(|x| x.as_ref())
+                .and_then(|fv| fv.vals.get(h.index()))
+                .map(|v| v.abs())
+                .unwrap_or(AbsValue::Top),
+            Operand::Value(_) => AbsValue::Top,
+        }
+    }
+
+    /// The single constant an operand is known to be, if any.
+    pub fn constant(&self, m: &Module, f: FuncH, op: Operand) -> Option<u64> {
+        self.value(m, f, op).as_const()
+    }
+
+    /// The spec constants an operand's value depends on, as `(SpecId, value used)`
+    /// sorted by id (for "assuming spec constant 1 (K) = 1").
+    pub fn spec_deps(&self, m: &Module, f: FuncH, op: Operand) -> Vec<(u32, u64)> {
+        let Operand::Value(v) = op else {
+            return Vec::new();
+        };
+        let mut w = DepWalk {
+            a: self,
+            m,
+            ce: ConstEval::new(m, &self.spec_constants),
+            f,
+            func: m.functions.try_get(f),
+            fv: self.funcs.get(f.index()).and_then(|x| x.as_ref()),
+            seen: FxHashSet::default(),
+            consts_seen: FxHashSet::default(),
+            out: BTreeMap::new(),
+            budget: MAX_DEP_WALK,
+        };
+        w.walk(v, Vec::new());
+        w.out.into_iter().collect()
+    }
+}
+
+struct DepWalk<'a> {
+    a: &'a Analysis,
+    m: &'a Module,
+    ce: ConstEval<'a>,
+    f: FuncH,
+    func: Option<&'a Function>,
+    fv: Option<&'a FuncValues>,
+    seen: FxHashSet<(usize, Vec<PathElem>)>,
+    consts_seen: FxHashSet<ConstH>,
+    out: BTreeMap<u32, u64>,
+    budget: usize,
+}
+
+impl DepWalk<'_> {
+    fn elem(&self, v: Value) -> PathElem {
+        match self.a.value(self.m, self.f, Operand::Value(v)).as_const() {
+            Some(i) => PathElem::Idx(i),
+            None => PathElem::Any,
+        }
+    }
+
+    fn walk_const(&mut self, c: ConstH, path: &[PathElem]) {
+        if self.budget == 0 {
+            return;
+        }
+        self.budget -= 1;
+        let Some(k) = self.m.constants.try_get(c) else { return };
+        if k.spec_id.is_some() {
+            if let Some((id, v)) = self.ce.spec_value(c) {
+                self.out.insert(id, v);
+            }
+        }
+        match &k.kind {
+            ConstKind::Aggregate(vals) => match path.split_first() {
+                Some((PathElem::Idx(i), rest)) => {
+                    if let Some(v) = usize::try_from(*i).ok().and_then(|i| vals.get(i)) {
+                        self.walk(*v, rest.to_vec());
+                    }
+                }
+                _ => {
+                    for v in vals.clone() {
+                        self.walk(v, Vec::new());
+                    }
+                }
+            },
+            ConstKind::Expr(e) => {
+                if !self.consts_seen.insert(c) {
+                    return;
+                }
+                use crate::ir::ConstExpr::*;
+                let ops: Vec<Value> = match &**e {
+                    Binary(_, a, b) | Cmp(_, a, b) => vec![*a, *b],
+                    Unary(_, a) | Cast(_, a) => vec![*a],
+                    Select(a, b, c) => vec![*a, *b, *c],
+                    Gep { base, indices } => std::iter::once(*base).chain(indices.iter().copied()).collect(),
+                    Extract(a, idx) => {
+                        let mut p: Vec<PathElem> = idx.iter().map(|i| PathElem::Idx(u64::from(*i))).collect();
+                        p.extend_from_slice(path);
+                        self.walk(*a, p);
+                        return;
+                    }
+                    Other(_, v) => v.clone(),
+                };
+                for o in ops {
+                    self.walk(o, Vec::new());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn walk(&mut self, v: Value, path: Vec<PathElem>) {
+        if self.budget == 0 {
+            return;
+        }
+        self.budget -= 1;
+        let h = match v {
+            Value::Const(c) => return self.walk_const(c, &path),
+            Value::Inst(h) => h,
+            _ => return,
+        };
+        if !self.seen.insert((h.index(), path.clone())) {
+            return;
+        }
+        let (Some(func), Some(fv)) = (self.func, self.fv) else { return };
+        let Some(inst) = func.insts.try_get(h) else { return };
+        match &inst.kind {
+            InstKind::Load { ptr } => {
+                let p = match ptr {
+                    Value::Inst(p) => fv.ptrs.get(p.index()).cloned().flatten(),
+                    _ => None,
+                };
+                let Some(p) = p else { return };
+                let lpath: Vec<PathElem> = p.path.iter().map(|x| self.elem(*x)).collect();
+                for x in p.path.clone() {
+                    self.walk(x, Vec::new());
+                }
+                let mut full = lpath.clone();
+                full.extend_from_slice(&path);
+                match p.root {
+                    Root::Global(g) => {
+                        if let Some(init) = self.m.globals.try_get(g).and_then(|g| g.init) {
+                            self.walk(init, full);
+                        }
+                    }
+                    Root::Alloca(a) => {
+                        for s in fv.stores.get(&a).cloned().unwrap_or_default() {
+                            let Some(InstKind::Store { ptr: Value::Inst(sp), value }) =
+                                InstH::from_index(s).and_then(|s| func.insts.try_get(s)).map(|i| i.kind.clone())
+                            else {
+                                continue;
+                            };
+                            let Some(Some(sptr)) = fv.ptrs.get(sp.index()) else { continue };
+                            let spath: Vec<PathElem> = sptr.path.iter().map(|x| self.elem(*x)).collect();
+                            let overlap = spath.iter().zip(full.iter()).all(|(x, y)| match (x, y) {
+                                (PathElem::Idx(i), PathElem::Idx(j)) => i == j,
+                                _ => true,
+                            });
+                            if !overlap {
+                                continue;
+                            }
+                            let rest =
+                                if spath.len() <= full.len() { full[spath.len()..].to_vec() } else { Vec::new() };
+                            self.walk(value, rest);
+                        }
+                    }
+                }
+            }
+            InstKind::Composite { elements } => match path.split_first() {
+                Some((PathElem::Idx(i), rest)) => {
+                    if let Some(e) = usize::try_from(*i).ok().and_then(|i| elements.get(i)) {
+                        self.walk(*e, rest.to_vec());
+                    }
+                }
+                _ => {
+                    for e in elements.clone() {
+                        self.walk(e, Vec::new());
+                    }
+                }
+            },
+            InstKind::ExtractValue { agg, indices } => {
+                let mut p: Vec<PathElem> = indices.iter().map(|i| PathElem::Idx(u64::from(*i))).collect();
+                p.extend_from_slice(&path);
+                self.walk(*agg, p);
+            }
+            kind => {
+                let mut ops = Vec::new();
+                dataflow::for_each_operand(kind, |o| ops.push(o));
+                for o in ops {
+                    self.walk(o, Vec::new());
+                }
+            }
         }
     }
 }
 
-/// Analyses a module.
-pub fn analyze(_m: &Module, _opts: &AnalysisOptions) -> Analysis {
-    Analysis::default()
+/// Analyses a module: functions that carry facts first, then the others, until
+/// the work budget ([`crate::read::limits::MAX_DATAFLOW_STEPS`]) runs out.
+pub fn analyze(m: &Module, opts: &AnalysisOptions) -> Analysis {
+    let mut ce = ConstEval::new(m, &opts.spec_constants);
+    let mut funcs: Vec<Option<FuncValues>> = vec![None; m.functions.len()];
+    let mut steps = 0u64;
+    let mut exceeded = false;
+    let mut order: Vec<FuncH> = Vec::new();
+    let mut listed = vec![false; m.functions.len()];
+    let facts = m.facts.iter().map(|f| f.function);
+    for h in facts.chain(m.functions.iter().map(|(h, _)| h)) {
+        if let Some(l) = listed.get_mut(h.index()) {
+            if !*l {
+                *l = true;
+                order.push(h);
+            }
+        }
+    }
+    for h in order {
+        let Some(f) = m.functions.try_get(h) else { continue };
+        if f.is_declaration || f.blocks.is_empty() {
+            continue;
+        }
+        match dataflow::analyze_function(&mut ce, f, &mut steps) {
+            Some(fv) => funcs[h.index()] = Some(fv),
+            None => {
+                exceeded = true;
+                break;
+            }
+        }
+    }
+    Analysis { budget_exceeded: exceeded, steps, funcs, spec_constants: opts.spec_constants.clone() }
 }

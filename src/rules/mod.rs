@@ -1,9 +1,21 @@
-//! Rules: one file per rule, listed in the registry (interface stub).
+//! Rules: one file per rule, listed in [`registry`].
+//!
+//! A rule is a [`RuleMeta`] (id, default level, summary, Markdown doc with fixed
+//! headings) plus a `check` function that reads the module's facts and resources
+//! and the dataflow values through a [`RuleContext`], and pushes [`Finding`]s.
+//! The context turns findings into [`Diagnostic`]s: level from the settings,
+//! lowered one step for `possible` findings, and the location (function,
+//! instruction index, IR text, outermost source frame, resource).
 
-use crate::analysis::Analysis;
+pub mod coopvec_stride_mismatch;
+pub mod long_vector_bytebuf_misaligned;
+pub mod structured_buffer_stride;
+
+use crate::analysis::{AbsValue, Analysis};
 use crate::config::Settings;
-use crate::ir::Module;
-use crate::report::{Diagnostic, Level};
+use crate::ir::{print, Binding, FuncH, InstH, LocH, Module, Operand, Resource, ResourceClass};
+use crate::report::{Certainty, Diagnostic, FindingValue, Level, Location, SourceLocation};
+use rustc_hash::FxHashMap;
 
 /// Static description of a rule (feeds `irlint rules`, `explain`, SARIF, docs).
 #[derive(Debug, Clone, Copy)]
@@ -16,11 +28,29 @@ pub struct RuleMeta {
     pub summary: &'static str,
     /// Full Markdown documentation (What it does / Why is this bad / Example / ...).
     pub doc: &'static str,
+    /// Options the rule reads from `[rules.<id>]` (besides `level`).
+    pub options: &'static [&'static str],
 }
+
+/// The headings every rule doc has, in order.
+pub const DOC_HEADINGS: &[&str] =
+    &["What it does", "Why is this bad", "Example", "Use instead", "Options", "Known limitations", "References"];
+
+type CheckFn = fn(&mut RuleContext<'_>);
+
+/// The rules with their check functions, in registry order.
+const RULES: &[(RuleMeta, CheckFn)] = &[
+    (coopvec_stride_mismatch::META, coopvec_stride_mismatch::check),
+    (long_vector_bytebuf_misaligned::LOAD_META, long_vector_bytebuf_misaligned::check_loads),
+    (long_vector_bytebuf_misaligned::STORE_META, long_vector_bytebuf_misaligned::check_stores),
+    (structured_buffer_stride::META, structured_buffer_stride::check),
+];
+
+static REGISTRY: [RuleMeta; 4] = [RULES[0].0, RULES[1].0, RULES[2].0, RULES[3].0];
 
 /// All rules, in registry order.
 pub fn registry() -> &'static [RuleMeta] {
-    &[]
+    &REGISTRY
 }
 
 /// Looks a rule up by id.
@@ -30,6 +60,294 @@ pub fn find(id: &str) -> Option<&'static RuleMeta> {
 
 /// Runs every enabled rule on a module; diagnostics carry function, instruction,
 /// IR text and source location, but no path.
-pub fn check_module(_m: &Module, _a: &Analysis, _s: &Settings) -> Vec<Diagnostic> {
-    Vec::new()
+pub fn check_module(m: &Module, a: &Analysis, s: &Settings) -> Vec<Diagnostic> {
+    let mut cx = RuleContext { m, a, settings: s, out: Vec::new(), positions: FxHashMap::default() };
+    for (meta, check) in RULES {
+        if s.level_for(meta.id).is_some() {
+            check(&mut cx);
+        }
+    }
+    cx.out
+}
+
+/// The Markdown page `docs/rules/<id>.md` generated from a rule's metadata.
+pub fn doc_page(r: &RuleMeta) -> String {
+    let level = r.default_level.map(|l| l.as_str()).unwrap_or("off (allow)");
+    format!(
+        "<!-- Generated from src/rules/ by `IRLINT_UPDATE_DOCS=1 cargo test --test rules`; do not edit. -->\n\
+         # {}\n\nDefault level: **{level}**\n\n{}\n\n{}",
+        r.id,
+        r.summary,
+        r.doc.trim_start()
+    )
+}
+
+/// A finding before levels and locations are resolved.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// Rule id.
+    pub rule: &'static str,
+    /// Certainty.
+    pub certainty: Certainty,
+    /// Raise the level to `error` whatever the configured level (undefined behaviour).
+    pub force_error: bool,
+    /// Message (lowercase start, no trailing period).
+    pub message: String,
+    /// Help line.
+    pub help: Option<String>,
+    /// Structured values, ordered.
+    pub values: Vec<(&'static str, FindingValue)>,
+    /// Where.
+    pub at: At,
+}
+
+/// What a finding points at.
+#[derive(Debug, Clone, Copy)]
+pub enum At {
+    /// An instruction of a function.
+    Inst(FuncH, InstH),
+    /// A resource.
+    Resource(crate::ir::ResourceH),
+}
+
+/// What a rule sees: the module, the dataflow and the settings.
+pub struct RuleContext<'a> {
+    /// The module.
+    pub m: &'a Module,
+    /// Dataflow results.
+    pub a: &'a Analysis,
+    /// Settings (levels and options).
+    pub settings: &'a Settings,
+    out: Vec<Diagnostic>,
+    positions: FxHashMap<FuncH, Vec<u32>>,
+}
+
+impl RuleContext<'_> {
+    /// The abstract value of an operand of function `f`.
+    pub fn value(&self, f: FuncH, op: Operand) -> AbsValue {
+        self.a.value(self.m, f, op)
+    }
+
+    /// The constant an optional operand is known to be.
+    pub fn constant(&self, f: FuncH, op: Option<Operand>) -> Option<u64> {
+        self.a.constant(self.m, f, op?)
+    }
+
+    /// Is the rule enabled?
+    pub fn enabled(&self, rule: &str) -> bool {
+        self.settings.level_for(rule).is_some()
+    }
+
+    /// " (assuming spec constant 1 (K) = 1)" for the spec constants the operands use.
+    pub fn spec_note(&self, f: FuncH, ops: &[Option<Operand>]) -> String {
+        let mut deps: Vec<(u32, u64)> = Vec::new();
+        for op in ops.iter().flatten() {
+            for d in self.a.spec_deps(self.m, f, *op) {
+                if !deps.contains(&d) {
+                    deps.push(d);
+                }
+            }
+        }
+        if deps.is_empty() {
+            return String::new();
+        }
+        deps.sort_unstable();
+        let parts: Vec<String> = deps
+            .iter()
+            .map(|(id, v)| match self.m.spec_names.iter().find(|(i, _)| i == id) {
+                Some((_, name)) if !name.is_empty() => format!("{id} ({name}) = {v}"),
+                _ => format!("{id} = {v}"),
+            })
+            .collect();
+        let noun = if deps.len() == 1 { "spec constant" } else { "spec constants" };
+        format!(" (assuming {noun} {})", parts.join(", "))
+    }
+
+    /// Resolves levels and location and records the diagnostic.
+    pub fn emit(&mut self, f: Finding) {
+        let Some(mut level) = self.settings.level_for(f.rule) else {
+            return;
+        };
+        if f.force_error {
+            level = Level::Error;
+        }
+        if f.certainty == Certainty::Possible {
+            level = level.lowered();
+        }
+        let location = match f.at {
+            At::Inst(func, inst) => self.inst_location(func, inst),
+            At::Resource(r) => self.resource_location(r),
+        };
+        let mut d = Diagnostic::new(f.rule, level, f.certainty, f.message);
+        d.help = f.help;
+        d.location = location;
+        d.values = f.values.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        self.out.push(d);
+    }
+
+    /// The name a diagnostic shows for a function.
+    pub fn function_name(&self, f: FuncH) -> String {
+        let func = self.m.functions.try_get(f);
+        if let Some(func) = func.filter(|x| !x.name.is_empty()) {
+            return func.name.clone();
+        }
+        if let Some(e) = self.m.entry_points.iter().find(|e| e.function == Some(f)) {
+            return e.name.clone();
+        }
+        format!("function {}", f.index())
+    }
+
+    fn position(&mut self, f: FuncH, inst: InstH) -> Option<u32> {
+        let m = self.m;
+        let table = self.positions.entry(f).or_insert_with(|| {
+            let Some(func) = m.functions.try_get(f) else {
+                return Vec::new();
+            };
+            let mut pos = vec![u32::MAX; func.insts.len()];
+            let mut n = 0u32;
+            for (_, b) in func.blocks.iter() {
+                for ih in &b.insts {
+                    if let Some(p) = pos.get_mut(ih.index()) {
+                        *p = n;
+                    }
+                    n += 1;
+                }
+            }
+            pos
+        });
+        table.get(inst.index()).copied().filter(|p| *p != u32::MAX)
+    }
+
+    /// Location of an instruction.
+    pub fn inst_location(&mut self, f: FuncH, inst: InstH) -> Location {
+        let mut loc = Location {
+            function: Some(self.function_name(f)),
+            instruction: self.position(f, inst),
+            ..Default::default()
+        };
+        if let Some(func) = self.m.functions.try_get(f) {
+            loc.ir = Some(print::inst(self.m, func, inst));
+            if let Some(l) = func.insts.try_get(inst).and_then(|i| i.span.loc) {
+                self.fill_source(&mut loc, l);
+            }
+        }
+        loc
+    }
+
+    fn fill_source(&self, loc: &mut Location, l: LocH) {
+        let mut frames: Vec<SourceLocation> = Vec::new();
+        let mut cur = Some(l);
+        let mut outer_file = None;
+        while let Some(h) = cur {
+            let Some(dl) = self.m.locs.try_get(h) else { break };
+            if frames.len() > crate::read::limits::MAX_RECURSION as usize {
+                break;
+            }
+            let file = self.m.source_files.get(dl.file as usize).map(|f| f.name.clone()).unwrap_or_default();
+            frames.push(SourceLocation { file, line: dl.line, column: dl.column });
+            outer_file = Some((dl.file, dl.line));
+            cur = dl.inlined_at;
+        }
+        let Some(outer) = frames.pop() else { return };
+        loc.source = Some(outer);
+        loc.inlined_from = frames;
+        if let Some((file, line)) = outer_file {
+            loc.source_text = self
+                .m
+                .source_files
+                .get(file as usize)
+                .and_then(|f| f.text.as_deref())
+                .and_then(|t| t.lines().nth((line as usize).checked_sub(1)?))
+                .map(|s| s.to_string());
+        }
+    }
+
+    /// Location of a resource.
+    pub fn resource_location(&mut self, r: crate::ir::ResourceH) -> Location {
+        let Some(res) = self.m.resources.try_get(r) else {
+            return Location::default();
+        };
+        let mut loc = match res.binding {
+            Binding::Heap { function, inst } => self.inst_location(function, inst),
+            _ => Location::default(),
+        };
+        loc.resource = Some(describe_resource(self.m, res));
+        if loc.source.is_none() {
+            if let Some(l) = res.span.loc {
+                self.fill_source(&mut loc, l);
+            }
+        }
+        loc
+    }
+}
+
+/// `g_Buf (t0 space0)`, `Buf (set 0, binding 2)`, `ResourceDescriptorHeap (main)`.
+pub fn describe_resource(m: &Module, r: &Resource) -> String {
+    let name = r.name.as_deref().filter(|n| !n.is_empty());
+    let binding = match &r.binding {
+        Binding::Register { space, lower_bound, .. } => {
+            let letter = match r.class {
+                ResourceClass::Srv => 't',
+                ResourceClass::Uav => 'u',
+                ResourceClass::CBuffer => 'b',
+                ResourceClass::Sampler => 's',
+            };
+            format!("{letter}{lower_bound} space{space}")
+        }
+        Binding::Descriptor { set, binding } => {
+            let s = set.map(|x| x.to_string()).unwrap_or_else(|| "?".into());
+            let b = binding.map(|x| x.to_string()).unwrap_or_else(|| "?".into());
+            format!("set {s}, binding {b}")
+        }
+        Binding::Heap { function, .. } => {
+            let f = m.functions.try_get(*function).map(|f| f.name.as_str()).unwrap_or("?");
+            format!("ResourceDescriptorHeap in {f}")
+        }
+    };
+    match name {
+        Some(n) => format!("{n} ({binding})"),
+        None => format!("unnamed {} ({binding})", r.kind.name()),
+    }
+}
+
+/// The JSON value of an abstract value (`None` for ⊥ / ⊤).
+pub fn finding_value(v: &AbsValue) -> Option<FindingValue> {
+    match v {
+        AbsValue::Set(s) if s.len() == 1 => s.first().map(|x| FindingValue::Int(*x)),
+        AbsValue::Set(s) => Some(FindingValue::Set(s.clone())),
+        AbsValue::Congruence { rem, k } => Some(FindingValue::Congruence { rem: *rem, modulus: 1u64 << k }),
+        _ => None,
+    }
+}
+
+/// Judges a value: `proven` when every admitted value violates, `possible` when
+/// a set has members both ways, `None` otherwise. `cong_all` says whether every
+/// member of `rem mod 2^k` violates.
+pub fn judge(v: &AbsValue, violates: impl Fn(u64) -> bool, cong_all: impl Fn(u64, u32) -> bool) -> Option<Certainty> {
+    match v {
+        AbsValue::Set(s) => {
+            let bad = s.iter().filter(|x| violates(**x)).count();
+            if bad == 0 {
+                None
+            } else if bad == s.len() {
+                Some(Certainty::Proven)
+            } else {
+                Some(Certainty::Possible)
+            }
+        }
+        AbsValue::Congruence { rem, k } => cong_all(*rem, u32::from(*k)).then_some(Certainty::Proven),
+        _ => None,
+    }
+}
+
+/// Formats a set of constants for a message: `32 or 48`, `12, 20 or 28`.
+pub fn or_list(v: &[u64]) -> String {
+    match v {
+        [] => String::new(),
+        [x] => x.to_string(),
+        [init @ .., last] => {
+            let head: Vec<String> = init.iter().map(|x| x.to_string()).collect();
+            format!("{} or {last}", head.join(", "))
+        }
+    }
 }

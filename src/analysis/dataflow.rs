@@ -1,0 +1,921 @@
+//! The sparse dataflow: per function, a worklist over instructions in reverse
+//! post-order driven by def-use edges, evaluating the lattice of
+//! [`super::lattice`] until a fixpoint.
+//!
+//! Values only grow (each new result is joined with the old one) and the lattice
+//! has finite height (a set grows to 8 members, then a congruence loses known
+//! bits one by one), so loops converge without a separate widening operator:
+//! `phi(0, phi + 16)` goes `{0}`, `{0, 16}`, … and widens to `0 mod 16` when the
+//! set passes 8 members.
+//!
+//! Memory: a function-local variable (`alloca` / SPIR-V `Function` storage) whose
+//! address never escapes (only loaded, stored to, or indexed) is tracked
+//! flow-insensitively: a load at a constant path yields the join of every value
+//! stored to that element, an aggregate store counting element-wise, a store at a
+//! dynamic index counting for every element. Loads from constant globals fold
+//! their initializer. Everything else loaded is unknown.
+
+use super::cfg::Cfg;
+use super::lattice::{self, AbsValue, BitOp};
+use crate::ir::*;
+use crate::read::limits::{MAX_DATAFLOW_STEPS, MAX_RECURSION};
+use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::Arc;
+
+/// Leaves an aggregate value may have before it is treated as unknown.
+const MAX_AGG_LEAVES: usize = 256;
+
+/// An abstract SSA value: an integer, an aggregate of values, or unknown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Val {
+    /// No value yet / undefined.
+    Bottom,
+    /// An integer of the given width.
+    Int(AbsValue, u8),
+    /// Struct, array or vector members.
+    Agg(Arc<[Val]>),
+    /// Unknown (floats, pointers, anything not modelled).
+    Top,
+}
+
+impl Val {
+    fn int(a: AbsValue, bits: u32) -> Val {
+        match a {
+            AbsValue::Bottom => Val::Bottom,
+            a => Val::Int(a, bits.clamp(1, 64) as u8),
+        }
+    }
+
+    pub(crate) fn abs(&self) -> AbsValue {
+        match self {
+            Val::Bottom => AbsValue::Bottom,
+            Val::Int(a, _) => a.clone(),
+            _ => AbsValue::Top,
+        }
+    }
+
+    fn leaves(&self) -> usize {
+        match self {
+            Val::Agg(v) => v.iter().map(Val::leaves).sum::<usize>().max(1),
+            _ => 1,
+        }
+    }
+
+    fn agg(v: Vec<Val>) -> Val {
+        let val = Val::Agg(v.into());
+        if val.leaves() > MAX_AGG_LEAVES {
+            Val::Top
+        } else {
+            val
+        }
+    }
+
+    pub(crate) fn join(&self, o: &Val) -> Val {
+        match (self, o) {
+            (Val::Bottom, x) | (x, Val::Bottom) => x.clone(),
+            (Val::Int(a, ba), Val::Int(b, bb)) if ba == bb => Val::int(a.join(b, u32::from(*ba)), u32::from(*ba)),
+            (Val::Agg(a), Val::Agg(b)) if a.len() == b.len() => {
+                Val::Agg(a.iter().zip(b.iter()).map(|(x, y)| x.join(y)).collect())
+            }
+            _ => Val::Top,
+        }
+    }
+
+    /// The member at `path` (`None` elements: any member).
+    fn navigate(&self, path: &[PathElem]) -> Val {
+        let Some((first, rest)) = path.split_first() else {
+            return self.clone();
+        };
+        match self {
+            Val::Bottom => Val::Bottom,
+            Val::Agg(v) => match first {
+                PathElem::Idx(i) => match usize::try_from(*i).ok().and_then(|i| v.get(i)) {
+                    Some(x) => x.navigate(rest),
+                    None => Val::Top,
+                },
+                PathElem::Any => v.iter().fold(Val::Bottom, |acc, x| acc.join(&x.navigate(rest))),
+                PathElem::Pending => Val::Bottom,
+            },
+            _ => Val::Top,
+        }
+    }
+}
+
+/// One index of a memory path, as the dataflow currently knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum PathElem {
+    /// A known index.
+    Idx(u64),
+    /// Any index (unknown or several).
+    Any,
+    /// Not computed yet.
+    Pending,
+}
+
+/// What a pointer is rooted at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Root {
+    /// A function-local variable (the alloca instruction's index).
+    Alloca(usize),
+    /// A global variable.
+    Global(GlobalH),
+}
+
+/// A resolved pointer: its root and the index operands after the root.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Ptr {
+    pub root: Root,
+    pub path: Vec<Value>,
+}
+
+/// The scalar integer width of a type.
+pub(crate) fn scalar_bits(m: &Module, ty: TypeH) -> Option<u32> {
+    match m.types.try_get(ty)? {
+        Type::Int { bits } => Some(u32::from(*bits).clamp(1, 64)),
+        Type::Bool => Some(1),
+        _ => None,
+    }
+}
+
+/// Calls `f` with every value operand of an instruction.
+pub(crate) fn for_each_operand(kind: &InstKind, mut f: impl FnMut(Value)) {
+    match kind {
+        InstKind::Binary { lhs, rhs, .. } | InstKind::Cmp { lhs, rhs, .. } => {
+            f(*lhs);
+            f(*rhs);
+        }
+        InstKind::Unary { value, .. } | InstKind::Cast { value, .. } => f(*value),
+        InstKind::Select { cond, if_true, if_false } => {
+            f(*cond);
+            f(*if_true);
+            f(*if_false);
+        }
+        InstKind::Phi { incoming } => incoming.iter().for_each(|(v, _)| f(*v)),
+        InstKind::Alloca { .. } | InstKind::Br { .. } | InstKind::Unreachable => {}
+        InstKind::Load { ptr } => f(*ptr),
+        InstKind::Store { ptr, value } => {
+            f(*ptr);
+            f(*value);
+        }
+        InstKind::Gep { base, indices } => {
+            f(*base);
+            indices.iter().for_each(|v| f(*v));
+        }
+        InstKind::ExtractValue { agg, .. } => f(*agg),
+        InstKind::InsertValue { agg, value, .. } => {
+            f(*agg);
+            f(*value);
+        }
+        InstKind::ExtractElement { vector, index } => {
+            f(*vector);
+            f(*index);
+        }
+        InstKind::InsertElement { vector, value, index } => {
+            f(*vector);
+            f(*value);
+            f(*index);
+        }
+        InstKind::Shuffle { a, b, mask } => {
+            f(*a);
+            f(*b);
+            f(*mask);
+        }
+        InstKind::Composite { elements } => elements.iter().for_each(|v| f(*v)),
+        InstKind::Call { callee, args, .. } => {
+            f(*callee);
+            args.iter().for_each(|v| f(*v));
+        }
+        InstKind::AtomicRmw { ptr, value, .. } => {
+            f(*ptr);
+            f(*value);
+        }
+        InstKind::CmpXchg { ptr, cmp, new } => {
+            f(*ptr);
+            f(*cmp);
+            f(*new);
+        }
+        InstKind::CondBr { cond, .. } => f(*cond),
+        InstKind::Switch { value, .. } => f(*value),
+        InstKind::Ret { value } => {
+            if let Some(v) = value {
+                f(*v)
+            }
+        }
+        InstKind::Other { operands, .. } => operands.iter().for_each(|v| f(*v)),
+    }
+}
+
+/// Module-level evaluation of constants (with spec-constant overrides).
+pub(crate) struct ConstEval<'m> {
+    pub m: &'m Module,
+    spec: FxHashMap<u32, u64>,
+    memo: FxHashMap<ConstH, Val>,
+}
+
+impl<'m> ConstEval<'m> {
+    pub fn new(m: &'m Module, overrides: &[(u32, u64)]) -> Self {
+        ConstEval { m, spec: overrides.iter().copied().collect(), memo: FxHashMap::default() }
+    }
+
+    /// The value a spec constant takes (override or default), if `c` is one.
+    pub fn spec_value(&self, c: ConstH) -> Option<(u32, u64)> {
+        let k = self.m.constants.try_get(c)?;
+        let id = k.spec_id?;
+        if let Some(v) = self.spec.get(&id) {
+            let bits = scalar_bits(self.m, k.ty).unwrap_or(64);
+            return Some((id, v & lattice::mask(bits)));
+        }
+        match k.kind {
+            ConstKind::Int(x) => Some((id, x)),
+            ConstKind::Null => Some((id, 0)),
+            _ => None,
+        }
+    }
+
+    pub fn value(&mut self, c: ConstH) -> Val {
+        self.value_depth(c, 0)
+    }
+
+    fn operand(&mut self, v: Value, depth: u32) -> Val {
+        match v {
+            Value::Const(c) => self.value_depth(c, depth + 1),
+            _ => Val::Top,
+        }
+    }
+
+    fn value_depth(&mut self, c: ConstH, depth: u32) -> Val {
+        if let Some(v) = self.memo.get(&c) {
+            return v.clone();
+        }
+        if depth > MAX_RECURSION {
+            return Val::Top;
+        }
+        let v = self.compute(c, depth);
+        self.memo.insert(c, v.clone());
+        v
+    }
+
+    fn zero(&self, ty: TypeH, depth: u32) -> Val {
+        if depth > MAX_RECURSION {
+            return Val::Top;
+        }
+        if let Some(bits) = scalar_bits(self.m, ty) {
+            return Val::int(AbsValue::constant(0, bits), bits);
+        }
+        let (elem, count): (Vec<TypeH>, usize) = match self.m.types.try_get(ty) {
+            Some(Type::Vector { elem, count }) => (vec![*elem], *count as usize),
+            Some(Type::Array { elem, count: Some(n), .. }) => (vec![*elem], *n as usize),
+            Some(Type::Struct { members, .. }) => (members.clone(), 1),
+            _ => return Val::Top,
+        };
+        if elem.len().saturating_mul(count) > MAX_AGG_LEAVES {
+            return Val::Top;
+        }
+        let mut out = Vec::new();
+        for _ in 0..count {
+            for e in &elem {
+                out.push(self.zero(*e, depth + 1));
+            }
+        }
+        Val::agg(out)
+    }
+
+    fn compute(&mut self, c: ConstH, depth: u32) -> Val {
+        let m = self.m;
+        let Some(k) = m.constants.try_get(c) else {
+            return Val::Top;
+        };
+        let bits = scalar_bits(m, k.ty);
+        match &k.kind {
+            ConstKind::Int(_) | ConstKind::Null if k.spec_id.is_some() && bits.is_some() => {
+                let bits = bits.unwrap_or(64);
+                match self.spec_value(c) {
+                    Some((_, v)) => Val::int(AbsValue::constant(v, bits), bits),
+                    None => Val::Top,
+                }
+            }
+            ConstKind::Int(x) => match bits {
+                Some(b) => Val::int(AbsValue::constant(*x, b), b),
+                None => Val::Top,
+            },
+            ConstKind::Null => self.zero(k.ty, depth),
+            ConstKind::Undef => Val::Bottom,
+            ConstKind::Float(_) | ConstKind::String(_) => Val::Top,
+            ConstKind::Aggregate(vals) => {
+                if vals.len() > MAX_AGG_LEAVES {
+                    return Val::Top;
+                }
+                let members: Vec<Val> = vals.iter().map(|v| self.operand(*v, depth)).collect();
+                Val::agg(members)
+            }
+            ConstKind::Expr(e) => {
+                let Some(bits) = bits else {
+                    // Aggregate-typed expressions: only extraction is modelled.
+                    if let ConstExpr::Extract(a, idx) = &**e {
+                        let path: Vec<PathElem> = idx.iter().map(|i| PathElem::Idx(u64::from(*i))).collect();
+                        return self.operand(*a, depth).navigate(&path);
+                    }
+                    return Val::Top;
+                };
+                let e = (**e).clone();
+                let r = match e {
+                    ConstExpr::Binary(op, a, b) => {
+                        let (a, b) = (self.operand(a, depth).abs(), self.operand(b, depth).abs());
+                        binary(op, &a, &b, bits)
+                    }
+                    ConstExpr::Unary(op, a) => unary(op, &self.operand(a, depth).abs(), bits),
+                    ConstExpr::Cast(op, a) => {
+                        let from = self.type_of(a).and_then(|t| scalar_bits(m, t));
+                        cast(op, &self.operand(a, depth).abs(), from, bits)
+                    }
+                    ConstExpr::Cmp(p, a, b) => {
+                        let from = self.type_of(a).and_then(|t| scalar_bits(m, t)).unwrap_or(64);
+                        lattice::icmp(p.0, &self.operand(a, depth).abs(), &self.operand(b, depth).abs(), from)
+                    }
+                    ConstExpr::Select(cnd, a, b) => {
+                        let cv = self.operand(cnd, depth).abs();
+                        let (a, b) = (self.operand(a, depth), self.operand(b, depth));
+                        return select(&cv, &a, &b);
+                    }
+                    ConstExpr::Extract(a, idx) => {
+                        let path: Vec<PathElem> = idx.iter().map(|i| PathElem::Idx(u64::from(*i))).collect();
+                        return self.operand(a, depth).navigate(&path);
+                    }
+                    ConstExpr::Gep { .. } | ConstExpr::Other(..) => AbsValue::Top,
+                };
+                Val::int(r, bits)
+            }
+        }
+    }
+
+    fn type_of(&self, v: Value) -> Option<TypeH> {
+        match v {
+            Value::Const(c) => self.m.constants.try_get(c).map(|k| k.ty),
+            Value::Global(g) => self.m.globals.try_get(g).map(|g| g.ty),
+            _ => None,
+        }
+    }
+}
+
+/// A binary operation on integers.
+pub(crate) fn binary(op: BinOp, a: &AbsValue, b: &AbsValue, bits: u32) -> AbsValue {
+    match op {
+        BinOp::Add => lattice::add(a, b, bits),
+        BinOp::Sub => lattice::sub(a, b, bits),
+        BinOp::Mul => lattice::mul(a, b, bits),
+        BinOp::Shl => lattice::shl(a, b, bits),
+        BinOp::LShr => lattice::shr(a, b, bits, false),
+        BinOp::AShr => lattice::shr(a, b, bits, true),
+        BinOp::And => lattice::bitwise(BitOp::And, a, b, bits),
+        BinOp::Or => lattice::bitwise(BitOp::Or, a, b, bits),
+        BinOp::Xor => lattice::bitwise(BitOp::Xor, a, b, bits),
+        BinOp::UDiv => lattice::divrem(a, b, bits, false, false),
+        BinOp::SDiv => lattice::divrem(a, b, bits, true, false),
+        BinOp::URem => lattice::divrem(a, b, bits, false, true),
+        BinOp::SRem => lattice::divrem(a, b, bits, true, true),
+        BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FRem => AbsValue::Top,
+    }
+}
+
+fn unary(op: UnOp, a: &AbsValue, bits: u32) -> AbsValue {
+    match op {
+        UnOp::Neg => lattice::sub(&AbsValue::constant(0, bits), a, bits),
+        UnOp::Not => lattice::bitwise(BitOp::Xor, a, &AbsValue::constant(u64::MAX, bits), bits),
+        UnOp::LogicalNot => lattice::bitwise(BitOp::Xor, a, &AbsValue::constant(1, bits), bits),
+        UnOp::FNeg => AbsValue::Top,
+    }
+}
+
+fn cast(op: CastOp, a: &AbsValue, from: Option<u32>, to: u32) -> AbsValue {
+    let Some(from) = from else {
+        return AbsValue::Top;
+    };
+    match op {
+        CastOp::Trunc => lattice::trunc(a, to),
+        CastOp::ZExt => lattice::zext(a, from, to),
+        CastOp::SExt => lattice::sext_value(a, from, to),
+        CastOp::Bitcast if from == to => a.clone(),
+        _ => AbsValue::Top,
+    }
+}
+
+fn select(cond: &AbsValue, a: &Val, b: &Val) -> Val {
+    match cond.as_const() {
+        Some(1) => a.clone(),
+        Some(0) => b.clone(),
+        _ if cond.is_bottom() => Val::Bottom,
+        _ => a.join(b),
+    }
+}
+
+/// Results for one function.
+#[derive(Debug, Clone)]
+pub(crate) struct FuncValues {
+    /// Value of each instruction (by instruction index).
+    pub vals: Vec<Val>,
+    /// Resolved pointers of instructions that are addresses.
+    pub ptrs: Vec<Option<Ptr>>,
+    /// Allocas whose address escapes.
+    pub escaped: Vec<bool>,
+    /// Stores by alloca index.
+    pub stores: FxHashMap<usize, Vec<usize>>,
+}
+
+/// The per-function engine.
+struct Engine<'a, 'm> {
+    ce: &'a mut ConstEval<'m>,
+    f: &'m Function,
+    fv: FuncValues,
+    store_recs: Vec<Option<(Vec<PathElem>, Val)>>,
+    steps: &'a mut u64,
+}
+
+/// Resolves a pointer value structurally (memoized for instructions).
+fn resolve_ptr(m: &Module, f: &Function, memo: &mut Vec<Option<Option<Ptr>>>, v: Value, depth: u32) -> Option<Ptr> {
+    if depth > MAX_RECURSION {
+        return None;
+    }
+    let gep = |memo: &mut Vec<Option<Option<Ptr>>>, base: Value, indices: &[Value]| -> Option<Ptr> {
+        let (first, rest) = indices.split_first()?;
+        if m.const_int(*first) != Some(0) {
+            return None;
+        }
+        let mut p = resolve_ptr(m, f, memo, base, depth + 1)?;
+        p.path.extend_from_slice(rest);
+        Some(p)
+    };
+    match v {
+        Value::Global(g) => Some(Ptr { root: Root::Global(g), path: Vec::new() }),
+        Value::Const(c) => match &m.constants.try_get(c)?.kind {
+            ConstKind::Expr(e) => match &**e {
+                ConstExpr::Gep { base, indices } => gep(memo, *base, indices),
+                _ => None,
+            },
+            _ => None,
+        },
+        Value::Inst(h) => {
+            let i = h.index();
+            if let Some(Some(done)) = memo.get(i) {
+                return done.clone();
+            }
+            let r = match &f.insts.try_get(h)?.kind {
+                InstKind::Alloca { .. } => Some(Ptr { root: Root::Alloca(i), path: Vec::new() }),
+                InstKind::Gep { base, indices } => gep(memo, *base, indices),
+                _ => None,
+            };
+            if let Some(slot) = memo.get_mut(i) {
+                *slot = Some(r.clone());
+            }
+            r
+        }
+        _ => None,
+    }
+}
+
+/// Structural facts about memory: resolved pointers, escaping allocas, stores.
+/// Resolved pointers, escaping allocas and stores by alloca.
+type MemoryFacts = (Vec<Option<Ptr>>, Vec<bool>, FxHashMap<usize, Vec<usize>>);
+
+fn memory_facts(m: &Module, f: &Function) -> MemoryFacts {
+    let n = f.insts.len();
+    let mut memo: Vec<Option<Option<Ptr>>> = vec![None; n];
+    let mut ptrs: Vec<Option<Ptr>> = vec![None; n];
+    for (h, _) in f.insts.iter() {
+        ptrs[h.index()] = resolve_ptr(m, f, &mut memo, Value::Inst(h), 0);
+    }
+    let alloca_of = |v: Value, ptrs: &Vec<Option<Ptr>>| -> Option<usize> {
+        match v {
+            Value::Inst(h) => match ptrs.get(h.index())?.as_ref()?.root {
+                Root::Alloca(a) => Some(a),
+                Root::Global(_) => None,
+            },
+            _ => None,
+        }
+    };
+    let mut escaped = vec![false; n];
+    let mut stores: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
+    for (h, inst) in f.insts.iter() {
+        match &inst.kind {
+            InstKind::Load { .. } => {}
+            InstKind::Store { ptr, value } => {
+                if let Some(a) = alloca_of(*ptr, &ptrs) {
+                    stores.entry(a).or_default().push(h.index());
+                } else if let Value::Inst(p) = ptr {
+                    // A store through an unresolved pointer derived from an alloca
+                    // (a GEP with a non-zero first index) is not modelled.
+                    if let Some(InstKind::Gep { base, .. }) = f.insts.try_get(*p).map(|i| &i.kind) {
+                        if let Some(a) = alloca_of(*base, &ptrs) {
+                            escaped[a] = true;
+                        }
+                    }
+                }
+                if let Some(a) = alloca_of(*value, &ptrs) {
+                    escaped[a] = true;
+                }
+            }
+            InstKind::Gep { base, indices } => {
+                if ptrs[h.index()].is_none() {
+                    if let Some(a) = alloca_of(*base, &ptrs) {
+                        escaped[a] = true;
+                    }
+                }
+                for v in indices {
+                    if let Some(a) = alloca_of(*v, &ptrs) {
+                        escaped[a] = true;
+                    }
+                }
+            }
+            other => for_each_operand(other, |v| {
+                if let Some(a) = alloca_of(v, &ptrs) {
+                    escaped[a] = true;
+                }
+            }),
+        }
+    }
+    (ptrs, escaped, stores)
+}
+
+impl<'a, 'm> Engine<'a, 'm> {
+    fn operand(&mut self, v: Value) -> Val {
+        match v {
+            Value::Const(c) => self.ce.value(c),
+            Value::Inst(h) => self.fv.vals.get(h.index()).cloned().unwrap_or(Val::Top),
+            _ => Val::Top,
+        }
+    }
+
+    fn type_of(&self, v: Value) -> Option<TypeH> {
+        let m = self.ce.m;
+        match v {
+            Value::Const(c) => m.constants.try_get(c).map(|k| k.ty),
+            Value::Global(g) => m.globals.try_get(g).map(|g| g.ty),
+            Value::Inst(h) => self.f.insts.try_get(h).map(|i| i.ty),
+            Value::Arg(i) => self.f.params.get(i as usize).copied(),
+            Value::Function(_) => None,
+        }
+    }
+
+    fn path_elems(&mut self, path: &[Value]) -> Vec<PathElem> {
+        path.iter()
+            .map(|v| {
+                let a = self.operand(*v).abs();
+                match a.as_const() {
+                    Some(i) => PathElem::Idx(i),
+                    None if a.is_bottom() => PathElem::Pending,
+                    None => PathElem::Any,
+                }
+            })
+            .collect()
+    }
+
+    fn load(&mut self, ptr: Value) -> Val {
+        let p = match ptr {
+            Value::Inst(h) => self.fv.ptrs.get(h.index()).cloned().flatten(),
+            Value::Global(g) => Some(Ptr { root: Root::Global(g), path: Vec::new() }),
+            Value::Const(_) => {
+                let mut memo = Vec::new();
+                resolve_ptr(self.ce.m, self.f, &mut memo, ptr, 0)
+            }
+            _ => None,
+        };
+        let Some(p) = p else {
+            return Val::Top;
+        };
+        let path = self.path_elems(&p.path);
+        if path.contains(&PathElem::Pending) {
+            return Val::Bottom;
+        }
+        match p.root {
+            Root::Global(g) => {
+                let Some(gl) = self.ce.m.globals.try_get(g) else {
+                    return Val::Top;
+                };
+                match (gl.is_const, gl.init) {
+                    (true, Some(Value::Const(c))) => self.ce.value(c).navigate(&path),
+                    _ => Val::Top,
+                }
+            }
+            Root::Alloca(a) => {
+                if self.fv.escaped.get(a).copied().unwrap_or(true) {
+                    return Val::Top;
+                }
+                let stores = self.fv.stores.get(&a).cloned().unwrap_or_default();
+                *self.steps += stores.len() as u64;
+                let mut out = Val::Bottom;
+                for s in stores {
+                    let Some(Some((spath, sval))) = self.store_recs.get(s) else {
+                        continue;
+                    };
+                    if spath.contains(&PathElem::Pending) {
+                        continue;
+                    }
+                    let overlap = spath.iter().zip(path.iter()).all(|(x, y)| match (x, y) {
+                        (PathElem::Idx(i), PathElem::Idx(j)) => i == j,
+                        _ => true,
+                    });
+                    if !overlap {
+                        continue;
+                    }
+                    let contrib = if spath.len() <= path.len() {
+                        sval.navigate(&path[spath.len()..])
+                    } else {
+                        // The load reads an aggregate that a store fills in part.
+                        Val::Top
+                    };
+                    out = out.join(&contrib);
+                    if out == Val::Top {
+                        break;
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    fn eval(&mut self, h: InstH, cfg: &Cfg) -> Val {
+        let m = self.ce.m;
+        let Some(inst) = self.f.insts.try_get(h) else {
+            return Val::Top;
+        };
+        let bits = scalar_bits(m, inst.ty);
+        match &inst.kind {
+            InstKind::Binary { op, lhs, rhs } => {
+                let Some(b) = bits else { return Val::Top };
+                let (x, y) = (self.operand(*lhs).abs(), self.operand(*rhs).abs());
+                Val::int(binary(*op, &x, &y, b), b)
+            }
+            InstKind::Unary { op, value } => {
+                let Some(b) = bits else { return Val::Top };
+                Val::int(unary(*op, &self.operand(*value).abs(), b), b)
+            }
+            InstKind::Cast { op, value } => {
+                let Some(b) = bits else { return Val::Top };
+                let from = self.type_of(*value).and_then(|t| scalar_bits(m, t));
+                Val::int(cast(*op, &self.operand(*value).abs(), from, b), b)
+            }
+            InstKind::Cmp { pred, lhs, rhs } => {
+                let Some(from) = self.type_of(*lhs).and_then(|t| scalar_bits(m, t)) else {
+                    return Val::Top;
+                };
+                let (x, y) = (self.operand(*lhs).abs(), self.operand(*rhs).abs());
+                Val::int(lattice::icmp(pred.0, &x, &y, from), 1)
+            }
+            InstKind::Select { cond, if_true, if_false } => {
+                let c = self.operand(*cond).abs();
+                let (a, b) = (self.operand(*if_true), self.operand(*if_false));
+                select(&c, &a, &b)
+            }
+            InstKind::Phi { incoming } => {
+                *self.steps += incoming.len() as u64;
+                let mut out = Val::Bottom;
+                for (v, pred) in incoming {
+                    if cfg.is_reachable(*pred) {
+                        out = out.join(&self.operand(*v));
+                    }
+                }
+                out
+            }
+            InstKind::Load { ptr } => self.load(*ptr),
+            InstKind::ExtractValue { agg, indices } => {
+                let path: Vec<PathElem> = indices.iter().map(|i| PathElem::Idx(u64::from(*i))).collect();
+                self.operand(*agg).navigate(&path)
+            }
+            InstKind::ExtractElement { vector, index } => {
+                let i = self.operand(*index).abs();
+                let e = match i.as_const() {
+                    Some(x) => PathElem::Idx(x),
+                    None if i.is_bottom() => return Val::Bottom,
+                    None => PathElem::Any,
+                };
+                self.operand(*vector).navigate(&[e])
+            }
+            InstKind::InsertValue { agg, value, indices } => {
+                let base = self.operand(*agg);
+                let v = self.operand(*value);
+                let base = if base == Val::Bottom { self.ce.zero_shape(inst.ty) } else { base };
+                replace(&base, indices, v)
+            }
+            InstKind::InsertElement { vector, value, index } => {
+                let base = self.operand(*vector);
+                let v = self.operand(*value);
+                let i = self.operand(*index).abs();
+                let base = if base == Val::Bottom { self.ce.zero_shape(inst.ty) } else { base };
+                match i.as_const() {
+                    Some(x) if x <= u64::from(u32::MAX) => replace(&base, &[x as u32], v),
+                    _ => match base {
+                        Val::Agg(items) => Val::Agg(items.iter().map(|x| x.join(&v)).collect()),
+                        _ => Val::Top,
+                    },
+                }
+            }
+            InstKind::Composite { elements } => {
+                if elements.len() > MAX_AGG_LEAVES {
+                    return Val::Top;
+                }
+                let items: Vec<Val> = elements.iter().map(|e| self.operand(*e)).collect();
+                Val::agg(items)
+            }
+            _ => Val::Top,
+        }
+    }
+
+    /// Evaluates a store's record; returns true when it changed.
+    fn eval_store(&mut self, h: InstH) -> bool {
+        let Some(InstKind::Store { ptr, value }) = self.f.insts.try_get(h).map(|i| &i.kind) else {
+            return false;
+        };
+        let (ptr, value) = (*ptr, *value);
+        let Some(p) = (match ptr {
+            Value::Inst(p) => self.fv.ptrs.get(p.index()).cloned().flatten(),
+            _ => None,
+        }) else {
+            return false;
+        };
+        let path = self.path_elems(&p.path);
+        let v = self.operand(value);
+        let Some(slot) = self.store_recs.get_mut(h.index()) else {
+            return false;
+        };
+        let merged = match slot.as_ref() {
+            Some((op, ov)) => {
+                let path = op
+                    .iter()
+                    .zip(path.iter())
+                    .map(|(a, b)| match (a, b) {
+                        (PathElem::Pending, x) | (x, PathElem::Pending) => *x,
+                        (x, y) if x == y => *x,
+                        _ => PathElem::Any,
+                    })
+                    .collect::<Vec<_>>();
+                (path, ov.join(&v))
+            }
+            None => (path, v),
+        };
+        let changed = slot.as_ref() != Some(&merged);
+        *slot = Some(merged);
+        changed
+    }
+}
+
+/// `base` with the member at `path` replaced by `v`.
+fn replace(base: &Val, path: &[u32], v: Val) -> Val {
+    let Some((first, rest)) = path.split_first() else {
+        return v;
+    };
+    match base {
+        Val::Agg(items) => {
+            let i = *first as usize;
+            let Some(old) = items.get(i) else {
+                return Val::Top;
+            };
+            let mut items: Vec<Val> = items.to_vec();
+            items[i] = replace(old, rest, v);
+            Val::Agg(items.into())
+        }
+        Val::Bottom => Val::Bottom,
+        _ => Val::Top,
+    }
+}
+
+impl ConstEval<'_> {
+    /// An aggregate of the type's shape with every member ⊥ (for inserts into `undef`).
+    fn zero_shape(&self, ty: TypeH) -> Val {
+        fn go(m: &Module, ty: TypeH, depth: u32, budget: &mut usize) -> Val {
+            if depth > MAX_RECURSION || *budget == 0 {
+                return Val::Top;
+            }
+            let (elems, count): (Vec<TypeH>, u64) = match m.types.try_get(ty) {
+                Some(Type::Vector { elem, count }) => (vec![*elem], u64::from(*count)),
+                Some(Type::Array { elem, count: Some(n), .. }) => (vec![*elem], *n),
+                Some(Type::Struct { members, .. }) => (members.clone(), 1),
+                _ => {
+                    *budget -= 1;
+                    return Val::Bottom;
+                }
+            };
+            if (elems.len() as u64).saturating_mul(count) > MAX_AGG_LEAVES as u64 {
+                return Val::Top;
+            }
+            let mut out = Vec::new();
+            for _ in 0..count {
+                for e in &elems {
+                    out.push(go(m, *e, depth + 1, budget));
+                }
+            }
+            Val::Agg(out.into())
+        }
+        let mut budget = MAX_AGG_LEAVES;
+        go(self.m, ty, 0, &mut budget)
+    }
+}
+
+/// Analyses one function. Returns `None` when the budget ran out.
+pub(crate) fn analyze_function<'m>(ce: &mut ConstEval<'m>, f: &'m Function, steps: &mut u64) -> Option<FuncValues> {
+    let m = ce.m;
+    let n = f.insts.len();
+    let cfg = Cfg::new(f);
+    let (ptrs, escaped, stores) = memory_facts(m, f);
+
+    // Positions in reverse post-order; unreachable instructions have none.
+    let mut pos = vec![u32::MAX; n];
+    let mut order: Vec<InstH> = Vec::new();
+    for b in &cfg.rpo {
+        if let Some(block) = f.blocks.try_get(*b) {
+            for ih in &block.insts {
+                if ih.index() < n && pos[ih.index()] == u32::MAX {
+                    pos[ih.index()] = order.len() as u32;
+                    order.push(*ih);
+                }
+            }
+        }
+    }
+
+    // Def-use edges, plus store → loads of the same alloca and path operand → access.
+    let mut users: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut loads_of: FxHashMap<usize, Vec<u32>> = FxHashMap::default();
+    for &h in &order {
+        let Some(inst) = f.insts.try_get(h) else { continue };
+        let me = h.index() as u32;
+        for_each_operand(&inst.kind, |v| {
+            if let Value::Inst(d) = v {
+                if let Some(u) = users.get_mut(d.index()) {
+                    u.push(me);
+                }
+            }
+        });
+        let ptr = match &inst.kind {
+            InstKind::Load { ptr } | InstKind::Store { ptr, .. } => Some(*ptr),
+            _ => None,
+        };
+        if let Some(Value::Inst(p)) = ptr {
+            if let Some(Some(pp)) = ptrs.get(p.index()) {
+                for v in &pp.path {
+                    if let Value::Inst(d) = v {
+                        if let Some(u) = users.get_mut(d.index()) {
+                            u.push(me);
+                        }
+                    }
+                }
+                if let (Root::Alloca(a), InstKind::Load { .. }) = (pp.root, &inst.kind) {
+                    loads_of.entry(a).or_default().push(me);
+                }
+            }
+        }
+    }
+
+    let mut eng = Engine {
+        ce,
+        f,
+        fv: FuncValues { vals: vec![Val::Bottom; n], ptrs, escaped, stores },
+        store_recs: vec![None; n],
+        steps,
+    };
+    let mut queued = vec![false; n];
+    let mut heap: BinaryHeap<Reverse<u32>> = BinaryHeap::with_capacity(order.len());
+    for (i, h) in order.iter().enumerate() {
+        queued[h.index()] = true;
+        heap.push(Reverse(i as u32));
+    }
+    while let Some(Reverse(p)) = heap.pop() {
+        *eng.steps += 1;
+        if *eng.steps > MAX_DATAFLOW_STEPS {
+            return None;
+        }
+        let Some(&h) = order.get(p as usize) else { continue };
+        queued[h.index()] = false;
+        let is_store = matches!(f.insts.try_get(h).map(|i| &i.kind), Some(InstKind::Store { .. }));
+        let mut wake: Vec<u32> = Vec::new();
+        if is_store {
+            if eng.eval_store(h) {
+                let root = match f.insts.try_get(h).map(|i| &i.kind) {
+                    Some(InstKind::Store { ptr: Value::Inst(p), .. }) => {
+                        eng.fv.ptrs.get(p.index()).cloned().flatten().map(|x| x.root)
+                    }
+                    _ => None,
+                };
+                if let Some(Root::Alloca(a)) = root {
+                    wake.extend(loads_of.get(&a).into_iter().flatten().copied());
+                }
+            }
+        } else {
+            let new = eng.eval(h, &cfg);
+            let old = &eng.fv.vals[h.index()];
+            let joined = old.join(&new);
+            if &joined != old {
+                eng.fv.vals[h.index()] = joined;
+                wake.extend(users[h.index()].iter().copied());
+            }
+        }
+        for u in wake {
+            let ui = u as usize;
+            let up = pos.get(ui).copied().unwrap_or(u32::MAX);
+            if up != u32::MAX && !queued[ui] {
+                queued[ui] = true;
+                heap.push(Reverse(up));
+            }
+        }
+    }
+    Some(eng.fv)
+}

@@ -1,0 +1,355 @@
+//! Dataflow on hand-built IR: arithmetic chains, phis, selects, loops,
+//! function-local memory, constant globals and spec constants.
+
+#[path = "support/builder.rs"]
+mod builder;
+
+use builder::B;
+use irlint::analysis::{analyze, AbsValue, AnalysisOptions};
+use irlint::ir::*;
+
+fn value(b: &B, v: Value) -> AbsValue {
+    value_with(b, v, &AnalysisOptions::default())
+}
+
+fn value_with(b: &B, v: Value, opts: &AnalysisOptions) -> AbsValue {
+    let a = analyze(&b.m, opts);
+    assert!(!a.budget_exceeded);
+    a.value(&b.m, b.f, Operand::Value(v))
+}
+
+fn cong(rem: u64, modulus: u64) -> AbsValue {
+    AbsValue::Congruence { rem, k: modulus.trailing_zeros() as u8 }
+}
+
+#[test]
+fn tid_times_64_plus_12_is_12_mod_64() {
+    let mut b = B::new(SourceKind::Dxil);
+    let tid = b.unknown();
+    let c64 = b.c32(64);
+    let c12 = b.c32(12);
+    let x = b.bin(BinOp::Mul, tid, c64);
+    let y = b.bin(BinOp::Add, x, c12);
+    // The DXIL spelling: shl 6 | 12.
+    let c6 = b.c32(6);
+    let s = b.bin(BinOp::Shl, tid, c6);
+    let z = b.bin(BinOp::Or, s, c12);
+    b.ret();
+    assert_eq!(value(&b, y), cong(12, 64));
+    assert_eq!(value(&b, z), cong(12, 64));
+}
+
+#[test]
+fn select_and_phi_of_constants_are_sets() {
+    let mut b = B::new(SourceKind::Dxil);
+    let tid = b.unknown();
+    let zero = b.c32(0);
+    let cond = {
+        let t = b.i1t;
+        b.inst(t, InstKind::Cmp { pred: CmpPred(32), lhs: tid, rhs: zero })
+    };
+    let (c32, c48) = (b.c32(32), b.c32(48));
+    let t = b.i32t;
+    let sel = b.inst(t, InstKind::Select { cond, if_true: c48, if_false: c32 });
+    let entry = b.cur;
+    let then = b.new_block();
+    let join = b.new_block();
+    b.cond_br(cond, then, join);
+    b.cur = then;
+    b.br(join);
+    b.cur = join;
+    let phi = b.inst(t, InstKind::Phi { incoming: vec![(c32, entry), (c48, then)] });
+    // A select on a known condition picks one side.
+    let one = {
+        let i1 = b.i1t;
+        b.konst(i1, ConstKind::Int(1))
+    };
+    let picked = b.inst(t, InstKind::Select { cond: one, if_true: c48, if_false: c32 });
+    b.ret();
+    assert_eq!(value(&b, sel), AbsValue::Set(vec![32, 48]));
+    assert_eq!(value(&b, phi), AbsValue::Set(vec![32, 48]));
+    assert_eq!(value(&b, picked), AbsValue::Set(vec![48]));
+}
+
+#[test]
+fn loop_phi_widens_to_a_congruence() {
+    // i = phi(0, i + 16); off = i | 8
+    let mut b = B::new(SourceKind::Dxil);
+    let entry = b.cur;
+    let header = b.new_block();
+    let exit = b.new_block();
+    b.br(header);
+    b.cur = header;
+    let t = b.i32t;
+    let zero = b.c32(0);
+    let phi = b.inst(t, InstKind::Phi { incoming: vec![(zero, entry)] });
+    let c16 = b.c32(16);
+    let next = b.bin(BinOp::Add, phi, c16);
+    let c8 = b.c32(8);
+    let off = b.bin(BinOp::Or, phi, c8);
+    let tid = b.unknown();
+    let cond = {
+        let i1 = b.i1t;
+        b.inst(i1, InstKind::Cmp { pred: CmpPred(36), lhs: next, rhs: tid })
+    };
+    b.cond_br(cond, header, exit);
+    if let InstKind::Phi { incoming } = &mut b.func().insts.get_mut(B::handle(phi)).kind {
+        incoming.push((next, header));
+    }
+    b.cur = exit;
+    b.ret();
+    assert_eq!(value(&b, phi), cong(0, 16));
+    assert_eq!(value(&b, off), cong(8, 16));
+}
+
+#[test]
+fn counting_loop_times_64_plus_8() {
+    // for (i = 0; ; ++i) off = (i << 6) | 8  → 8 mod 64 (lv_load_loop_misaligned)
+    let mut b = B::new(SourceKind::Dxil);
+    let entry = b.cur;
+    let header = b.new_block();
+    let exit = b.new_block();
+    b.br(header);
+    b.cur = header;
+    let t = b.i32t;
+    let zero = b.c32(0);
+    let phi = b.inst(t, InstKind::Phi { incoming: vec![(zero, entry)] });
+    let (c6, c8, c1) = (b.c32(6), b.c32(8), b.c32(1));
+    let s = b.bin(BinOp::Shl, phi, c6);
+    let off = b.bin(BinOp::Or, s, c8);
+    let next = b.bin(BinOp::Add, phi, c1);
+    let tid = b.unknown();
+    let cond = {
+        let i1 = b.i1t;
+        b.inst(i1, InstKind::Cmp { pred: CmpPred(36), lhs: next, rhs: tid })
+    };
+    b.cond_br(cond, header, exit);
+    if let InstKind::Phi { incoming } = &mut b.func().insts.get_mut(B::handle(phi)).kind {
+        incoming.push((next, header));
+    }
+    b.cur = exit;
+    b.ret();
+    assert_eq!(value(&b, phi), AbsValue::Top);
+    assert_eq!(value(&b, off), cong(8, 64));
+}
+
+#[test]
+fn function_local_array_store_and_load() {
+    // uint a[4] = {spec K*2+15 & ~15, 64, 96, 128}; load a[0], a[2], a[dyn]
+    let mut b = B::new(SourceKind::Spirv);
+    let k = b.spec32(1, 1, "K");
+    let two = b.c32(2);
+    let mul = b.expr32(ConstExpr::Binary(BinOp::Mul, k, two));
+    let c15 = b.c32(15);
+    let add = b.expr32(ConstExpr::Binary(BinOp::Add, mul, c15));
+    let mask = b.c32(0xFFFF_FFF0);
+    let stride = b.expr32(ConstExpr::Binary(BinOp::And, add, mask));
+    let i32t = b.i32t;
+    let arr = b.ty(Type::Array { elem: i32t, count: Some(4), stride: None });
+    let parr = b.ty(Type::Pointer { pointee: arr, space: 7 });
+    let alloca = b.inst(parr, InstKind::Alloca { ty: arr });
+    let (c64, c96, c128) = (b.c32(64), b.c32(96), b.c32(128));
+    let comp = b.inst(arr, InstKind::Composite { elements: vec![stride, c64, c96, c128] });
+    let void = b.void;
+    b.inst(void, InstKind::Store { ptr: alloca, value: comp });
+    let (zero, c2) = (b.c32(0), b.c32(2));
+    let p = b.ptr_i32;
+    let g0 = b.inst(p, InstKind::Gep { base: alloca, indices: vec![zero, zero] });
+    let l0 = b.inst(i32t, InstKind::Load { ptr: g0 });
+    let g2 = b.inst(p, InstKind::Gep { base: alloca, indices: vec![zero, c2] });
+    let l2 = b.inst(i32t, InstKind::Load { ptr: g2 });
+    let tid = b.unknown();
+    let gd = b.inst(p, InstKind::Gep { base: alloca, indices: vec![zero, tid] });
+    let ld = b.inst(i32t, InstKind::Load { ptr: gd });
+    b.ret();
+    assert_eq!(value(&b, l0), AbsValue::Set(vec![16]));
+    assert_eq!(value(&b, l2), AbsValue::Set(vec![96]));
+    assert_eq!(value(&b, ld), AbsValue::Set(vec![16, 64, 96, 128]));
+    // Override K = 24 → (48 + 15) & ~15 = 48.
+    let opts = AnalysisOptions { spec_constants: vec![(1, 24)] };
+    assert_eq!(value_with(&b, l0, &opts), AbsValue::Set(vec![48]));
+    let a = analyze(&b.m, &AnalysisOptions::default());
+    assert_eq!(a.spec_deps(&b.m, b.f, Operand::Value(l0)), vec![(1, 1)]);
+    assert_eq!(a.spec_deps(&b.m, b.f, Operand::Value(l2)), vec![]);
+    let a = analyze(&b.m, &opts);
+    assert_eq!(a.spec_deps(&b.m, b.f, Operand::Value(l0)), vec![(1, 24)]);
+}
+
+#[test]
+fn element_stores_join_and_escapes_give_top() {
+    let mut b = B::new(SourceKind::Dxil);
+    let i32t = b.i32t;
+    let arr = b.ty(Type::Array { elem: i32t, count: Some(2), stride: None });
+    let parr = b.ty(Type::Pointer { pointee: arr, space: 0 });
+    let a = b.inst(parr, InstKind::Alloca { ty: arr });
+    let (zero, one) = (b.c32(0), b.c32(1));
+    let p = b.ptr_i32;
+    let g0 = b.inst(p, InstKind::Gep { base: a, indices: vec![zero, zero] });
+    let g1 = b.inst(p, InstKind::Gep { base: a, indices: vec![zero, one] });
+    let (c32, c48, c7) = (b.c32(32), b.c32(48), b.c32(7));
+    let void = b.void;
+    b.inst(void, InstKind::Store { ptr: g0, value: c32 });
+    b.inst(void, InstKind::Store { ptr: g0, value: c48 });
+    b.inst(void, InstKind::Store { ptr: g1, value: c7 });
+    let l0 = b.inst(i32t, InstKind::Load { ptr: g0 });
+    let l1 = b.inst(i32t, InstKind::Load { ptr: g1 });
+    // A second variable whose address is passed to a call: unknown.
+    let v = b.inst(b.ptr_i32, InstKind::Alloca { ty: i32t });
+    b.inst(void, InstKind::Store { ptr: v, value: c32 });
+    let callee = Value::Function(b.f);
+    b.inst(void, InstKind::Call { callee, args: vec![v], dx_op: None });
+    let lv = b.inst(i32t, InstKind::Load { ptr: v });
+    b.ret();
+    assert_eq!(value(&b, l0), AbsValue::Set(vec![32, 48]));
+    assert_eq!(value(&b, l1), AbsValue::Set(vec![7]));
+    assert_eq!(value(&b, lv), AbsValue::Top);
+}
+
+#[test]
+fn loop_variable_in_memory_converges() {
+    // i = 0; loop { off = i * 16 + 4; i = i + 16 }  (SPIR-V Function variable)
+    let mut b = B::new(SourceKind::Spirv);
+    let i32t = b.i32t;
+    let p = b.ptr_i32;
+    let var = b.inst(p, InstKind::Alloca { ty: i32t });
+    let zero = b.c32(0);
+    let void = b.void;
+    b.inst(void, InstKind::Store { ptr: var, value: zero });
+    let header = b.new_block();
+    let exit = b.new_block();
+    b.br(header);
+    b.cur = header;
+    let i = b.inst(i32t, InstKind::Load { ptr: var });
+    let c4 = b.c32(4);
+    let off = b.bin(BinOp::Add, i, c4);
+    let c16 = b.c32(16);
+    let next = b.bin(BinOp::Add, i, c16);
+    b.inst(void, InstKind::Store { ptr: var, value: next });
+    let tid = b.unknown();
+    let cond = {
+        let i1 = b.i1t;
+        b.inst(i1, InstKind::Cmp { pred: CmpPred(36), lhs: next, rhs: tid })
+    };
+    b.cond_br(cond, header, exit);
+    b.cur = exit;
+    b.ret();
+    assert_eq!(value(&b, i), cong(0, 16));
+    assert_eq!(value(&b, off), cong(4, 16));
+}
+
+#[test]
+fn constant_global_initializer_folds() {
+    let mut b = B::new(SourceKind::Dxil);
+    let i32t = b.i32t;
+    let arr = b.ty(Type::Array { elem: i32t, count: Some(3), stride: None });
+    let parr = b.ty(Type::Pointer { pointee: arr, space: 0 });
+    let (c1, c2, c3) = (b.c32(10), b.c32(20), b.c32(30));
+    let init = b.konst(arr, ConstKind::Aggregate(vec![c1, c2, c3]));
+    let g = b.m.globals.append(Global {
+        name: Some("lut".into()),
+        ty: parr,
+        value_ty: arr,
+        space: 0,
+        init: Some(init),
+        is_const: true,
+        span: Span::at(0),
+    });
+    let (zero, one) = (b.c32(0), b.c32(1));
+    let p = b.ptr_i32;
+    let gep = b.inst(p, InstKind::Gep { base: Value::Global(g), indices: vec![zero, one] });
+    let l = b.inst(i32t, InstKind::Load { ptr: gep });
+    let tid = b.unknown();
+    let gd = b.inst(p, InstKind::Gep { base: Value::Global(g), indices: vec![zero, tid] });
+    let ld = b.inst(i32t, InstKind::Load { ptr: gd });
+    b.ret();
+    assert_eq!(value(&b, l), AbsValue::Set(vec![20]));
+    assert_eq!(value(&b, ld), AbsValue::Set(vec![10, 20, 30]));
+}
+
+#[test]
+fn aggregates_extract_insert_and_casts() {
+    let mut b = B::new(SourceKind::Dxil);
+    let i32t = b.i32t;
+    let st = b.ty(Type::Struct { name: None, members: vec![i32t, i32t] });
+    let undef = b.konst(st, ConstKind::Undef);
+    let tid = b.unknown();
+    let c3 = b.c32(3);
+    let c5 = b.c32(5);
+    let x = b.bin(BinOp::Shl, tid, c3);
+    let ins = b.inst(st, InstKind::InsertValue { agg: undef, value: x, indices: vec![1] });
+    let ins2 = b.inst(st, InstKind::InsertValue { agg: ins, value: c5, indices: vec![0] });
+    let e1 = b.inst(i32t, InstKind::ExtractValue { agg: ins2, indices: vec![1] });
+    let e0 = b.inst(i32t, InstKind::ExtractValue { agg: ins2, indices: vec![0] });
+    let i64t = b.i64t;
+    let z = b.inst(i64t, InstKind::Cast { op: CastOp::ZExt, value: e1 });
+    let i16t = b.ty(Type::Int { bits: 16 });
+    let big = b.c32(0x1_0010);
+    let tr = b.inst(i16t, InstKind::Cast { op: CastOp::Trunc, value: big });
+    b.ret();
+    assert_eq!(value(&b, e1), cong(0, 8));
+    assert_eq!(value(&b, e0), AbsValue::Set(vec![5]));
+    assert_eq!(value(&b, z), cong(0, 8));
+    assert_eq!(value(&b, tr), AbsValue::Set(vec![0x10]));
+}
+
+#[test]
+fn spec_constant_default_and_override() {
+    let mut b = B::new(SourceKind::Spirv);
+    let k = b.spec32(3, 16, "layerSize");
+    let c2 = b.c32(2);
+    let x = b.bin(BinOp::Mul, k, c2);
+    b.ret();
+    assert_eq!(value(&b, x), AbsValue::Set(vec![32]));
+    let opts = AnalysisOptions { spec_constants: vec![(3, 40)] };
+    assert_eq!(value_with(&b, x, &opts), AbsValue::Set(vec![80]));
+    let a = analyze(&b.m, &opts);
+    assert_eq!(a.spec_deps(&b.m, b.f, Operand::Value(x)), vec![(3, 40)]);
+}
+
+#[test]
+fn unreachable_code_stays_bottom() {
+    let mut b = B::new(SourceKind::Dxil);
+    b.ret();
+    let dead = b.new_block();
+    b.cur = dead;
+    let c = b.c32(12);
+    let c1 = b.c32(1);
+    let x = b.bin(BinOp::Add, c, c1);
+    b.ret();
+    assert_eq!(value(&b, x), AbsValue::Bottom);
+}
+
+#[test]
+fn long_chain_stays_within_budget() {
+    // 20 000 dependent additions in a loop: converges, no budget hit.
+    let mut b = B::new(SourceKind::Dxil);
+    let entry = b.cur;
+    let header = b.new_block();
+    let exit = b.new_block();
+    b.br(header);
+    b.cur = header;
+    let t = b.i32t;
+    let zero = b.c32(0);
+    let phi = b.inst(t, InstKind::Phi { incoming: vec![(zero, entry)] });
+    let c64 = b.c32(64);
+    let mut x = phi;
+    for _ in 0..20_000 {
+        x = b.bin(BinOp::Add, x, c64);
+    }
+    let tid = b.unknown();
+    let cond = {
+        let i1 = b.i1t;
+        b.inst(i1, InstKind::Cmp { pred: CmpPred(36), lhs: x, rhs: tid })
+    };
+    b.cond_br(cond, header, exit);
+    if let InstKind::Phi { incoming } = &mut b.func().insts.get_mut(B::handle(phi)).kind {
+        incoming.push((x, header));
+    }
+    b.cur = exit;
+    b.ret();
+    let a = analyze(&b.m, &AnalysisOptions::default());
+    assert!(!a.budget_exceeded, "steps {}", a.steps);
+    // 20 000 × 64 = 625 × 2^11.
+    assert_eq!(a.value(&b.m, b.f, Operand::Value(x)), cong(0, 2048));
+    assert!(a.steps < 1_000_000, "steps {}", a.steps);
+}
