@@ -207,7 +207,8 @@ pub fn render(report: &RunReport, opts: &HumanOptions) -> String {
             if let Some(off) = f.blob_offset {
                 loc.push_str(&format!("@0x{off:X}"));
             }
-            out.push_str(&format!("  {loc}: {}\n", f.message.as_deref().unwrap_or("error")));
+            let first = f.message.as_deref().and_then(|m| m.lines().next()).unwrap_or("error");
+            out.push_str(&format!("  {loc}: {first}\n"));
         }
     }
     if opts.stats {

@@ -197,3 +197,27 @@ pub(crate) fn plural(n: usize, noun: &str) -> String {
         format!("{n} {noun}s")
     }
 }
+
+/// Writes `contents` to `path` atomically: a temporary file in the same
+/// directory, flushed, then renamed over the target — readers never see a
+/// half-written report.
+pub fn write_atomic(path: &std::path::Path, contents: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "report".into());
+    let tmp = dir.join(format!(".{name}.irlint-{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(contents)?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
