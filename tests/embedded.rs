@@ -181,7 +181,7 @@ fn batch_reports_file_and_blob_entries() {
     let path = dir.join("game.so");
     std::fs::write(&path, &file).unwrap();
     std::fs::write(dir.join("notes.txt"), b"no shaders in here").unwrap();
-    let report = irlint::input::batch::check_paths(&[dir.clone()], Default::default());
+    let report = irlint::input::batch::check_paths(std::slice::from_ref(&dir), Default::default());
     std::fs::remove_dir_all(&dir).unwrap();
     let p = path.to_string_lossy().into_owned();
     let entries: Vec<_> =

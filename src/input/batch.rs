@@ -59,6 +59,9 @@ struct Resolved {
     hlsl: HlslOptions,
 }
 
+/// Settings for inputs under one config file, or that file's error.
+type ResolveResult = Result<Arc<Resolved>, String>;
+
 /// What checking one input produced.
 #[derive(Debug, Default)]
 struct Outcome {
@@ -137,7 +140,7 @@ pub struct Batch {
     /// Directory → the config that applies there (None = none found).
     dir_configs: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
     /// Config file (None = defaults) → resolved options or the config error.
-    resolved: Mutex<HashMap<Option<PathBuf>, Result<Arc<Resolved>, String>>>,
+    resolved: Mutex<HashMap<Option<PathBuf>, ResolveResult>>,
     compiler: OnceLock<Result<Compiler, HlslError>>,
 }
 
@@ -220,7 +223,7 @@ impl Batch {
         cache.entry(dir.clone()).or_insert_with(|| config::discover(&dir)).clone()
     }
 
-    fn resolve(&self, input: &Path) -> Result<Arc<Resolved>, String> {
+    fn resolve(&self, input: &Path) -> ResolveResult {
         let key = if self.opts.config.is_some() { None } else { self.config_for(input) };
         let mut cache = self.resolved.lock().unwrap_or_else(|e| e.into_inner());
         cache

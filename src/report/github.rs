@@ -46,7 +46,10 @@ pub fn render_diagnostic(d: &Diagnostic) -> String {
     }
     props.push(format!("title={}", escape_property(&d.rule)));
     let mut message = d.message.clone();
-    message.push_str(&format!("\nin {}", bytecode_location(loc)));
+    // Where in the bytecode, unless `file=` already says everything.
+    if loc.source.is_some() || loc.blob_offset.is_some() || loc.function.is_some() || loc.instruction.is_some() {
+        message.push_str(&format!("\nin {}", bytecode_location(loc)));
+    }
     if let Some(ir) = &loc.ir {
         message.push_str(&format!("\nir: {ir}"));
     }
