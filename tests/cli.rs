@@ -320,3 +320,63 @@ fn dump_blobs_lists_offsets() {
     let (code, _, _) = run(irlint().current_dir(d.path()).args(["dump", "missing.bin"]));
     assert_eq!(code, 2);
 }
+
+fn shared_dir() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("IRLINT_SHARED").map(PathBuf::from).filter(|p| p.is_dir()) {
+        return Some(p);
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    [root.join("../shared"), root.join("../../shared")].into_iter().find(|p| p.is_dir())
+}
+
+/// Compiles every `fixtures/hlsl/*.hlsl` with the arguments of its `// compile:`
+/// line through the DXC named by `$IRLINT_DXC`, then checks one through the CLI.
+#[test]
+fn hlsl_fixtures_compile_when_irlint_dxc_is_set() {
+    let Some(dxc_path) = std::env::var_os("IRLINT_DXC").map(PathBuf::from) else {
+        eprintln!("skipping: IRLINT_DXC is not set (point it at libdxcompiler.so to compile the HLSL fixtures)");
+        return;
+    };
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found (set IRLINT_SHARED)");
+        return;
+    };
+    use irlint::input::dxc::{parse_args, Compiler};
+    let compiler = match Compiler::load(Some(&dxc_path)) {
+        Ok(c) => c,
+        Err(e) => panic!("IRLINT_DXC is set but DXC does not load: {e:?}"),
+    };
+    let mut dir: Vec<_> =
+        std::fs::read_dir(shared.join("fixtures/hlsl")).unwrap().flatten().map(|e| e.path()).collect();
+    dir.sort();
+    let mut failures = Vec::new();
+    let mut compiled = 0;
+    for path in &dir {
+        let source = std::fs::read_to_string(path).unwrap();
+        let Some(args) = source.lines().next().and_then(|l| l.strip_prefix("// compile:")) else { continue };
+        let tokens: Vec<String> = args.split_whitespace().map(str::to_string).collect();
+        let opts = parse_args(&tokens).unwrap();
+        let name = path.to_string_lossy();
+        match compiler.compile(&name, &source, &opts) {
+            Ok((bytes, kind)) => {
+                assert_eq!(irlint::check::classify(&name, &bytes), kind, "{name}");
+                compiled += 1;
+            }
+            Err(e) => failures.push(format!("{name}: {e:?}")),
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} failed:\n{}", failures.len(), dir.len(), failures.join("\n"));
+    assert!(compiled > 0);
+    // Through the CLI: compiled and analysed (not an input error).
+    let one = shared.join("fixtures/hlsl/lv_load_f16_misaligned.hlsl");
+    let (code, out, _) = run(irlint()
+        .env("IRLINT_DXC", &dxc_path)
+        .args(["check", "--format", "json", "-T", "cs_6_9", "-E", "main", "--dxc-arg", "-enable-16bit-types"])
+        .arg(&one));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["files"][0]["kind"], "hlsl", "{out}");
+    // Compiled: whatever the DXIL front end says, the message is not about HLSL or DXC.
+    let message = v["files"][0]["message"].as_str().unwrap_or("");
+    assert!(!message.starts_with("HLSL"), "{out}");
+    assert!(code <= 2);
+}
