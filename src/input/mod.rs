@@ -1,1 +1,16 @@
-//! Input discovery (stub).
+//! Finding what to analyse and running the checks over it.
+//!
+//! - [`discover`]: command-line paths → input files (recursive, by content).
+//! - [`embedded`]: DXBC / SPIR-V blobs inside other files (ELF, PE, Mach-O
+//!   sections or raw bytes).
+//! - [`dxc`]: HLSL compiled through a run-time loaded DXC.
+//! - [`batch`]: the parallel driver that reads, checks and gathers one
+//!   sorted [`crate::report::RunReport`].
+
+pub mod batch;
+pub mod discover;
+pub mod dxc;
+pub mod embedded;
+
+pub use batch::{Batch, BatchOptions};
+pub use discover::{discover, Input};

@@ -1,5 +1,11 @@
 //! Diagnostics and their emitters.
 
 pub mod diagnostic;
+pub mod github;
+pub mod human;
+pub mod json;
+pub mod run;
+pub mod sarif;
 
 pub use diagnostic::*;
+pub use run::{render, Format, RunReport, Stats};

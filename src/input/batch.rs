@@ -1,0 +1,397 @@
+//! The batch driver behind `irlint check`: reads every input, runs
+//! [`crate::check`] on it in parallel (rayon), and gathers one sorted
+//! [`RunReport`].
+//!
+//! - Each input is read (at most [`limits::MAX_FILE_BYTES`]), checked and its
+//!   bytes dropped before the worker takes the next one, so memory stays
+//!   bounded by the number of threads, not the number of inputs.
+//! - Binaries that are not shaders themselves are scanned for embedded blobs
+//!   ([`super::embedded`]); HLSL is compiled through DXC ([`super::dxc`]).
+//! - Settings come from `--config`, else from the `irlint.toml` found by
+//!   walking up from each input's directory (cached per directory); the
+//!   command-line `-A/-W/-D` overrides are applied after either.
+//! - Every input appears exactly once in `files` (an embedded blob adds an
+//!   entry with its offset). An unreadable input is an `error` entry plus an
+//!   `input-error` diagnostic; the other inputs are still checked.
+
+use super::discover::Input;
+use super::dxc::{self, Compiler, HlslError, HlslOptions};
+use super::embedded;
+use crate::analysis::AnalysisOptions;
+use crate::check::{self, CheckOptions, FileReport, FileStatus, InputKind};
+use crate::config::{self, RuleLevel, Settings};
+use crate::read::limits;
+use crate::report::{Certainty, Diagnostic, Level, RunReport, Stats, INPUT_ERROR};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+/// How many of the slowest inputs `--stats` lists.
+pub const SLOWEST: usize = 5;
+
+/// Options of a batch run.
+#[derive(Debug, Clone, Default)]
+pub struct BatchOptions {
+    /// `--config FILE`, already loaded: settings and its `[hlsl]` table.
+    /// `None` = discover `irlint.toml` per input.
+    pub config: Option<(Settings, HlslOptions)>,
+    /// `-A/-W/-D RULE` in command-line order, applied after the config.
+    pub overrides: Vec<(String, RuleLevel)>,
+    /// Dataflow options (`--spec-constant`).
+    pub analysis: AnalysisOptions,
+    /// HLSL options from the command line (highest priority).
+    pub hlsl: HlslOptions,
+    /// `--dxc PATH`.
+    pub dxc_path: Option<PathBuf>,
+    /// `-j N` (None or 0 = one thread per core).
+    pub jobs: Option<usize>,
+    /// Draw a progress bar on stderr.
+    pub progress: bool,
+}
+
+/// Settings and HLSL options that apply to one input.
+#[derive(Debug)]
+struct Resolved {
+    check: CheckOptions,
+    hlsl: HlslOptions,
+}
+
+/// Settings for inputs under one config file, or that file's error.
+type ResolveResult = Result<Arc<Resolved>, String>;
+
+/// What checking one input produced.
+#[derive(Debug, Default)]
+struct Outcome {
+    files: Vec<FileReport>,
+    diagnostics: Vec<Diagnostic>,
+    seconds: f64,
+}
+
+/// Loads a config file: rule settings plus its `[hlsl]` table.
+pub fn load_config(path: &Path) -> Result<(Settings, HlslOptions), String> {
+    let settings = config::load(path).map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let hlsl = dxc::parse_config(&text, path)?;
+    Ok((settings, hlsl))
+}
+
+/// Applies command-line overrides to settings (unknown rule ids are errors).
+pub fn apply_overrides(mut s: Settings, overrides: &[(String, RuleLevel)]) -> Result<Settings, String> {
+    for (rule, level) in overrides {
+        s.apply_override(rule, *level).map_err(|e| e.to_string())?;
+    }
+    Ok(s)
+}
+
+/// Reads a whole input file, refusing files over [`limits::MAX_FILE_BYTES`].
+pub fn read_input(path: &Path) -> Result<Vec<u8>, String> {
+    let f = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let declared = f.metadata().map(|m| m.len()).unwrap_or(0);
+    if declared > limits::MAX_FILE_BYTES {
+        return Err(format!("file is {declared} bytes, over the {}-byte input limit", limits::MAX_FILE_BYTES));
+    }
+    let mut bytes = Vec::with_capacity(declared as usize);
+    f.take(limits::MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > limits::MAX_FILE_BYTES {
+        return Err(format!("file is over the {}-byte input limit", limits::MAX_FILE_BYTES));
+    }
+    Ok(bytes)
+}
+
+fn error_entry(path: &str, kind: InputKind, message: String) -> (FileReport, Diagnostic) {
+    let report = FileReport {
+        path: path.to_string(),
+        kind,
+        status: FileStatus::Error,
+        message: Some(message.clone()),
+        blob_offset: None,
+        section: None,
+        bytes: 0,
+        modules: 0,
+    };
+    // One-line message; further lines (what was searched, how to fix) become notes.
+    let mut lines = message.lines();
+    let first = lines.next().unwrap_or_default().to_string();
+    let mut d = Diagnostic::new(INPUT_ERROR, Level::Error, Certainty::Proven, first);
+    d.notes = lines.map(str::to_string).collect();
+    d.location.path = path.to_string();
+    (report, d)
+}
+
+fn skipped_entry(path: &str, kind: InputKind, bytes: u64, message: String) -> FileReport {
+    FileReport {
+        path: path.to_string(),
+        kind,
+        status: FileStatus::Skipped,
+        message: Some(message),
+        blob_offset: None,
+        section: None,
+        bytes,
+        modules: 0,
+    }
+}
+
+/// The batch driver (one per run).
+pub struct Batch {
+    opts: BatchOptions,
+    /// Directory → the config that applies there (None = none found).
+    dir_configs: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+    /// Config file (None = defaults) → resolved options or the config error.
+    resolved: Mutex<HashMap<Option<PathBuf>, ResolveResult>>,
+    compiler: OnceLock<Result<Compiler, HlslError>>,
+}
+
+impl Batch {
+    /// A driver for these options.
+    pub fn new(opts: BatchOptions) -> Self {
+        Batch {
+            opts,
+            dir_configs: Mutex::new(HashMap::new()),
+            resolved: Mutex::new(HashMap::new()),
+            compiler: OnceLock::new(),
+        }
+    }
+
+    /// Checks every input and returns the sorted report.
+    pub fn run(&self, inputs: &[Input]) -> RunReport {
+        let start = Instant::now();
+        let bar = (self.opts.progress && inputs.len() > 1).then(|| {
+            let bar = indicatif::ProgressBar::with_draw_target(
+                Some(inputs.len() as u64),
+                indicatif::ProgressDrawTarget::stderr(),
+            );
+            if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {wide_msg}") {
+                bar.set_style(style);
+            }
+            bar
+        });
+        let work = || -> Vec<(usize, Outcome)> {
+            inputs
+                .par_iter()
+                .enumerate()
+                .map(|(i, input)| {
+                    let o = self.process(input);
+                    if let Some(b) = &bar {
+                        b.inc(1);
+                    }
+                    (i, o)
+                })
+                .collect()
+        };
+        let outcomes = match self.opts.jobs.filter(|&n| n > 0) {
+            Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+                Ok(pool) => pool.install(work),
+                Err(_) => work(),
+            },
+            None => work(),
+        };
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        let mut report = RunReport::default();
+        let mut timings = Vec::with_capacity(outcomes.len());
+        for (i, o) in outcomes {
+            timings.push((inputs[i].display.clone(), o.seconds));
+            for f in &o.files {
+                if f.blob_offset.is_none() {
+                    report.stats.bytes += f.bytes;
+                }
+                report.stats.modules += u64::from(f.modules);
+            }
+            report.files.extend(o.files);
+            report.diagnostics.extend(o.diagnostics);
+        }
+        timings.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        timings.truncate(SLOWEST);
+        report.stats = Stats {
+            files: inputs.len() as u64,
+            seconds: start.elapsed().as_secs_f64(),
+            slowest: timings,
+            ..report.stats
+        };
+        report.sort();
+        report
+    }
+
+    fn config_for(&self, input: &Path) -> Option<PathBuf> {
+        let abs = std::path::absolute(input).unwrap_or_else(|_| input.to_path_buf());
+        let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
+        let mut cache = self.dir_configs.lock().unwrap_or_else(|e| e.into_inner());
+        cache.entry(dir.clone()).or_insert_with(|| config::discover(&dir)).clone()
+    }
+
+    fn resolve(&self, input: &Path) -> ResolveResult {
+        let key = if self.opts.config.is_some() { None } else { self.config_for(input) };
+        let mut cache = self.resolved.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(key.clone())
+            .or_insert_with(|| {
+                let (settings, hlsl) = match (&self.opts.config, &key) {
+                    (Some(c), _) => c.clone(),
+                    (None, Some(path)) => load_config(path)?,
+                    (None, None) => (Settings::default(), HlslOptions::default()),
+                };
+                let settings = apply_overrides(settings, &self.opts.overrides)?;
+                Ok(Arc::new(Resolved { check: CheckOptions { settings, analysis: self.opts.analysis.clone() }, hlsl }))
+            })
+            .clone()
+    }
+
+    fn process(&self, input: &Input) -> Outcome {
+        let start = Instant::now();
+        let mut out = Outcome::default();
+        self.process_into(input, &mut out);
+        out.seconds = start.elapsed().as_secs_f64();
+        out
+    }
+
+    fn process_into(&self, input: &Input, out: &mut Outcome) {
+        let path = input.display.as_str();
+        let mut fail = |kind: InputKind, message: String| {
+            let (f, d) = error_entry(path, kind, message);
+            out.files.push(f);
+            out.diagnostics.push(d);
+        };
+        if let Some(e) = &input.error {
+            return fail(InputKind::Binary, e.clone());
+        }
+        let resolved = match self.resolve(&input.path) {
+            Ok(r) => r,
+            Err(e) => return fail(InputKind::Binary, format!("configuration error: {e}")),
+        };
+        let bytes = match read_input(&input.path) {
+            Ok(b) => b,
+            Err(e) => return fail(InputKind::Binary, e),
+        };
+        match check::classify(path, &bytes) {
+            InputKind::Hlsl => self.hlsl(input, bytes, &resolved, out),
+            InputKind::Binary | InputKind::Ptx => embedded_into(path, &bytes, &resolved.check, out),
+            _ => {
+                let r = check::check_bytes(path, &bytes, &resolved.check);
+                out.files.extend(r.files);
+                out.diagnostics.extend(r.diagnostics);
+            }
+        }
+    }
+
+    fn compiler(&self) -> &Result<Compiler, HlslError> {
+        self.compiler.get_or_init(|| Compiler::load(self.opts.dxc_path.as_deref()))
+    }
+
+    fn hlsl(&self, input: &Input, bytes: Vec<u8>, resolved: &Resolved, out: &mut Outcome) {
+        let path = input.display.as_str();
+        let size = bytes.len() as u64;
+        let mut fail = |message: String| {
+            let (mut f, d) = error_entry(path, InputKind::Hlsl, message);
+            f.bytes = size;
+            out.files.push(f);
+            out.diagnostics.push(d);
+        };
+        let lower = path.to_ascii_lowercase();
+        if !input.explicit && lower.ends_with(".hlsli") {
+            out.files.push(skipped_entry(
+                path,
+                InputKind::Hlsl,
+                size,
+                "HLSL include file, not compiled on its own".into(),
+            ));
+            return;
+        }
+        let source = match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(_) => return fail("HLSL source is not valid UTF-8".into()),
+        };
+        let directive = match dxc::parse_directive(&source) {
+            Some(Ok(d)) => d,
+            Some(Err(e)) => return fail(e),
+            None => HlslOptions::default(),
+        };
+        let opts = resolved.hlsl.merged(&directive).merged(&self.opts.hlsl);
+        if let Err(HlslError::Options(m)) = dxc::require_target(&opts) {
+            if input.explicit {
+                return fail(m);
+            }
+            out.files.push(skipped_entry(path, InputKind::Hlsl, size, format!("not compiled: {m}")));
+            return;
+        }
+        let compiler = match self.compiler() {
+            Ok(c) => c,
+            Err(HlslError::NoCompiler(m)) if !input.explicit => {
+                out.files.push(skipped_entry(path, InputKind::Hlsl, size, m.clone()));
+                return;
+            }
+            Err(e) => return fail(hlsl_error_text(e)),
+        };
+        match compiler.compile(path, &source, &opts) {
+            Ok((module, kind)) => {
+                let (mut f, d) = check::check_blob(path, kind, &module, None, &resolved.check);
+                f.kind = InputKind::Hlsl;
+                f.bytes = size;
+                out.files.push(f);
+                out.diagnostics.extend(d);
+            }
+            Err(HlslError::Compile(text)) => {
+                let (mut f, mut d) = error_entry(path, InputKind::Hlsl, "HLSL compilation failed".into());
+                f.bytes = size;
+                if let Some((loc, msg)) = dxc::first_error(&text) {
+                    d.message = format!("HLSL compilation failed: {msg}");
+                    if loc.line > 0 {
+                        d.location.source = Some(loc);
+                    }
+                }
+                d.notes.push(format!("DXC output:\n{}", text.trim_end()));
+                f.message = Some(d.message.clone());
+                out.files.push(f);
+                out.diagnostics.push(d);
+            }
+            Err(e) => fail(hlsl_error_text(&e)),
+        }
+    }
+}
+
+fn hlsl_error_text(e: &HlslError) -> String {
+    match e {
+        HlslError::NoCompiler(m) | HlslError::Options(m) | HlslError::Compile(m) => m.clone(),
+    }
+}
+
+/// Scans a binary for embedded shaders and checks each: one entry for the
+/// file, one per blob.
+fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, out: &mut Outcome) {
+    let blobs = embedded::scan(bytes);
+    if blobs.is_empty() {
+        out.files.push(skipped_entry(path, InputKind::Binary, bytes.len() as u64, "no embedded shader found".into()));
+        return;
+    }
+    let n = blobs.len();
+    out.files.push(FileReport {
+        path: path.to_string(),
+        kind: InputKind::Binary,
+        status: FileStatus::Ok,
+        message: Some(format!("{n} embedded shader{}", if n == 1 { "" } else { "s" })),
+        blob_offset: None,
+        section: None,
+        bytes: bytes.len() as u64,
+        modules: 0,
+    });
+    for b in blobs {
+        let Some(slice) = bytes.get(b.range()) else { continue };
+        let (mut f, mut diags) = check::check_blob(path, b.kind, slice, Some(b.offset), opts);
+        f.section.clone_from(&b.section);
+        for d in &mut diags {
+            d.location.section.clone_from(&b.section);
+        }
+        out.files.push(f);
+        out.diagnostics.extend(diags);
+    }
+}
+
+/// Expands `paths` and checks every input — the library entry point for
+/// embedding irlint's batch run.
+pub fn check_paths(paths: &[PathBuf], opts: BatchOptions) -> RunReport {
+    let inputs = super::discover::discover(paths);
+    Batch::new(opts).run(&inputs)
+}

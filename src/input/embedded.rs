@@ -1,0 +1,309 @@
+//! Shaders embedded in other files (executables, libraries, pak archives).
+//!
+//! One linear pass over the bytes looks for the `DXBC` container magic and the
+//! SPIR-V magic `0x07230203` in either byte order, at any byte offset. Each hit
+//! is validated before it counts, and a false hit is silently dropped:
+//!
+//! - **DXBC**: the declared container size fits the bytes left, and
+//!   [`crate::read::dxbc::parse`] accepts the candidate slice (part table
+//!   inside the container, every part inside it), with at least one part and
+//!   printable FourCCs.
+//! - **SPIR-V**: version 1.0–1.6, id bound > 0 (and within the reader's limit),
+//!   schema 0, first instruction `OpCapability`. The instruction stream is then
+//!   walked by word count until a word count of 0, an instruction that runs
+//!   past the end of the file, or another SPIR-V magic; the module ends after
+//!   the last `OpFunctionEnd` of that walk (or where the walk stopped when
+//!   there is none).
+//!
+//! Nothing past a blob's declared size is ever read, and scanning resumes after
+//! each accepted blob. For ELF, PE and Mach-O files goblin names the section
+//! holding each blob (goblin runs under `catch_unwind`; a parse failure only
+//! loses the section names).
+
+use crate::check::InputKind;
+use crate::read::dxbc::{self, FourCc};
+use crate::read::limits;
+use std::ops::Range;
+
+/// One shader found inside a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Blob {
+    /// Byte offset in the file.
+    pub offset: u64,
+    /// Size in bytes.
+    pub len: u64,
+    /// `Dxil`, `Dxbc` (legacy container) or `Spirv`.
+    pub kind: InputKind,
+    /// The object-file section holding it, when the file is ELF/PE/Mach-O.
+    pub section: Option<String>,
+}
+
+impl Blob {
+    /// The blob's byte range in the file.
+    pub fn range(&self) -> Range<usize> {
+        self.offset as usize..(self.offset + self.len) as usize
+    }
+}
+
+const SPIRV_MAGIC: u32 = 0x0723_0203;
+const OP_CAPABILITY: u32 = 17;
+const OP_FUNCTION_END: u32 = 56;
+
+/// Finds every embedded shader, in file order.
+pub fn scan(bytes: &[u8]) -> Vec<Blob> {
+    let mut blobs = Vec::new();
+    let mut i = 0usize;
+    while i + 4 <= bytes.len() {
+        let found = match bytes.get(i) {
+            Some(b'D') => dxbc_at(bytes, i),
+            Some(0x03) | Some(0x07) => spirv_at(bytes, i),
+            _ => None,
+        };
+        match found {
+            Some((len, kind)) => {
+                blobs.push(Blob { offset: i as u64, len: len as u64, kind, section: None });
+                i += len.max(1);
+            }
+            None => i += 1,
+        }
+    }
+    if !blobs.is_empty() {
+        let sections = sections(bytes);
+        for b in &mut blobs {
+            b.section =
+                sections.iter().find(|(_, r)| r.start <= b.offset && b.offset < r.end).map(|(name, _)| name.clone());
+        }
+    }
+    blobs
+}
+
+fn u32_le(bytes: &[u8], at: usize) -> Option<u32> {
+    let b = bytes.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// A valid DXBC container at `at`: its size and kind.
+fn dxbc_at(bytes: &[u8], at: usize) -> Option<(usize, InputKind)> {
+    if bytes.get(at..at + 4)? != b"DXBC" {
+        return None;
+    }
+    let size = u32_le(bytes, at + 24)? as usize;
+    if size < 32 || size as u64 > limits::MAX_CONTAINER_BYTES {
+        return None;
+    }
+    let slice = bytes.get(at..at.checked_add(size)?)?;
+    let c = dxbc::parse(slice, at as u64).ok()?;
+    if c.parts.is_empty() || !c.parts.iter().all(|p| p.fourcc.0.to_le_bytes().iter().all(u8::is_ascii_alphanumeric)) {
+        return None;
+    }
+    let kind = if c.part(FourCc::DXIL).is_some() || c.part(FourCc::ILDB).is_some() {
+        InputKind::Dxil
+    } else {
+        InputKind::Dxbc
+    };
+    Some((size, kind))
+}
+
+/// A plausible SPIR-V module at `at`: its length and kind.
+fn spirv_at(bytes: &[u8], at: usize) -> Option<(usize, InputKind)> {
+    let raw = u32_le(bytes, at)?;
+    let big_endian = match raw {
+        SPIRV_MAGIC => false,
+        m if m.swap_bytes() == SPIRV_MAGIC => true,
+        _ => return None,
+    };
+    let word = |index: usize| -> Option<u32> {
+        let w = u32_le(bytes, at.checked_add(index.checked_mul(4)?)?)?;
+        Some(if big_endian { w.swap_bytes() } else { w })
+    };
+    let version = word(1)?;
+    let (major, minor) = ((version >> 16) & 0xFF, (version >> 8) & 0xFF);
+    if version & 0xFF00_00FF != 0 || major != 1 || minor > 6 {
+        return None;
+    }
+    let bound = word(3)?;
+    if bound == 0 || bound > limits::MAX_SPIRV_ID_BOUND || word(4)? != 0 {
+        return None;
+    }
+    // Words available from `at` to the end of the file.
+    let total_words = (bytes.len() - at) / 4;
+    let mut pos = 5usize;
+    let mut walk_end = None;
+    let mut last_function_end = None;
+    while pos < total_words {
+        let w = word(pos)?;
+        if w == SPIRV_MAGIC || w.swap_bytes() == SPIRV_MAGIC {
+            break;
+        }
+        let (count, opcode) = ((w >> 16) as usize, w & 0xFFFF);
+        if count == 0 || pos + count > total_words {
+            break;
+        }
+        if pos == 5 && opcode != OP_CAPABILITY {
+            return None;
+        }
+        pos += count;
+        walk_end = Some(pos);
+        if opcode == OP_FUNCTION_END {
+            last_function_end = Some(pos);
+        }
+    }
+    let end_words = last_function_end.or(walk_end)?;
+    Some((end_words * 4, InputKind::Spirv))
+}
+
+/// File-backed sections of an ELF, PE or Mach-O file: `(name, file range)`.
+/// Empty for other files or when goblin fails (or panics).
+pub fn sections(bytes: &[u8]) -> Vec<(String, Range<u64>)> {
+    std::panic::catch_unwind(|| sections_unguarded(bytes)).unwrap_or_default()
+}
+
+fn sections_unguarded(bytes: &[u8]) -> Vec<(String, Range<u64>)> {
+    use goblin::Object;
+    let mut out = Vec::new();
+    let mut push = |name: &str, offset: u64, size: u64| {
+        if size > 0 && !name.is_empty() {
+            out.push((name.to_string(), offset..offset.saturating_add(size)));
+        }
+    };
+    match bytes.get(0..4) {
+        Some([0x7F, b'E', b'L', b'F']) => {
+            let Ok(elf) = goblin::elf::Elf::parse(bytes) else { return out };
+            for sh in &elf.section_headers {
+                if sh.sh_type == goblin::elf::section_header::SHT_NOBITS {
+                    continue;
+                }
+                let name = elf.shdr_strtab.get_at(sh.sh_name).unwrap_or("");
+                push(name, sh.sh_offset, sh.sh_size);
+            }
+        }
+        Some([b'M', b'Z', _, _]) => {
+            let mut opts = goblin::pe::options::ParseOptions::default()
+                .with_parse_imports(false)
+                .with_parse_resources(false)
+                .with_parse_tls_data(false);
+            opts.parse_attribute_certificates = false;
+            let Ok(pe) = goblin::pe::PE::parse_with_opts(bytes, &opts) else { return out };
+            for s in &pe.sections {
+                let name = s.name().unwrap_or("");
+                push(name, u64::from(s.pointer_to_raw_data), u64::from(s.size_of_raw_data));
+            }
+        }
+        _ => {
+            if let Ok(Object::Mach(goblin::mach::Mach::Binary(m))) = Object::parse(bytes) {
+                for segment in &m.segments {
+                    let Ok(secs) = segment.sections() else { continue };
+                    for (s, _) in secs {
+                        let name = format!("{},{}", s.segname().unwrap_or(""), s.name().unwrap_or(""));
+                        push(&name, u64::from(s.offset), s.size);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `irlint dump --blobs` text for one file: one line per blob with offset,
+/// size, kind and section.
+pub fn render_blobs(path: &str, blobs: &[Blob]) -> String {
+    let mut out = format!("{path}: {} embedded shader{}\n", blobs.len(), if blobs.len() == 1 { "" } else { "s" });
+    for b in blobs {
+        let kind = serde_json::to_value(b.kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        out.push_str(&format!("  offset 0x{:08X}  size {:>9}  {kind:<6}", b.offset, b.len));
+        if let Some(s) = &b.section {
+            out.push_str(&format!("  section {s}"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// `irlint dump --blobs --format json` entry for one file.
+pub fn blobs_json(path: &str, blobs: &[Blob]) -> serde_json::Value {
+    serde_json::json!({
+        "path": path,
+        "blobs": blobs.iter().map(|b| serde_json::json!({
+            "offset": b.offset,
+            "size": b.len,
+            "kind": b.kind,
+            "section": b.section,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spirv_words(words: &[u32]) -> Vec<u8> {
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    /// Header + OpCapability Shader + OpFunction... OpFunctionEnd.
+    fn tiny_module() -> Vec<u32> {
+        vec![
+            SPIRV_MAGIC,
+            0x0001_0300,
+            0,
+            10,
+            0,
+            (2 << 16) | OP_CAPABILITY,
+            1,
+            (5 << 16) | 54, // OpFunction
+            1,
+            2,
+            0,
+            3,
+            (2 << 16) | 248, // OpLabel
+            4,
+            (1 << 16) | 253, // OpReturn
+            (1 << 16) | OP_FUNCTION_END,
+        ]
+    }
+
+    #[test]
+    fn spirv_module_ends_after_last_function_end() {
+        let mut bytes = vec![0xAAu8; 3];
+        bytes.extend(spirv_words(&tiny_module()));
+        // Junk that parses as one more instruction (word count 1, opcode 0x1234).
+        bytes.extend(spirv_words(&[0x0001_1234]));
+        bytes.extend([0xFF; 5]);
+        let blobs = scan(&bytes);
+        assert_eq!(blobs, vec![Blob { offset: 3, len: 16 * 4, kind: InputKind::Spirv, section: None }]);
+    }
+
+    #[test]
+    fn big_endian_spirv() {
+        let mut bytes = vec![0u8; 1];
+        bytes.extend(tiny_module().iter().flat_map(|w| w.to_be_bytes()));
+        let blobs = scan(&bytes);
+        assert_eq!(blobs.len(), 1);
+        assert_eq!((blobs[0].offset, blobs[0].len), (1, 64));
+    }
+
+    #[test]
+    fn false_spirv_magic_is_dropped() {
+        let mut m = tiny_module();
+        m[4] = 1; // schema must be 0
+        assert!(scan(&spirv_words(&m)).is_empty());
+        let mut m = tiny_module();
+        m[1] = 0x0001_0700; // version 1.7
+        assert!(scan(&spirv_words(&m)).is_empty());
+        let mut m = tiny_module();
+        m[5] = (2 << 16) | 5; // first instruction is not OpCapability
+        assert!(scan(&spirv_words(&m)).is_empty());
+        // Just the magic at the end of the file.
+        assert!(scan(&[0, 3, 2, 0x23, 7]).is_empty());
+    }
+
+    #[test]
+    fn false_dxbc_magic_is_dropped() {
+        let mut b = b"DXBC".to_vec();
+        b.extend([0u8; 20]);
+        b.extend(100u32.to_le_bytes()); // size past the end
+        b.extend(1u32.to_le_bytes());
+        assert!(scan(&b).is_empty());
+        assert!(scan(b"xxDXBC").is_empty());
+    }
+}

@@ -1,0 +1,246 @@
+//! rustc/clippy-style text: `error[rule]: message`, a `-->` location, the
+//! source line as an annotated snippet when the module embeds its source, the
+//! IR line, notes, help, and a summary line.
+
+use super::run::{plural, RunReport};
+use super::{Diagnostic, Level, Location};
+use annotate_snippets::{AnnotationKind, Group, Level as ALevel, Renderer, Snippet};
+use std::ops::Range;
+
+/// Options of the human renderer.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HumanOptions {
+    /// ANSI styling (only when stdout is a terminal).
+    pub color: bool,
+    /// Append the `--stats` section.
+    pub stats: bool,
+}
+
+/// `path`, `path@0x1A0`, `path@0x1A0 [.shaders]`.
+pub fn input_location(loc: &Location) -> String {
+    let mut s = loc.path.clone();
+    if let Some(off) = loc.blob_offset {
+        s.push_str(&format!("@0x{off:X}"));
+    }
+    if let Some(sec) = &loc.section {
+        s.push_str(&format!(" [{sec}]"));
+    }
+    s
+}
+
+/// `(function main, instruction 12)`, `(function main)` or empty.
+pub fn code_location(loc: &Location) -> String {
+    match (&loc.function, loc.instruction) {
+        (Some(f), Some(i)) => format!("(function {f}, instruction {i})"),
+        (Some(f), None) => format!("(function {f})"),
+        (None, Some(i)) => format!("(instruction {i})"),
+        (None, None) => String::new(),
+    }
+}
+
+/// The bytecode location: input path (+ blob offset) and function/instruction.
+pub fn bytecode_location(loc: &Location) -> String {
+    let code = code_location(loc);
+    if code.is_empty() {
+        input_location(loc)
+    } else {
+        format!("{} {}", input_location(loc), code)
+    }
+}
+
+fn level(l: Level) -> ALevel<'static> {
+    match l {
+        Level::Error => ALevel::ERROR,
+        Level::Warning => ALevel::WARNING,
+        Level::Note => ALevel::NOTE,
+    }
+}
+
+/// Byte range of the highlighted part of a source line: from the (1-based,
+/// character) column — or the first non-blank character when the column is
+/// unknown — to the end of the line without trailing blanks.
+fn highlight(text: &str, column: u32) -> Range<usize> {
+    let end = text.trim_end().len();
+    let start = if column > 0 {
+        text.char_indices().nth(column as usize - 1).map(|(i, _)| i).unwrap_or(end)
+    } else {
+        text.len() - text.trim_start().len()
+    };
+    if start >= end {
+        // Column past the text: point at the whole line.
+        let s = text.len() - text.trim_start().len();
+        return s.min(end)..end;
+    }
+    start..end
+}
+
+/// ANSI styles of the hand-drawn parts (the same colours annotate-snippets uses).
+struct Paint {
+    on: bool,
+}
+
+impl Paint {
+    fn wrap(&self, code: &str, text: &str) -> String {
+        if self.on {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+    fn level(&self, l: Level, text: &str) -> String {
+        let code = match l {
+            Level::Error => "1;91",
+            Level::Warning => "1;93",
+            Level::Note => "1;92",
+        };
+        self.wrap(code, text)
+    }
+    fn bold(&self, text: &str) -> String {
+        self.wrap("1", text)
+    }
+    fn blue(&self, text: &str) -> String {
+        self.wrap("1;94", text)
+    }
+}
+
+/// The footer lines (`= note: ...`, `= ir: ...`, `= help: ...`) as (label, text).
+fn footer(d: &Diagnostic) -> Vec<(&'static str, String)> {
+    let loc = &d.location;
+    let mut out = Vec::new();
+    if loc.source.is_some() {
+        out.push(("note", format!("in {}", bytecode_location(loc))));
+    }
+    if let Some(ir) = &loc.ir {
+        out.push(("ir", ir.clone()));
+    }
+    if let Some(res) = &loc.resource {
+        out.push(("note", format!("resource {res}")));
+    }
+    for f in &loc.inlined_from {
+        let pos =
+            if f.column > 0 { format!("{}:{}:{}", f.file, f.line, f.column) } else { format!("{}:{}", f.file, f.line) };
+        out.push(("note", format!("inlined from {pos}")));
+    }
+    for n in &d.notes {
+        out.push(("note", n.clone()));
+    }
+    if let Some(h) = &d.help {
+        out.push(("help", h.clone()));
+    }
+    out
+}
+
+/// Renders one diagnostic (no trailing newline). With the source line at hand
+/// the snippet is drawn by annotate-snippets; otherwise the same layout is
+/// written directly (`  --> location` and `   = label: text` lines).
+pub fn render_diagnostic(d: &Diagnostic, color: bool) -> String {
+    let loc = &d.location;
+    let source_text = loc.source_text.as_deref().map(|t| t.trim_end_matches(['\n', '\r']));
+    if let (Some(src), Some(text)) = (&loc.source, source_text) {
+        if !text.trim().is_empty() {
+            let span = highlight(text, src.column);
+            let mut group: Group<'_> = level(d.level).primary_title(d.message.as_str()).id(d.rule.as_str()).element(
+                Snippet::source(text)
+                    .line_start(src.line.max(1) as usize)
+                    .path(src.file.as_str())
+                    .annotation(AnnotationKind::Primary.span(span)),
+            );
+            for (label, text) in footer(d) {
+                let l = match label {
+                    "help" => ALevel::HELP,
+                    "note" => ALevel::NOTE,
+                    other => ALevel::NOTE.with_name(other),
+                };
+                group = group.element(l.message(text));
+            }
+            let renderer = if color { Renderer::styled() } else { Renderer::plain() };
+            return renderer.render(&[group]);
+        }
+    }
+    let p = Paint { on: color };
+    let mut out = format!(
+        "{}{}",
+        p.level(d.level, &format!("{}[{}]", d.level.as_str(), d.rule)),
+        p.bold(&format!(": {}", d.message))
+    );
+    let place = match &loc.source {
+        Some(src) if src.column > 0 => format!("{}:{}:{}", src.file, src.line, src.column),
+        Some(src) => format!("{}:{}", src.file, src.line),
+        None => bytecode_location(loc),
+    };
+    out.push_str(&format!("\n  {} {place}", p.blue("-->")));
+    for (label, text) in footer(d) {
+        out.push_str(&format!("\n   {} {}: {text}", p.blue("="), p.bold(label)));
+    }
+    out
+}
+
+/// The summary line: `2 errors, 1 warning in 3 files (1 skipped)`.
+pub fn summary(report: &RunReport) -> String {
+    let c = report.counts();
+    let mut s = format!("{}, {}", plural(c.errors, "error"), plural(c.warnings, "warning"));
+    if c.notes > 0 {
+        s.push_str(&format!(", {}", plural(c.notes, "note")));
+    }
+    s.push_str(&format!(" in {}", plural(report.stats.files as usize, "file")));
+    let skipped = report.skipped().count();
+    if skipped > 0 {
+        s.push_str(&format!(" ({skipped} skipped)"));
+    }
+    s
+}
+
+/// Renders the whole report.
+pub fn render(report: &RunReport, opts: &HumanOptions) -> String {
+    let mut out = String::new();
+    for d in &report.diagnostics {
+        out.push_str(&render_diagnostic(d, opts.color));
+        out.push_str("\n\n");
+    }
+    out.push_str(&summary(report));
+    out.push('\n');
+    let errored: Vec<_> = report.errored().collect();
+    if !errored.is_empty() {
+        out.push_str(&format!("{}:\n", if errored.len() == 1 { "input error" } else { "input errors" }));
+        for f in errored {
+            let mut loc = f.path.clone();
+            if let Some(off) = f.blob_offset {
+                loc.push_str(&format!("@0x{off:X}"));
+            }
+            let first = f.message.as_deref().and_then(|m| m.lines().next()).unwrap_or("error");
+            out.push_str(&format!("  {loc}: {first}\n"));
+        }
+    }
+    if opts.stats {
+        out.push('\n');
+        out.push_str(&report.stats.render_text());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn highlight_columns() {
+        assert_eq!(highlight("    x = f(a);  ", 5), 4..13);
+        assert_eq!(highlight("    x = f(a);", 0), 4..13);
+        assert_eq!(highlight("ab", 9), 0..2);
+        // Multi-byte characters: column counts characters.
+        assert_eq!(highlight("é = g();", 5), 5..9);
+    }
+
+    #[test]
+    fn locations() {
+        let mut l = Location { path: "a.bin".into(), ..Default::default() };
+        assert_eq!(bytecode_location(&l), "a.bin");
+        l.blob_offset = Some(0x1a0);
+        l.function = Some("main".into());
+        l.instruction = Some(12);
+        assert_eq!(bytecode_location(&l), "a.bin@0x1A0 (function main, instruction 12)");
+        l.section = Some(".shaders".into());
+        l.instruction = None;
+        assert_eq!(bytecode_location(&l), "a.bin@0x1A0 [.shaders] (function main)");
+    }
+}

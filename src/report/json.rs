@@ -1,0 +1,110 @@
+//! The stable JSON report (`"version": 1`):
+//!
+//! ```json
+//! {"version": 1,
+//!  "findings": [{"rule", "level", "certainty", "message", "help", "path", "blob_offset",
+//!                "function", "instruction", "source": {"file", "line", "column"} | null,
+//!                "values": {...}}],
+//!  "files": [{"path", "kind", "status", "message"} (+ "blob_offset", "section")],
+//!  "stats": {"files", "modules", "bytes", "seconds"}}
+//! ```
+//!
+//! `values` keeps the diagnostic's order: an integer is a number, a set an
+//! array, a congruence `{"rem", "mod"}`, a name a string. Findings include
+//! tool-level outcomes (`input-error`, `internal-error`, `analysis-budget-exceeded`).
+
+use super::run::RunReport;
+use super::{Certainty, Diagnostic, FindingValue, Level, SourceLocation};
+use crate::check::FileReport;
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+
+/// The report format version.
+pub const VERSION: u32 = 1;
+
+/// `values` as an ordered JSON object.
+pub struct Values<'a>(pub &'a [(String, FindingValue)]);
+
+impl Serialize for Values<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+#[derive(Serialize)]
+struct Finding<'a> {
+    rule: &'a str,
+    level: Level,
+    certainty: Certainty,
+    message: &'a str,
+    help: Option<&'a str>,
+    path: &'a str,
+    blob_offset: Option<u64>,
+    function: Option<&'a str>,
+    instruction: Option<u32>,
+    source: Option<&'a SourceLocation>,
+    values: Values<'a>,
+}
+
+impl<'a> Finding<'a> {
+    fn new(d: &'a Diagnostic) -> Self {
+        Finding {
+            rule: &d.rule,
+            level: d.level,
+            certainty: d.certainty,
+            message: &d.message,
+            help: d.help.as_deref(),
+            path: &d.location.path,
+            blob_offset: d.location.blob_offset,
+            function: d.location.function.as_deref(),
+            instruction: d.location.instruction,
+            source: d.location.source.as_ref(),
+            values: Values(&d.values),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct JsonStats {
+    files: u64,
+    modules: u64,
+    bytes: u64,
+    seconds: f64,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    version: u32,
+    findings: Vec<Finding<'a>>,
+    files: &'a [FileReport],
+    stats: JsonStats,
+}
+
+/// The report as a `serde_json::Value` (keys of `values` keep their order
+/// only in the string form, see [`render`]).
+pub fn to_value(report: &RunReport) -> serde_json::Value {
+    serde_json::from_str(&render(report)).unwrap_or(serde_json::Value::Null)
+}
+
+/// Renders the report as pretty-printed JSON with a trailing newline.
+pub fn render(report: &RunReport) -> String {
+    let r = Report {
+        version: VERSION,
+        findings: report.diagnostics.iter().map(Finding::new).collect(),
+        files: &report.files,
+        stats: JsonStats {
+            files: report.stats.files,
+            modules: report.stats.modules,
+            bytes: report.stats.bytes,
+            // Millisecond precision keeps the output short and stable to read.
+            seconds: (report.stats.seconds * 1000.0).round() / 1000.0,
+        },
+    };
+    let mut s = serde_json::to_string_pretty(&r).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    s.push('\n');
+    s
+}

@@ -1,0 +1,223 @@
+//! The result of one `irlint check` run — files, diagnostics and statistics in
+//! deterministic order — which every emitter renders.
+
+use super::{Diagnostic, Level, INPUT_ERROR, INTERNAL_ERROR};
+use crate::check::{FileReport, FileStatus};
+use std::fmt;
+
+/// Output format of `irlint check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    /// rustc-style text.
+    #[default]
+    Human,
+    /// The stable JSON report (`version: 1`).
+    Json,
+    /// SARIF 2.1.0.
+    Sarif,
+    /// GitHub Actions workflow annotations.
+    Github,
+}
+
+impl Format {
+    /// Parses `human`, `json`, `sarif`, `github`.
+    pub fn parse(s: &str) -> Option<Format> {
+        match s {
+            "human" => Some(Format::Human),
+            "json" => Some(Format::Json),
+            "sarif" => Some(Format::Sarif),
+            "github" => Some(Format::Github),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::Human => "human",
+            Format::Json => "json",
+            Format::Sarif => "sarif",
+            Format::Github => "github",
+        })
+    }
+}
+
+/// Throughput figures of a run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stats {
+    /// Input files (not counting embedded blobs).
+    pub files: u64,
+    /// Modules analysed (a file with embedded shaders counts each blob).
+    pub modules: u64,
+    /// Bytes read.
+    pub bytes: u64,
+    /// Wall-clock seconds of the whole check.
+    pub seconds: f64,
+    /// The slowest inputs, slowest first: `(path, seconds)`.
+    pub slowest: Vec<(String, f64)>,
+}
+
+impl Stats {
+    /// Modules per second (0 when nothing was timed).
+    pub fn modules_per_second(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.modules as f64 / self.seconds
+        } else {
+            0.0
+        }
+    }
+
+    /// Megabytes (10^6 bytes) per second.
+    pub fn megabytes_per_second(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.bytes as f64 / 1e6 / self.seconds
+        } else {
+            0.0
+        }
+    }
+
+    /// The `--stats` text block (one figure per line).
+    pub fn render_text(&self) -> String {
+        let mut out = String::new();
+        out.push_str("stats:\n");
+        out.push_str(&format!("  files:     {}\n", self.files));
+        out.push_str(&format!("  modules:   {}\n", self.modules));
+        out.push_str(&format!("  bytes:     {}\n", self.bytes));
+        out.push_str(&format!("  seconds:   {:.3}\n", self.seconds));
+        out.push_str(&format!("  modules/s: {:.1}\n", self.modules_per_second()));
+        out.push_str(&format!("  MB/s:      {:.2}\n", self.megabytes_per_second()));
+        if !self.slowest.is_empty() {
+            out.push_str("  slowest:\n");
+            for (path, secs) in &self.slowest {
+                out.push_str(&format!("    {:>9.3} s  {}\n", secs, path));
+            }
+        }
+        out
+    }
+}
+
+/// Counts by level.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Diagnostics at error level (tool-level outcomes included).
+    pub errors: usize,
+    /// Warnings.
+    pub warnings: usize,
+    /// Notes.
+    pub notes: usize,
+}
+
+/// Everything one run produced, sorted: files by (path, blob offset),
+/// diagnostics by [`Diagnostic::sort_key`].
+#[derive(Debug, Clone, Default)]
+pub struct RunReport {
+    /// One entry per input file, plus one per embedded blob.
+    pub files: Vec<FileReport>,
+    /// Findings and tool-level outcomes.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Throughput.
+    pub stats: Stats,
+}
+
+/// True for the reserved ids that describe the tool's own outcome, not a finding.
+pub fn is_tool_outcome(rule: &str) -> bool {
+    matches!(rule, INPUT_ERROR | INTERNAL_ERROR | super::BUDGET_EXCEEDED)
+}
+
+impl RunReport {
+    /// Sorts files and diagnostics into the deterministic report order.
+    pub fn sort(&mut self) {
+        self.files.sort_by(|a, b| (&a.path, a.blob_offset).cmp(&(&b.path, b.blob_offset)));
+        self.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    }
+
+    /// Diagnostics counted by level.
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts::default();
+        for d in &self.diagnostics {
+            match d.level {
+                Level::Error => c.errors += 1,
+                Level::Warning => c.warnings += 1,
+                Level::Note => c.notes += 1,
+            }
+        }
+        c
+    }
+
+    /// True when some input could not be read or analysed (exit code 2).
+    pub fn has_input_errors(&self) -> bool {
+        self.files.iter().any(|f| f.status == FileStatus::Error)
+            || self.diagnostics.iter().any(|d| d.rule == INPUT_ERROR || d.rule == INTERNAL_ERROR)
+    }
+
+    /// True when some rule finding is at warning or error level.
+    pub fn has_findings(&self) -> bool {
+        self.diagnostics.iter().any(|d| !is_tool_outcome(&d.rule) && d.level >= Level::Warning)
+    }
+
+    /// The process exit code: 2 on input errors, else 1 on warning/error findings, else 0.
+    pub fn exit_code(&self) -> i32 {
+        if self.has_input_errors() {
+            2
+        } else if self.has_findings() {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// Input files that were skipped (legacy DXBC, no shader found, HLSL without DXC...).
+    pub fn skipped(&self) -> impl Iterator<Item = &FileReport> {
+        self.files.iter().filter(|f| f.status == FileStatus::Skipped)
+    }
+
+    /// Files (and blobs) whose status is error.
+    pub fn errored(&self) -> impl Iterator<Item = &FileReport> {
+        self.files.iter().filter(|f| f.status == FileStatus::Error)
+    }
+}
+
+/// Renders a report in a format. `color` styles human output (only when
+/// stdout is a terminal); `stats` adds the statistics section to human output.
+pub fn render(report: &RunReport, format: Format, color: bool, stats: bool) -> String {
+    match format {
+        Format::Human => super::human::render(report, &super::human::HumanOptions { color, stats }),
+        Format::Json => super::json::render(report),
+        Format::Sarif => super::sarif::render(report),
+        Format::Github => super::github::render(report),
+    }
+}
+
+/// Singular or plural noun with its count (`1 error`, `2 errors`).
+pub(crate) fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// Writes `contents` to `path` atomically: a temporary file in the same
+/// directory, flushed, then renamed over the target — readers never see a
+/// half-written report.
+pub fn write_atomic(path: &std::path::Path, contents: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "report".into());
+    let tmp = dir.join(format!(".{name}.irlint-{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(contents)?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
