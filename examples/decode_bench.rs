@@ -33,7 +33,12 @@ fn main() {
     };
     let programs: Vec<(Vec<u8>, u64)> = files.iter().map(|f| bitcode(f)).collect();
     let bc_bytes: usize = programs.iter().map(|p| p.0.len()).sum();
-    println!("{} modules, {:.2} MB files, {:.2} MB bitcode, {iters} iterations", files.len(), bytes as f64 / 1e6, bc_bytes as f64 / 1e6);
+    println!(
+        "{} modules, {:.2} MB files, {:.2} MB bitcode, {iters} iterations",
+        files.len(),
+        bytes as f64 / 1e6,
+        bc_bytes as f64 / 1e6
+    );
 
     let run = |name: &str, f: &dyn Fn(&[u8]) -> usize| {
         // Warm-up.

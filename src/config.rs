@@ -143,8 +143,12 @@ pub fn parse(text: &str, origin: &str) -> Result<Settings, ConfigError> {
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| err(e.to_string().trim_end().to_string()))?;
     let mut s = Settings::default();
     for (key, value) in &table {
+        if key == "hlsl" {
+            // Compile options for HLSL inputs; validated by `input::dxc`.
+            continue;
+        }
         if key != "rules" {
-            return Err(err(format!("unknown key `{key}`; expected one of: rules")));
+            return Err(err(format!("unknown key `{key}`; expected one of: rules, hlsl")));
         }
         let Some(rules) = value.as_table() else {
             return Err(err(format!("`rules` must be a table, not {}", describe(value))));

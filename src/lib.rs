@@ -20,8 +20,8 @@
 //!
 //! ```no_run
 //! let bytes = std::fs::read("shader.dxil").unwrap();
-//! let config = irlint::config::Settings::default();
-//! let result = irlint::check::check_bytes("shader.dxil", &bytes, &config);
+//! let options = irlint::check::CheckOptions::default();
+//! let result = irlint::check::check_bytes("shader.dxil", &bytes, &options);
 //! for d in &result.diagnostics {
 //!     println!("{}: {}", d.rule, d.message);
 //! }

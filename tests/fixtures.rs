@@ -115,7 +115,14 @@ fn check_artifact(path: &Path, source_name: &str, expects: &[Json], config: &Jso
         }
     }
     for d in got {
-        problems.push(format!("{}: unexpected {} {:?} {:?}: {}", path.display(), d.rule, d.certainty, d.values, d.message));
+        problems.push(format!(
+            "{}: unexpected {} {:?} {:?}: {}",
+            path.display(),
+            d.rule,
+            d.certainty,
+            d.values,
+            d.message
+        ));
     }
     problems
 }

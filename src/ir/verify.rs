@@ -5,18 +5,21 @@ use super::module::*;
 
 /// A structural problem found in a lowered module.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid IR in function {function:?}: {message}")]
+#[error("malformed module: {message} in function {function:?} at byte offset 0x{offset:x} ({offset})")]
 pub struct VerifyError {
     /// Function name.
     pub function: String,
     /// What is wrong.
     pub message: String,
+    /// Absolute byte offset of the offending instruction (or function).
+    pub offset: u64,
 }
 
 /// Checks the invariants listed in the [module docs](super).
 pub fn verify(m: &Module) -> Result<(), VerifyError> {
     for (_, f) in m.functions.iter() {
-        let err = |message: String| VerifyError { function: f.name.clone(), message };
+        let at = std::cell::Cell::new(f.span.offset);
+        let err = |message: String| VerifyError { function: f.name.clone(), message, offset: at.get() };
         if let Some(r) = f.ret {
             if m.types.try_get(r).is_none() {
                 return Err(err("bad return type".into()));
@@ -45,6 +48,7 @@ pub fn verify(m: &Module) -> Result<(), VerifyError> {
                 let Some(inst) = f.insts.try_get(*ih) else {
                     return Err(err(format!("block {} lists a missing instruction", bh.index())));
                 };
+                at.set(inst.span.offset);
                 if m.types.try_get(inst.ty).is_none() {
                     return Err(err(format!("instruction %{} has a bad type", ih.index())));
                 }
@@ -78,10 +82,18 @@ pub fn verify(m: &Module) -> Result<(), VerifyError> {
     }
     for fact in &m.facts {
         let Some(f) = m.functions.try_get(fact.function) else {
-            return Err(VerifyError { function: "?".into(), message: "fact names a missing function".into() });
+            return Err(VerifyError {
+                function: "?".into(),
+                message: "fact names a missing function".into(),
+                offset: 0,
+            });
         };
         if f.insts.try_get(fact.inst).is_none() {
-            return Err(VerifyError { function: f.name.clone(), message: "fact names a missing instruction".into() });
+            return Err(VerifyError {
+                function: f.name.clone(),
+                message: "fact names a missing instruction".into(),
+                offset: f.span.offset,
+            });
         }
     }
     Ok(())
