@@ -151,7 +151,12 @@ fn write_const(m: &Module, f: Option<&Function>, c: ConstH, out: &mut String, de
             let _ = write!(out, "0x{bits:X}");
         }
         ConstKind::Undef => out.push_str("undef"),
-        ConstKind::Null => out.push_str("zeroinitializer"),
+        ConstKind::Null => match m.types.try_get(k.ty) {
+            Some(Type::Int { .. }) => out.push('0'),
+            Some(Type::Bool) => out.push_str("false"),
+            Some(Type::Float { .. }) => out.push_str("0.0"),
+            _ => out.push_str("zeroinitializer"),
+        },
         ConstKind::Aggregate(vals) => {
             out.push_str("{ ");
             for (i, v) in vals.iter().enumerate() {
@@ -248,7 +253,7 @@ pub fn inst(m: &Module, f: &Function, h: InstH) -> String {
         InstKind::Ret { value: Some(x) } => format!("ret {}", v(*x)),
         InstKind::Ret { value: None } => "ret void".into(),
         InstKind::Unreachable => "unreachable".into(),
-        InstKind::Other { opcode, operands } => format!("op{opcode} {ty} {}", list(operands)),
+        InstKind::Other { opcode, operands } => format!("{} {ty} {}", other_name(m, *opcode), list(operands)),
     };
     out.push_str(&body);
     out
@@ -299,4 +304,14 @@ pub fn module(m: &Module) -> String {
         }
     }
     out
+}
+
+/// Name of an opcode kept verbatim: the SPIR-V instruction name, or `opN`.
+fn other_name(m: &Module, opcode: u32) -> String {
+    if m.source == SourceKind::Spirv {
+        if let Some(op) = spirv::Op::from_u32(opcode) {
+            return format!("Op{op:?}");
+        }
+    }
+    format!("op{opcode}")
 }
