@@ -459,6 +459,81 @@ fn structured_buffer_cache_line_target_option() {
     assert_eq!(values(&d[0])[0], ("stride", int(48)));
 }
 
+// ------------------------------------------------------------ coopvec-base-offset-misaligned
+
+fn offsets_only(d: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    d.into_iter().filter(|d| d.rule == "coopvec-base-offset-misaligned").collect()
+}
+
+#[test]
+fn base_offset_preview_matrix_and_bias() {
+    let mut b = B::new(SourceKind::Dxil);
+    let mk = |b: &mut B, op: MatrixOpKind, offset: u64, bias: Option<u64>| {
+        let inst = b.op_call(vec![]);
+        let mut mo = matrix(op, MatrixEncoding::DxilPreview, 305);
+        mo.offset = Some(Operand::Imm(offset));
+        mo.bias_offset = bias.map(Operand::Imm);
+        b.fact(inst, FactKind::Matrix(mo));
+    };
+    mk(&mut b, MatrixOpKind::MatVecMul, 64, None);
+    mk(&mut b, MatrixOpKind::MatVecMulAdd, 256, Some(32));
+    mk(&mut b, MatrixOpKind::MatVecMulAdd, 128, Some(64)); // fine
+    mk(&mut b, MatrixOpKind::VectorAccumulate, 64, None); // fine: 64
+    b.ret();
+    let d = offsets_only(run(&b));
+    assert_eq!(d.len(), 2, "{d:?}");
+    assert_eq!(d[0].message, "matrix offset 64 is not 128-byte aligned");
+    assert_eq!(d[0].level, Level::Error);
+    assert_eq!(d[0].help.as_deref(), Some("start the matrix at a multiple of 128 bytes"));
+    assert_eq!(values(&d[0]), vec![("offset", int(64)), ("align", int(128)), ("operand", text("matrix"))]);
+    assert_eq!(d[1].message, "bias offset 32 is not 64-byte aligned");
+}
+
+#[test]
+fn base_offset_linalg_congruence_uses_align_operand() {
+    let mut b = B::new(SourceKind::Dxil);
+    let layer = b.unknown();
+    let (c9, c64, c128) = (b.c32(9), b.c32(64), b.c32(128));
+    let s = b.bin(BinOp::Shl, layer, c9);
+    let off = b.bin(BinOp::Or, s, c64);
+    let off_ok = b.bin(BinOp::Or, s, c128);
+    for (o, align) in [(off, 128u64), (off_ok, 128), (off, 64)] {
+        let inst = b.op_call(vec![o]);
+        let mut mo = matrix(MatrixOpKind::Load, MatrixEncoding::DxilLinAlg, 0x8000_000E);
+        mo.offset = Some(Operand::Value(o));
+        mo.align = Some(Operand::Imm(align));
+        mo.layout = Some(Operand::Imm(2));
+        mo.stride = Some(Operand::Imm(0));
+        b.fact(inst, FactKind::Matrix(mo));
+    }
+    b.ret();
+    let d = offsets_only(run(&b));
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].message, "matrix offset is always 64 mod 512, never 128-byte aligned");
+    assert_eq!(d[0].values[0], ("offset".to_string(), FindingValue::Congruence { rem: 64, modulus: 512 }));
+}
+
+#[test]
+fn base_offset_spirv_alignments() {
+    let mut b = B::new(SourceKind::Spirv);
+    let mk = |b: &mut B, op: MatrixOpKind, offset: u64, bias: Option<u64>| {
+        let inst = b.op_call(vec![]);
+        let mut mo = matrix(op, MatrixEncoding::SpirvCoopVec, 5289);
+        mo.offset = Some(Operand::Imm(offset));
+        mo.bias_offset = bias.map(Operand::Imm);
+        b.fact(inst, FactKind::Matrix(mo));
+    };
+    mk(&mut b, MatrixOpKind::MatVecMul, 32, None); // needs 64
+    mk(&mut b, MatrixOpKind::MatVecMulAdd, 64, Some(8)); // bias needs 16
+    mk(&mut b, MatrixOpKind::VectorLoad, 48, None); // fine: 16
+    mk(&mut b, MatrixOpKind::MatVecMul, 128, None); // fine
+    b.ret();
+    let d = offsets_only(run(&b));
+    assert_eq!(d.len(), 2, "{d:?}");
+    assert_eq!(d[0].message, "matrix offset 32 is not 64-byte aligned");
+    assert_eq!(d[1].message, "bias offset 8 is not 16-byte aligned");
+}
+
 // ------------------------------------------------------------------------ locations
 
 #[test]
@@ -496,6 +571,7 @@ fn registry_ids_levels_and_lookup() {
             "long-vector-bytebuf-load-misaligned",
             "long-vector-bytebuf-store-misaligned",
             "structured-buffer-stride-not-cache-aligned",
+            "coopvec-base-offset-misaligned",
         ]
     );
     assert_eq!(rules::find("coopvec-stride-mismatch").and_then(|r| r.default_level), Some(Level::Error));
@@ -539,6 +615,10 @@ fn messages_start_lowercase_without_trailing_period() {
     let s = b.c32(16);
     linalg(&mut b, 14, 16, 16, 8, 0, 0, s);
     linalg(&mut b, 20, 16, 16, 8, 1, 0, s);
+    let inst = b.op_call(vec![]);
+    let mut mo = matrix(MatrixOpKind::MatVecMul, MatrixEncoding::DxilPreview, 305);
+    mo.offset = Some(Operand::Imm(64));
+    b.fact(inst, FactKind::Matrix(mo));
     b.resource(ResourceClass::Srv, ResourceKind::STRUCTURED_BUFFER, "sb", 1, Some(20));
     b.ret();
     let d = run(&b);

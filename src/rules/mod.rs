@@ -7,6 +7,7 @@
 //! lowered one step for `possible` findings, and the location (function,
 //! instruction index, IR text, outermost source frame, resource).
 
+pub mod coopvec_base_offset_misaligned;
 pub mod coopvec_stride_mismatch;
 pub mod long_vector_bytebuf_misaligned;
 pub mod structured_buffer_stride;
@@ -44,9 +45,18 @@ const RULES: &[(RuleMeta, CheckFn)] = &[
     (long_vector_bytebuf_misaligned::LOAD_META, long_vector_bytebuf_misaligned::check_loads),
     (long_vector_bytebuf_misaligned::STORE_META, long_vector_bytebuf_misaligned::check_stores),
     (structured_buffer_stride::META, structured_buffer_stride::check),
+    (coopvec_base_offset_misaligned::META, coopvec_base_offset_misaligned::check),
 ];
 
-static REGISTRY: [RuleMeta; 4] = [RULES[0].0, RULES[1].0, RULES[2].0, RULES[3].0];
+static REGISTRY: [RuleMeta; RULES.len()] = {
+    let mut out = [RULES[0].0; RULES.len()];
+    let mut i = 0;
+    while i < RULES.len() {
+        out[i] = RULES[i].0;
+        i += 1;
+    }
+    out
+};
 
 /// All rules, in registry order.
 pub fn registry() -> &'static [RuleMeta] {
