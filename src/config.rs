@@ -8,7 +8,8 @@
 //! cache-line-target = 64
 //! ```
 //!
-//! Every key is checked: an unknown key, an unknown rule id or a value outside
+//! The `[hlsl]` table (DXC options for HLSL inputs) is read by the input layer.
+//! Every other key is checked here: an unknown key, an unknown rule id or a value outside
 //! the accepted set is a [`ConfigError`] naming the key and what is accepted.
 
 use crate::report::Level;
@@ -143,8 +144,12 @@ pub fn parse(text: &str, origin: &str) -> Result<Settings, ConfigError> {
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| err(e.to_string().trim_end().to_string()))?;
     let mut s = Settings::default();
     for (key, value) in &table {
+        if key == "hlsl" {
+            // HLSL compilation options: validated by `input::dxc::parse_config`.
+            continue;
+        }
         if key != "rules" {
-            return Err(err(format!("unknown key `{key}`; expected one of: rules")));
+            return Err(err(format!("unknown key `{key}`; expected one of: rules, hlsl")));
         }
         let Some(rules) = value.as_table() else {
             return Err(err(format!("`rules` must be a table, not {}", describe(value))));
