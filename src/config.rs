@@ -8,7 +8,8 @@
 //! cache-line-target = 64
 //! ```
 //!
-//! Every key is checked: an unknown key, an unknown rule id or a value outside
+//! The `[hlsl]` table (DXC options for HLSL inputs) is read by the input layer.
+//! Every other key is checked here: an unknown key, an unknown rule id or a value outside
 //! the accepted set is a [`ConfigError`] naming the key and what is accepted.
 
 use crate::report::Level;
@@ -144,7 +145,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Settings, ConfigError> {
     let mut s = Settings::default();
     for (key, value) in &table {
         if key == "hlsl" {
-            // Compile options for HLSL inputs; validated by `input::dxc`.
+            // HLSL compilation options: validated by `input::dxc::parse_config`.
             continue;
         }
         if key != "rules" {

@@ -125,7 +125,7 @@ fn stride_ok_optimal_and_unknown_are_silent() {
     let s8 = b.c32(8);
     linalg(&mut b, 15, 16, 16, 8, 0, 0, s8);
     b.ret();
-    assert_eq!(run(&b), vec![]);
+    assert_eq!(only(run(&b), "coopvec-stride-mismatch"), vec![]);
 }
 
 #[test]
@@ -459,6 +459,204 @@ fn structured_buffer_cache_line_target_option() {
     assert_eq!(values(&d[0])[0], ("stride", int(48)));
 }
 
+// ------------------------------------------------------------ coopvec-base-offset-misaligned
+
+fn offsets_only(d: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    d.into_iter().filter(|d| d.rule == "coopvec-base-offset-misaligned").collect()
+}
+
+#[test]
+fn base_offset_preview_matrix_and_bias() {
+    let mut b = B::new(SourceKind::Dxil);
+    let mk = |b: &mut B, op: MatrixOpKind, offset: u64, bias: Option<u64>| {
+        let inst = b.op_call(vec![]);
+        let mut mo = matrix(op, MatrixEncoding::DxilPreview, 305);
+        mo.offset = Some(Operand::Imm(offset));
+        mo.bias_offset = bias.map(Operand::Imm);
+        b.fact(inst, FactKind::Matrix(mo));
+    };
+    mk(&mut b, MatrixOpKind::MatVecMul, 64, None);
+    mk(&mut b, MatrixOpKind::MatVecMulAdd, 256, Some(32));
+    mk(&mut b, MatrixOpKind::MatVecMulAdd, 128, Some(64)); // fine
+    mk(&mut b, MatrixOpKind::VectorAccumulate, 64, None); // fine: 64
+    b.ret();
+    let d = offsets_only(run(&b));
+    assert_eq!(d.len(), 2, "{d:?}");
+    assert_eq!(d[0].message, "matrix offset 64 is not 128-byte aligned");
+    assert_eq!(d[0].level, Level::Error);
+    assert_eq!(d[0].help.as_deref(), Some("start the matrix at a multiple of 128 bytes"));
+    assert_eq!(values(&d[0]), vec![("offset", int(64)), ("align", int(128)), ("operand", text("matrix"))]);
+    assert_eq!(d[1].message, "bias offset 32 is not 64-byte aligned");
+}
+
+#[test]
+fn base_offset_linalg_congruence_uses_align_operand() {
+    let mut b = B::new(SourceKind::Dxil);
+    let layer = b.unknown();
+    let (c9, c64, c128) = (b.c32(9), b.c32(64), b.c32(128));
+    let s = b.bin(BinOp::Shl, layer, c9);
+    let off = b.bin(BinOp::Or, s, c64);
+    let off_ok = b.bin(BinOp::Or, s, c128);
+    for (o, align) in [(off, 128u64), (off_ok, 128), (off, 64)] {
+        let inst = b.op_call(vec![o]);
+        let mut mo = matrix(MatrixOpKind::Load, MatrixEncoding::DxilLinAlg, 0x8000_000E);
+        mo.offset = Some(Operand::Value(o));
+        mo.align = Some(Operand::Imm(align));
+        mo.layout = Some(Operand::Imm(2));
+        mo.stride = Some(Operand::Imm(0));
+        b.fact(inst, FactKind::Matrix(mo));
+    }
+    b.ret();
+    let d = offsets_only(run(&b));
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].message, "matrix offset is always 64 mod 512, never 128-byte aligned");
+    assert_eq!(d[0].values[0], ("offset".to_string(), FindingValue::Congruence { rem: 64, modulus: 512 }));
+}
+
+#[test]
+fn base_offset_spirv_alignments() {
+    let mut b = B::new(SourceKind::Spirv);
+    let mk = |b: &mut B, op: MatrixOpKind, offset: u64, bias: Option<u64>| {
+        let inst = b.op_call(vec![]);
+        let mut mo = matrix(op, MatrixEncoding::SpirvCoopVec, 5289);
+        mo.offset = Some(Operand::Imm(offset));
+        mo.bias_offset = bias.map(Operand::Imm);
+        b.fact(inst, FactKind::Matrix(mo));
+    };
+    mk(&mut b, MatrixOpKind::MatVecMul, 32, None); // needs 64
+    mk(&mut b, MatrixOpKind::MatVecMulAdd, 64, Some(8)); // bias needs 16
+    mk(&mut b, MatrixOpKind::VectorLoad, 48, None); // fine: 16
+    mk(&mut b, MatrixOpKind::MatVecMul, 128, None); // fine
+    b.ret();
+    let d = offsets_only(run(&b));
+    assert_eq!(d.len(), 2, "{d:?}");
+    assert_eq!(d[0].message, "matrix offset 32 is not 64-byte aligned");
+    assert_eq!(d[1].message, "bias offset 8 is not 16-byte aligned");
+}
+
+// ------------------------------------------------------------ matrix layout verifiers
+
+fn only(d: Vec<Diagnostic>, rule: &str) -> Vec<Diagnostic> {
+    d.into_iter().filter(|d| d.rule == rule).collect()
+}
+
+/// A preview or SPIR-V mul / outer product with constant operands.
+fn coopvec(b: &mut B, enc: MatrixEncoding, op: MatrixOpKind, elem: u64, layout: Operand, transpose: u64, stride: u64) {
+    let inst = b.op_call(vec![]);
+    let mut mo = matrix(op, enc, 305);
+    mo.rows = Some(Operand::Imm(16));
+    mo.cols = Some(Operand::Imm(16));
+    mo.element = Some(Operand::Imm(elem));
+    mo.layout = Some(layout);
+    mo.transpose = Some(Operand::Imm(transpose));
+    mo.stride = Some(Operand::Imm(stride));
+    mo.offset = Some(Operand::Imm(0));
+    b.fact(inst, FactKind::Matrix(mo));
+}
+
+#[test]
+fn optimal_layout_nonzero_stride() {
+    let mut b = B::new(SourceKind::Dxil);
+    let (pv, mul) = (MatrixEncoding::DxilPreview, MatrixOpKind::MatVecMul);
+    coopvec(&mut b, pv, mul, 8, Operand::Imm(2), 0, 32); // fires
+    coopvec(&mut b, pv, mul, 8, Operand::Imm(2), 0, 0); // fine
+    coopvec(&mut b, pv, mul, 8, Operand::Imm(0), 0, 32); // row-major: not this rule
+    let s = b.c32(64);
+    linalg(&mut b, 14, 16, 16, 8, 0, 3, s); // LinAlg MulOptimalTranspose
+    b.ret();
+    let d = only(run(&b), "coopvec-optimal-layout-nonzero-stride");
+    assert_eq!(d.len(), 2, "{d:?}");
+    assert_eq!(d[0].level, Level::Warning);
+    assert_eq!(d[0].message, "matrix stride is 32 bytes but the mul-optimal layout ignores it; it must be 0");
+    assert_eq!(values(&d[0]), vec![("stride", int(32)), ("layout", text("mul-optimal"))]);
+    assert_eq!(d[1].message, "matrix stride is 64 bytes but the mul-optimal-transpose layout ignores it; it must be 0");
+}
+
+#[test]
+fn transpose_and_fp8_need_optimal_layouts() {
+    let mut b = B::new(SourceKind::Dxil);
+    let (pv, mul) = (MatrixEncoding::DxilPreview, MatrixOpKind::MatVecMul);
+    coopvec(&mut b, pv, mul, 8, Operand::Imm(0), 1, 32); // transpose + row-major
+    coopvec(&mut b, pv, mul, 8, Operand::Imm(2), 1, 0); // transpose + optimal: fine
+    coopvec(&mut b, pv, mul, 21, Operand::Imm(0), 0, 16); // f8e4m3 row-major
+    coopvec(&mut b, pv, mul, 22, Operand::Imm(2), 0, 0); // f8e5m2 optimal: fine
+    b.ret();
+    let d = run(&b);
+    let t = only(d.clone(), "coopvec-transpose-with-non-optimal-layout");
+    assert_eq!(t.len(), 1, "{d:?}");
+    assert_eq!(t[0].message, "matrix transpose is not supported with the row-major layout");
+    assert_eq!(t[0].level, Level::Error);
+    let f = only(d, "coopvec-fp8-with-non-optimal-layout");
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].message, "f8e4m3 matrix uses the row-major layout; fp8 matrices need an optimal layout");
+}
+
+#[test]
+fn fp8_spirv_layout_from_spec_constant_says_so() {
+    let mut b = B::new(SourceKind::Spirv);
+    let layout = b.spec32(15, 0, "matrixLayout");
+    let (sp, mul) = (MatrixEncoding::SpirvCoopVec, MatrixOpKind::MatVecMulAdd);
+    coopvec(&mut b, sp, mul, 1_000_491_002, Operand::Value(layout), 0, 16);
+    b.ret();
+    let d = only(run(&b), "coopvec-fp8-with-non-optimal-layout");
+    assert_eq!(d.len(), 1);
+    assert_eq!(
+        d[0].message,
+        "f8e4m3 matrix uses the row-major layout; fp8 matrices need an optimal layout (assuming spec constant 15 \
+         (matrixLayout) = 0)"
+    );
+    // With the layout overridden to InferencingOptimal the call is fine.
+    let a = analyze(&b.m, &AnalysisOptions { spec_constants: vec![(15, 2)] });
+    let d = rules::check_module(&b.m, &a, &Settings::default());
+    assert_eq!(only(d.clone(), "coopvec-fp8-with-non-optimal-layout"), vec![]);
+    // ... but its stride must then be 0.
+    assert_eq!(
+        only(d, "coopvec-optimal-layout-nonzero-stride")[0].message,
+        "matrix stride is 16 bytes but the inferencing-optimal layout ignores it; it must be 0 (assuming spec \
+         constant 15 (matrixLayout) = 2)"
+    );
+}
+
+#[test]
+fn outer_product_layout_and_stride() {
+    let mut b = B::new(SourceKind::Dxil);
+    let (pv, op) = (MatrixEncoding::DxilPreview, MatrixOpKind::OuterProductAccumulate);
+    coopvec(&mut b, pv, op, 8, Operand::Imm(0), 0, 0); // row-major
+    coopvec(&mut b, pv, op, 8, Operand::Imm(3), 0, 0); // fine
+    coopvec(&mut b, pv, op, 8, Operand::Imm(3), 0, 64); // non-zero stride
+    coopvec(&mut b, MatrixEncoding::SpirvCoopVec, op, 0, Operand::Imm(2), 0, 0); // inferencing-optimal
+    b.ret();
+    let d = only(run(&b), "coopvec-outer-product-layout");
+    assert_eq!(d.len(), 3, "{d:?}");
+    assert_eq!(
+        d[0].message,
+        "outer-product accumulate uses the row-major layout; it requires the outer-product-optimal layout"
+    );
+    assert_eq!(d[1].message, "outer-product accumulate stride is 64 bytes; it must be 0");
+    assert_eq!(
+        d[2].message,
+        "outer-product accumulate uses the inferencing-optimal layout; it requires the training-optimal layout"
+    );
+}
+
+#[test]
+fn non_optimal_matrix_layout_is_opt_in() {
+    let mut b = B::new(SourceKind::Dxil);
+    coopvec(&mut b, MatrixEncoding::DxilPreview, MatrixOpKind::MatVecMul, 8, Operand::Imm(0), 0, 32);
+    coopvec(&mut b, MatrixEncoding::DxilPreview, MatrixOpKind::MatVecMul, 8, Operand::Imm(2), 0, 0);
+    b.ret();
+    assert_eq!(only(run(&b), "coopvec-non-optimal-matrix-layout"), vec![]);
+    let mut s = Settings::default();
+    s.apply_override("coopvec-non-optimal-matrix-layout", RuleLevel::Warn).unwrap();
+    let d = only(run_with(&b, &s), "coopvec-non-optimal-matrix-layout");
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].level, Level::Warning);
+    assert_eq!(
+        d[0].message,
+        "row-major matrix in a matrix-vector multiply; an optimal layout is faster on every vendor"
+    );
+}
+
 // ------------------------------------------------------------------------ locations
 
 #[test]
@@ -496,8 +694,15 @@ fn registry_ids_levels_and_lookup() {
             "long-vector-bytebuf-load-misaligned",
             "long-vector-bytebuf-store-misaligned",
             "structured-buffer-stride-not-cache-aligned",
+            "coopvec-base-offset-misaligned",
+            "coopvec-optimal-layout-nonzero-stride",
+            "coopvec-transpose-with-non-optimal-layout",
+            "coopvec-fp8-with-non-optimal-layout",
+            "coopvec-outer-product-layout",
+            "coopvec-non-optimal-matrix-layout",
         ]
     );
+    assert_eq!(rules::find("coopvec-non-optimal-matrix-layout").and_then(|r| r.default_level), None);
     assert_eq!(rules::find("coopvec-stride-mismatch").and_then(|r| r.default_level), Some(Level::Error));
     assert_eq!(
         rules::find("structured-buffer-stride-not-cache-aligned").map(|r| r.options),
@@ -505,7 +710,7 @@ fn registry_ids_levels_and_lookup() {
     );
     assert!(rules::find("no-such-rule").is_none());
     for r in rules::registry() {
-        assert!(r.id.chars().all(|c| c.is_ascii_lowercase() || c == '-'), "{}", r.id);
+        assert!(r.id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'), "{}", r.id);
         assert!(!r.summary.ends_with('.') && r.summary.starts_with(|c: char| c.is_lowercase()), "{}", r.id);
     }
 }
@@ -539,9 +744,19 @@ fn messages_start_lowercase_without_trailing_period() {
     let s = b.c32(16);
     linalg(&mut b, 14, 16, 16, 8, 0, 0, s);
     linalg(&mut b, 20, 16, 16, 8, 1, 0, s);
+    let inst = b.op_call(vec![]);
+    let mut mo = matrix(MatrixOpKind::MatVecMul, MatrixEncoding::DxilPreview, 305);
+    mo.offset = Some(Operand::Imm(64));
+    b.fact(inst, FactKind::Matrix(mo));
     b.resource(ResourceClass::Srv, ResourceKind::STRUCTURED_BUFFER, "sb", 1, Some(20));
+    let (pv, mul) = (MatrixEncoding::DxilPreview, MatrixOpKind::MatVecMul);
+    coopvec(&mut b, pv, mul, 8, Operand::Imm(2), 0, 32);
+    coopvec(&mut b, pv, mul, 21, Operand::Imm(0), 1, 16);
+    coopvec(&mut b, pv, MatrixOpKind::OuterProductAccumulate, 8, Operand::Imm(0), 0, 0);
     b.ret();
-    let d = run(&b);
+    let mut s = Settings::default();
+    s.apply_override("coopvec-non-optimal-matrix-layout", RuleLevel::Warn).unwrap();
+    let d = run_with(&b, &s);
     let rules_hit: std::collections::BTreeSet<&str> = d.iter().map(|d| d.rule.as_str()).collect();
     assert_eq!(rules_hit.len(), rules::registry().len(), "{rules_hit:?}");
     for d in &d {

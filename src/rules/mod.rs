@@ -7,7 +7,13 @@
 //! lowered one step for `possible` findings, and the location (function,
 //! instruction index, IR text, outermost source frame, resource).
 
+pub mod coopvec_base_offset_misaligned;
+pub mod coopvec_fp8_with_non_optimal_layout;
+pub mod coopvec_non_optimal_matrix_layout;
+pub mod coopvec_optimal_layout_nonzero_stride;
+pub mod coopvec_outer_product_layout;
 pub mod coopvec_stride_mismatch;
+pub mod coopvec_transpose_with_non_optimal_layout;
 pub mod long_vector_bytebuf_misaligned;
 pub mod structured_buffer_stride;
 
@@ -44,9 +50,23 @@ const RULES: &[(RuleMeta, CheckFn)] = &[
     (long_vector_bytebuf_misaligned::LOAD_META, long_vector_bytebuf_misaligned::check_loads),
     (long_vector_bytebuf_misaligned::STORE_META, long_vector_bytebuf_misaligned::check_stores),
     (structured_buffer_stride::META, structured_buffer_stride::check),
+    (coopvec_base_offset_misaligned::META, coopvec_base_offset_misaligned::check),
+    (coopvec_optimal_layout_nonzero_stride::META, coopvec_optimal_layout_nonzero_stride::check),
+    (coopvec_transpose_with_non_optimal_layout::META, coopvec_transpose_with_non_optimal_layout::check),
+    (coopvec_fp8_with_non_optimal_layout::META, coopvec_fp8_with_non_optimal_layout::check),
+    (coopvec_outer_product_layout::META, coopvec_outer_product_layout::check),
+    (coopvec_non_optimal_matrix_layout::META, coopvec_non_optimal_matrix_layout::check),
 ];
 
-static REGISTRY: [RuleMeta; 4] = [RULES[0].0, RULES[1].0, RULES[2].0, RULES[3].0];
+static REGISTRY: [RuleMeta; RULES.len()] = {
+    let mut out = [RULES[0].0; RULES.len()];
+    let mut i = 0;
+    while i < RULES.len() {
+        out[i] = RULES[i].0;
+        i += 1;
+    }
+    out
+};
 
 /// All rules, in registry order.
 pub fn registry() -> &'static [RuleMeta] {
@@ -350,4 +370,51 @@ pub fn or_list(v: &[u64]) -> String {
             format!("{} or {last}", head.join(", "))
         }
     }
+}
+
+/// What a matrix-layout operand means, whatever its numbering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LayoutClass {
+    /// Row-major or column-major (the stride matters).
+    RowOrColumn,
+    /// MulOptimal / InferencingOptimal (and the LinAlg transposed variant).
+    MulOptimal,
+    /// OuterProductOptimal / TrainingOptimal (and the LinAlg transposed variant).
+    OuterProductOptimal,
+}
+
+/// Classifies a layout value and names it (`row-major`, `mul-optimal`, ...).
+pub fn layout_class(n: crate::ir::LayoutNumbering, v: u64) -> Option<(LayoutClass, &'static str)> {
+    use crate::ir::LayoutNumbering as N;
+    use LayoutClass::*;
+    Some(match (n, v) {
+        (N::DxilPreview | N::DxilLinAlg | N::SpirvNv, 0) => (RowOrColumn, "row-major"),
+        (N::DxilPreview | N::DxilLinAlg | N::SpirvNv, 1) => (RowOrColumn, "column-major"),
+        (N::DxilPreview | N::DxilLinAlg, 2) => (MulOptimal, "mul-optimal"),
+        (N::DxilPreview, 3) | (N::DxilLinAlg, 4) => (OuterProductOptimal, "outer-product-optimal"),
+        (N::DxilLinAlg, 3) => (MulOptimal, "mul-optimal-transpose"),
+        (N::DxilLinAlg, 5) => (OuterProductOptimal, "outer-product-optimal-transpose"),
+        (N::SpirvNv, 2) => (MulOptimal, "inferencing-optimal"),
+        (N::SpirvNv, 3) => (OuterProductOptimal, "training-optimal"),
+        _ => return None,
+    })
+}
+
+/// Is the matrix op a preview or SPIR-V NV matrix-vector multiply?
+pub fn is_coopvec_mul(mo: &crate::ir::MatrixMemOp) -> bool {
+    use crate::ir::{MatrixEncoding, MatrixOpKind};
+    matches!(mo.encoding, MatrixEncoding::DxilPreview | MatrixEncoding::SpirvCoopVec)
+        && matches!(mo.op, MatrixOpKind::MatVecMul | MatrixOpKind::MatVecMulAdd)
+}
+
+/// Is the matrix op a preview or SPIR-V NV outer-product accumulate?
+pub fn is_coopvec_outer_product(mo: &crate::ir::MatrixMemOp) -> bool {
+    use crate::ir::{MatrixEncoding, MatrixOpKind};
+    matches!(mo.encoding, MatrixEncoding::DxilPreview | MatrixEncoding::SpirvCoopVec)
+        && mo.op == MatrixOpKind::OuterProductAccumulate
+}
+
+/// Is the matrix op a LinAlg descriptor load, store or accumulate?
+pub fn is_linalg_descriptor_op(mo: &crate::ir::MatrixMemOp) -> bool {
+    mo.encoding == crate::ir::MatrixEncoding::DxilLinAlg && matches!(mo.opcode & 0x7FFF_FFFF, 14 | 20 | 27)
 }
