@@ -334,6 +334,22 @@ fn matrix_json(m: &Module, f: Option<&ir::Function>, name: &str, x: &MatrixMemOp
     j
 }
 
+/// `{file, line, column}` of a debug location, or null.
+fn loc_json(m: &Module, loc: Option<ir::LocH>) -> Json {
+    let Some(loc) = loc.and_then(|l| m.locs.try_get(l)) else { return Json::Null };
+    let file = m.source_files.get(loc.file as usize).map(|s| s.name.clone());
+    json!({"file": file, "line": loc.line, "column": loc.column})
+}
+
+fn loc_text(src: &Json) -> String {
+    format!(
+        "  [{}:{}:{}]",
+        s(src.get("file")).unwrap_or("?"),
+        src.get("line").cloned().unwrap_or(Json::Null),
+        src.get("column").cloned().unwrap_or(Json::Null)
+    )
+}
+
 /// Every `dx.op` opcode called in the module with its count (sorted by opcode).
 fn dx_op_counts(m: &Module) -> BTreeMap<u32, usize> {
     let mut counts = BTreeMap::new();
@@ -378,6 +394,7 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
                 "binding": resources::binding_text(r.class, &r.binding),
                 "stride": r.stride,
                 "id": (r.id != u32::MAX).then_some(r.id),
+                "source": loc_json(m, r.span.loc),
             })
         })
         .collect();
@@ -411,11 +428,9 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
             obj.insert("function".into(), json!(f.map(|f| f.name.clone())));
             obj.insert("inst".into(), json!(fact.inst.index()));
             obj.insert("ir".into(), json!(f.map(|f| ir::print::inst(m, f, fact.inst))));
-            let loc =
-                f.and_then(|f| f.insts.try_get(fact.inst)).and_then(|i| i.span.loc).and_then(|l| m.locs.try_get(l));
-            if let Some(loc) = loc {
-                let file = m.source_files.get(loc.file as usize).map(|s| s.name.clone());
-                obj.insert("source".into(), json!({"file": file, "line": loc.line, "column": loc.column}));
+            let loc = loc_json(m, f.and_then(|f| f.insts.try_get(fact.inst)).and_then(|i| i.span.loc));
+            if !loc.is_null() {
+                obj.insert("source".into(), loc);
             }
         }
         ops.push(j);
@@ -515,6 +530,9 @@ fn render_one(out: &mut String, f: &DumpFile) {
         if let Some(st) = r.get("stride").and_then(|v| v.as_u64()) {
             let _ = write!(line, " stride={st}");
         }
+        if let Some(src) = r.get("source").filter(|v| !v.is_null()) {
+            line.push_str(&loc_text(src));
+        }
         let _ = writeln!(out, "{line}");
     }
     for o in d.get("ops").and_then(|v| v.as_array()).into_iter().flatten() {
@@ -525,13 +543,7 @@ fn render_one(out: &mut String, f: &DumpFile) {
             s(o.get("text")).unwrap_or("?")
         );
         if let Some(src) = o.get("source") {
-            let _ = write!(
-                line,
-                "  [{}:{}:{}]",
-                s(src.get("file")).unwrap_or("?"),
-                src.get("line").cloned().unwrap_or(Json::Null),
-                src.get("column").cloned().unwrap_or(Json::Null)
-            );
+            line.push_str(&loc_text(src));
         }
         let _ = writeln!(out, "{line}");
     }

@@ -761,9 +761,24 @@ fn fixture_values() {
     let fx = shared.join("fixtures/dxil");
     for suffix in ["dxil", "g.dxil"] {
         let m = lower_file(&fx.join(format!("sb_stride20_pos_uv.{suffix}")));
-        assert!(m.resources.values().any(|r| r.kind == ResourceKind::STRUCTURED_BUFFER
-            && r.stride == Some(20)
-            && r.class == ResourceClass::Srv));
+        let sb = m
+            .resources
+            .values()
+            .find(|r| {
+                r.kind == ResourceKind::STRUCTURED_BUFFER && r.stride == Some(20) && r.class == ResourceClass::Srv
+            })
+            .expect("SB stride 20");
+        // The debug build locates the resource at its declaration (line 7) through
+        // its DIGlobalVariable; the stripped one has no location.
+        let loc = sb.span.loc.map(|l| &m.locs[l]);
+        if suffix == "g.dxil" {
+            let loc = loc.expect("resource location from debug info");
+            assert_eq!(loc.line, 7);
+            assert!(m.source_files[loc.file as usize].name.ends_with("sb_stride20_pos_uv.hlsl"));
+            assert_eq!(sb.name.as_deref(), Some("Vertices"));
+        } else {
+            assert_eq!(loc, None);
+        }
 
         let m = lower_file(&fx.join(format!("la_load_stride_mismatch.{suffix}")));
         assert_eq!(m.target.as_deref(), Some("cs_6_10"));

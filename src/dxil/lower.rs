@@ -10,9 +10,10 @@ use super::facts;
 use super::linalg::MatrixTypes;
 use super::llvm::{self, LlvmModule, MdId, Metadata};
 use super::resources::{self, Resolver};
-use crate::ir::{EntryPoint, InstKind, Module, Value};
+use crate::ir::{DebugLoc, EntryPoint, InstKind, Module, Value};
 use crate::read::dxbc::{self, Container, FourCc, Part, ProgramHeader};
 use crate::read::{ErrorKind, ReadError, Result};
+use rustc_hash::FxHashMap;
 
 /// The program part a container is analysed from: ILDB when present, else DXIL.
 pub fn program_part<'a, 'c>(c: &'c Container<'a>) -> Option<&'c Part<'a>> {
@@ -133,6 +134,44 @@ fn entry_points(llvm: &LlvmModule, m: &Module, default_kind: Option<u32>) -> Vec
     out
 }
 
+/// Debug-info globals (`DIGlobalVariable`, METADATA_GLOBAL_VAR = 27:
+/// `[distinct, scope, name, linkageName, file, line, ...]`) by name → (file path, line).
+/// Resource records are matched by name to give resources a source line.
+fn debug_globals(llvm: &LlvmModule) -> FxHashMap<String, (String, u32)> {
+    let mut out = FxHashMap::default();
+    let md_ref = |v: Option<&u64>| v.copied().filter(|&v| v != 0).map(|v| (v - 1) as MdId);
+    for md in &llvm.metadata {
+        let Metadata::Other { code: 27, ops } = md else { continue };
+        let Some(name) = md_str(llvm, md_ref(ops.get(2))) else { continue };
+        let line = ops.get(5).copied().unwrap_or(0) as u32;
+        let file = match md_ref(ops.get(4)).and_then(|f| llvm.md(f)) {
+            Some(Metadata::File { filename, directory }) => {
+                let file = md_str(llvm, *filename).unwrap_or_default();
+                let dir = md_str(llvm, *directory).unwrap_or_default();
+                join_path(&dir, &file)
+            }
+            _ => continue,
+        };
+        if line != 0 && !name.is_empty() {
+            out.entry(name).or_insert((file, line));
+        }
+    }
+    out
+}
+
+/// `directory/filename` (the filename alone when absolute or without a directory),
+/// the same naming the decoder uses for instruction locations.
+fn join_path(dir: &str, file: &str) -> String {
+    let absolute = file.starts_with('/') || file.starts_with('\\') || file.as_bytes().get(1) == Some(&b':');
+    if dir.is_empty() || absolute {
+        file.to_string()
+    } else if dir.ends_with('/') || dir.ends_with('\\') {
+        format!("{dir}{file}")
+    } else {
+        format!("{dir}/{file}")
+    }
+}
+
 /// Runs the DXIL semantics over a decoded module. `header` is the container's
 /// program header (None for raw bitcode; `!dx.shaderModel` then gives the target).
 pub fn lower_llvm(llvm: LlvmModule, header: Option<&ProgramHeader>) -> Module {
@@ -143,6 +182,7 @@ pub fn lower_llvm(llvm: LlvmModule, header: Option<&ProgramHeader>) -> Module {
     let entry_points = entry_points(&llvm, &llvm.module, kind);
     let parsed = resources::parse_resources(&llvm, llvm.module.resources.len());
     let types = MatrixTypes::from_metadata(&llvm);
+    let debug_globals = debug_globals(&llvm);
 
     let mut m = llvm.module;
     m.target = target;
@@ -151,7 +191,13 @@ pub fn lower_llvm(llvm: LlvmModule, header: Option<&ProgramHeader>) -> Module {
     }
     m.entry_points = entry_points;
     m.remarks.extend(parsed.remarks);
-    for r in parsed.resources {
+    for mut r in parsed.resources {
+        if let Some((file, line)) = r.name.as_ref().and_then(|n| debug_globals.get(n)) {
+            if r.span.loc.is_none() {
+                let file = m.source_file_index(file);
+                r.span.loc = Some(m.add_loc(DebugLoc { file, line: *line, column: 0, inlined_at: None }));
+            }
+        }
         m.resources.append(r);
     }
     let (facts, new_resources) = {
