@@ -48,6 +48,17 @@ pub fn bytecode_location(loc: &Location) -> String {
     }
 }
 
+/// With a source position shown, the bytecode location is worth a note unless
+/// it only repeats the same file (HLSL compile errors).
+pub fn needs_bytecode_note(loc: &Location) -> bool {
+    match &loc.source {
+        None => false,
+        Some(src) => {
+            src.file != loc.path || loc.blob_offset.is_some() || loc.function.is_some() || loc.instruction.is_some()
+        }
+    }
+}
+
 fn level(l: Level) -> ALevel<'static> {
     match l {
         Level::Error => ALevel::ERROR,
@@ -107,7 +118,7 @@ impl Paint {
 fn footer(d: &Diagnostic) -> Vec<(&'static str, String)> {
     let loc = &d.location;
     let mut out = Vec::new();
-    if loc.source.is_some() {
+    if needs_bytecode_note(loc) {
         out.push(("note", format!("in {}", bytecode_location(loc))));
     }
     if let Some(ir) = &loc.ir {
@@ -170,6 +181,9 @@ pub fn render_diagnostic(d: &Diagnostic, color: bool) -> String {
     };
     out.push_str(&format!("\n  {} {place}", p.blue("-->")));
     for (label, text) in footer(d) {
+        // Continuation lines (DXC's output, multi-line notes) align under the text.
+        let indent = format!("\n{}", " ".repeat(5 + label.len() + 2));
+        let text = text.trim_end().replace('\n', &indent);
         out.push_str(&format!("\n   {} {}: {text}", p.blue("="), p.bold(label)));
     }
     out
