@@ -69,20 +69,26 @@ fn level(l: Level) -> ALevel<'static> {
 
 /// Byte range of the highlighted part of a source line: from the (1-based,
 /// character) column — or the first non-blank character when the column is
-/// unknown — to the end of the line without trailing blanks.
+/// unknown — to the end of the statement (the next `;`, else the start of a
+/// `//` comment, else the end of the line), trailing blanks excluded.
 fn highlight(text: &str, column: u32) -> Range<usize> {
-    let end = text.trim_end().len();
+    let first = text.len() - text.trim_start().len();
+    let line_end = text.trim_end().len();
     let start = if column > 0 {
-        text.char_indices().nth(column as usize - 1).map(|(i, _)| i).unwrap_or(end)
+        text.char_indices().nth(column as usize - 1).map(|(i, _)| i).unwrap_or(line_end)
     } else {
-        text.len() - text.trim_start().len()
+        first
     };
-    if start >= end {
-        // Column past the text: point at the whole line.
-        let s = text.len() - text.trim_start().len();
-        return s.min(end)..end;
+    // Column past the text: point at the whole line.
+    let start = if start >= line_end { first.min(line_end) } else { start };
+    let rest = &text[start..];
+    let cut = rest.find(';').or_else(|| rest.find("//")).map(|i| start + i).unwrap_or(line_end);
+    let end = start + text[start..cut.max(start)].trim_end().len();
+    if end > start {
+        start..end
+    } else {
+        start..line_end.max(start)
     }
-    start..end
 }
 
 /// ANSI styles of the hand-drawn parts (the same colours annotate-snippets uses).
@@ -238,11 +244,15 @@ mod tests {
 
     #[test]
     fn highlight_columns() {
-        assert_eq!(highlight("    x = f(a);  ", 5), 4..13);
-        assert_eq!(highlight("    x = f(a);", 0), 4..13);
+        assert_eq!(highlight("    x = f(a);  ", 5), 4..12);
+        assert_eq!(highlight("    x = f(a);", 0), 4..12);
+        assert_eq!(highlight("    x = f(a); // note", 9), 8..12);
+        assert_eq!(highlight("    x = f(a) // no semicolon", 9), 8..12);
+        assert_eq!(highlight("  return;", 3), 2..8);
+        assert_eq!(highlight(";", 1), 0..1);
         assert_eq!(highlight("ab", 9), 0..2);
         // Multi-byte characters: column counts characters.
-        assert_eq!(highlight("é = g();", 5), 5..9);
+        assert_eq!(highlight("é = g();", 5), 5..8);
     }
 
     #[test]
