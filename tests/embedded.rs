@@ -209,29 +209,68 @@ fn batch_reports_file_and_blob_entries() {
     }
 }
 
-#[test]
-fn every_shared_fixture_is_found_in_a_concatenation() {
-    let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found (set IRLINT_SHARED)");
-        return;
-    };
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            files_under(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+/// Concatenates every file under `subs` with junk of 1..=13 bytes between
+/// them (so modules sit at every alignment) and expects each back from the
+/// scan at its offset with its exact size.
+fn concatenation_round_trip(shared: &Path, subs: &[&str]) -> usize {
     let mut paths: Vec<PathBuf> = Vec::new();
-    for sub in ["fixtures/dxil", "fixtures/spirv"] {
-        let Ok(rd) = std::fs::read_dir(shared.join(sub)) else { continue };
-        paths.extend(rd.flatten().map(|e| e.path()));
+    for sub in subs {
+        files_under(&shared.join(sub), &mut paths);
     }
     paths.sort();
     assert!(!paths.is_empty());
     let mut file = Vec::new();
     let mut expect = Vec::new();
     for (i, p) in paths.iter().enumerate() {
-        file.extend(junk(1 + i % 7, i as u8));
+        file.extend(junk(1 + i % 13, i as u8));
         let bytes = std::fs::read(p).unwrap();
-        let kind = if bytes.starts_with(b"DXBC") { InputKind::Dxil } else { InputKind::Spirv };
-        expect.push((file.len() as u64, bytes.len() as u64, kind));
+        let kind = if !bytes.starts_with(b"DXBC") {
+            InputKind::Spirv
+        } else if irlint::check::classify("x", &bytes) == InputKind::Dxbc {
+            InputKind::Dxbc
+        } else {
+            InputKind::Dxil
+        };
+        expect.push((file.len() as u64, bytes.len() as u64, kind, p.clone()));
         file.extend(bytes);
     }
-    let got: Vec<_> = scan(&file).iter().map(|b| (b.offset, b.len, b.kind)).collect();
+    let blobs = scan(&file);
+    let got: Vec<_> = blobs.iter().map(|b| (b.offset, b.len, b.kind)).collect();
+    for (g, e) in got.iter().zip(&expect) {
+        assert_eq!(*g, (e.0, e.1, e.2), "first difference at {}", e.3.display());
+    }
     assert_eq!(got.len(), expect.len());
-    assert_eq!(got, expect);
+    expect.len()
+}
+
+#[test]
+fn every_shared_fixture_is_found_in_a_concatenation() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found (set IRLINT_SHARED)");
+        return;
+    };
+    assert!(concatenation_round_trip(&shared, &["fixtures/dxil", "fixtures/spirv"]) >= 100);
+}
+
+#[test]
+fn every_corpus_shader_is_found_in_a_concatenation() {
+    let Some(shared) = shared_dir().filter(|s| s.join("corpus").is_dir()) else {
+        eprintln!("skipping: ../shared/corpus not found (set IRLINT_SHARED)");
+        return;
+    };
+    // 334 DXIL + 544 legacy DXBC + 1597 SPIR-V (graph modules without functions included).
+    let n = concatenation_round_trip(&shared, &["corpus/dxil", "corpus/dxbc", "corpus/spirv"]);
+    assert!(n >= 2000, "{n}");
 }

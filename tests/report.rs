@@ -290,3 +290,18 @@ fn sarif_schema_validator_rejects_bad_logs() {
     bad["runs"][0]["invocations"][0]["unexpected"] = true.into();
     assert!(sarif_schema::validate(&bad).is_err());
 }
+
+#[test]
+fn human_hlsl_compile_error_keeps_dxc_output() {
+    let mut d = Diagnostic::new(
+        INPUT_ERROR,
+        Level::Error,
+        Certainty::Proven,
+        "HLSL compilation failed: use of undeclared identifier 'x'",
+    );
+    d.location.path = "shaders/a.hlsl".into();
+    d.location.source = Some(SourceLocation { file: "shaders/a.hlsl".into(), line: 9, column: 5 });
+    d.notes.push("DXC output:\nshaders/a.hlsl:9:5: error: use of undeclared identifier 'x'\n    x = 1;\n    ^".into());
+    let r = RunReport { diagnostics: vec![d], stats: Stats { files: 1, ..Default::default() }, ..Default::default() };
+    insta::assert_snapshot!(report::render(&r, Format::Human, false, false));
+}

@@ -2,7 +2,7 @@
 //!
 //! A directory is walked recursively; every regular file in it is an input
 //! (files are recognised by content, not extension). Hidden entries (`.git`,
-//! `.cache`, dot-files) are skipped, entries are visited in sorted order,
+//! `.cache`, dot-files) and `irlint.toml` files are skipped, entries are visited in sorted order,
 //! directory symlinks are followed once (a canonical-path set breaks loops),
 //! and a file reached twice is listed once. A path given explicitly is always
 //! an input, even when it does not exist — reading it then reports the error.
@@ -74,7 +74,8 @@ fn walk(dir: &Path, out: &mut Vec<Input>, seen_files: &mut HashSet<PathBuf>, see
     let mut names: Vec<_> = entries.filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
     names.sort();
     for name in names {
-        if is_hidden(&name) {
+        // Hidden entries (.git, dot-files) and irlint's own config are not inputs.
+        if is_hidden(&name) || name == "irlint.toml" {
             continue;
         }
         let path = dir.join(&name);
@@ -113,6 +114,7 @@ mod tests {
         std::fs::write(dir.join("a/y.spv"), b"y").unwrap();
         std::fs::write(dir.join(".hidden"), b"h").unwrap();
         std::fs::write(dir.join("c.dxil"), b"c").unwrap();
+        std::fs::write(dir.join("a/irlint.toml"), b"").unwrap();
         #[cfg(unix)]
         std::os::unix::fs::symlink(&dir, dir.join("a/loop")).unwrap();
         let inputs = discover(&[dir.clone(), dir.join("c.dxil"), dir.join("missing.dxil")]);

@@ -202,7 +202,8 @@ pub fn first_error(output: &str) -> Option<(SourceLocation, String)> {
     for line in output.lines() {
         let Some(idx) = line.find(": error: ").or_else(|| line.find(": fatal error: ")) else { continue };
         let (head, msg) = line.split_at(idx);
-        let msg = msg.trim_start_matches(':').trim().to_string();
+        let msg = msg.trim_start_matches(':').trim();
+        let msg = msg.strip_prefix("fatal error: ").or_else(|| msg.strip_prefix("error: ")).unwrap_or(msg).to_string();
         // head = FILE:LINE:COL (FILE may itself hold colons, e.g. `C:\x.hlsl`).
         let mut parts = head.rsplitn(3, ':');
         let col = parts.next().and_then(|c| c.parse::<u32>().ok());
@@ -431,7 +432,7 @@ mod tests {
         let out = "shaders/a.hlsl:7:12: warning: implicit truncation\nshaders/a.hlsl:9:5: error: use of undeclared identifier 'x'\n    x = 1;\n    ^\n";
         let (loc, msg) = first_error(out).unwrap();
         assert_eq!(loc, SourceLocation { file: "shaders/a.hlsl".into(), line: 9, column: 5 });
-        assert_eq!(msg, "error: use of undeclared identifier 'x'");
+        assert_eq!(msg, "use of undeclared identifier 'x'");
         let (loc, _) = first_error("C:\\s\\b.hlsl:3:1: fatal error: 'x.h' file not found").unwrap();
         assert_eq!((loc.file.as_str(), loc.line), ("C:\\s\\b.hlsl", 3));
         assert!(first_error("all good").is_none());

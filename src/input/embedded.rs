@@ -11,9 +11,11 @@
 //! - **SPIR-V**: version 1.0–1.6, id bound > 0 (and within the reader's limit),
 //!   schema 0, first instruction `OpCapability`. The instruction stream is then
 //!   walked by word count until a word count of 0, an instruction that runs
-//!   past the end of the file, or another SPIR-V magic; the module ends after
-//!   the last `OpFunctionEnd` of that walk (or where the walk stopped when
-//!   there is none).
+//!   past the end of the file, another SPIR-V magic, or — right after an
+//!   `OpFunctionEnd` — anything but `OpFunction`, `OpExtInst`, `OpLine` or
+//!   `OpNoLine` (nothing else may follow a function). The module ends after
+//!   the last `OpFunctionEnd` (or `OpGraphEndARM`) of that walk; a module
+//!   without either ends after the longest run of known opcodes.
 //!
 //! Nothing past a blob's declared size is ever read, and scanning resumes after
 //! each accepted blob. For ELF, PE and Mach-O files goblin names the section
@@ -48,6 +50,12 @@ impl Blob {
 const SPIRV_MAGIC: u32 = 0x0723_0203;
 const OP_CAPABILITY: u32 = 17;
 const OP_FUNCTION_END: u32 = 56;
+const OP_FUNCTION: u32 = 54;
+const OP_EXT_INST: u32 = 12;
+const OP_LINE: u32 = 8;
+const OP_NO_LINE: u32 = 317;
+const OP_GRAPH_ARM: u32 = 4183;
+const OP_GRAPH_END_ARM: u32 = 4186;
 
 /// Finds every embedded shader, in file order.
 pub fn scan(bytes: &[u8]) -> Vec<Blob> {
@@ -128,8 +136,12 @@ fn spirv_at(bytes: &[u8], at: usize) -> Option<(usize, InputKind)> {
     // Words available from `at` to the end of the file.
     let total_words = (bytes.len() - at) / 4;
     let mut pos = 5usize;
-    let mut walk_end = None;
-    let mut last_function_end = None;
+    // End of the last function (or ARM graph), and end of the run of
+    // instructions with opcodes the `spirv` crate knows (the fallback end for
+    // a module without functions).
+    let mut last_unit_end: Option<usize> = None;
+    let mut known_end: Option<usize> = None;
+    let mut all_known = true;
     while pos < total_words {
         let w = word(pos)?;
         if w == SPIRV_MAGIC || w.swap_bytes() == SPIRV_MAGIC {
@@ -142,13 +154,23 @@ fn spirv_at(bytes: &[u8], at: usize) -> Option<(usize, InputKind)> {
         if pos == 5 && opcode != OP_CAPABILITY {
             return None;
         }
+        // After a function (or graph) only another one, or line / non-semantic
+        // debug instructions, may follow; anything else is past the module.
+        if last_unit_end.is_some_and(|e| e == pos)
+            && !matches!(opcode, OP_FUNCTION | OP_GRAPH_ARM | OP_EXT_INST | OP_LINE | OP_NO_LINE)
+        {
+            break;
+        }
         pos += count;
-        walk_end = Some(pos);
-        if opcode == OP_FUNCTION_END {
-            last_function_end = Some(pos);
+        all_known &= spirv::Op::from_u32(opcode).is_some();
+        if all_known {
+            known_end = Some(pos);
+        }
+        if opcode == OP_FUNCTION_END || opcode == OP_GRAPH_END_ARM {
+            last_unit_end = Some(pos);
         }
     }
-    let end_words = last_function_end.or(walk_end)?;
+    let end_words = last_unit_end.or(known_end)?;
     Some((end_words * 4, InputKind::Spirv))
 }
 
@@ -271,6 +293,27 @@ mod tests {
         bytes.extend([0xFF; 5]);
         let blobs = scan(&bytes);
         assert_eq!(blobs, vec![Blob { offset: 3, len: 16 * 4, kind: InputKind::Spirv, section: None }]);
+    }
+
+    #[test]
+    fn back_to_back_modules_at_any_alignment() {
+        for gap in 0..4 {
+            let mut bytes = spirv_words(&tiny_module());
+            bytes.extend(vec![0x99u8; gap]);
+            bytes.extend(spirv_words(&tiny_module()));
+            let got: Vec<_> = scan(&bytes).iter().map(|b| (b.offset, b.len)).collect();
+            assert_eq!(got, [(0, 64), (64 + gap as u64, 64)], "gap {gap}");
+        }
+    }
+
+    #[test]
+    fn module_without_functions_ends_at_known_opcodes() {
+        // Header, OpCapability, OpMemoryModel, then a word with an unknown opcode.
+        let mut m = tiny_module()[..7].to_vec();
+        m.extend([(3 << 16) | 14, 0, 1]);
+        m.extend([(1 << 16) | 0xFFF0, 0]);
+        let blobs = scan(&spirv_words(&m));
+        assert_eq!((blobs[0].offset, blobs[0].len), (0, 40));
     }
 
     #[test]

@@ -47,7 +47,8 @@ pub fn render_diagnostic(d: &Diagnostic) -> String {
     props.push(format!("title={}", escape_property(&d.rule)));
     let mut message = d.message.clone();
     // Where in the bytecode, unless `file=` already says everything.
-    if loc.source.is_some() || loc.blob_offset.is_some() || loc.function.is_some() || loc.instruction.is_some() {
+    let code = loc.blob_offset.is_some() || loc.function.is_some() || loc.instruction.is_some();
+    if super::human::needs_bytecode_note(loc) || (loc.source.is_none() && code) {
         message.push_str(&format!("\nin {}", bytecode_location(loc)));
     }
     if let Some(ir) = &loc.ir {

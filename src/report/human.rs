@@ -48,6 +48,17 @@ pub fn bytecode_location(loc: &Location) -> String {
     }
 }
 
+/// With a source position shown, the bytecode location is worth a note unless
+/// it only repeats the same file (HLSL compile errors).
+pub fn needs_bytecode_note(loc: &Location) -> bool {
+    match &loc.source {
+        None => false,
+        Some(src) => {
+            src.file != loc.path || loc.blob_offset.is_some() || loc.function.is_some() || loc.instruction.is_some()
+        }
+    }
+}
+
 fn level(l: Level) -> ALevel<'static> {
     match l {
         Level::Error => ALevel::ERROR,
@@ -58,20 +69,26 @@ fn level(l: Level) -> ALevel<'static> {
 
 /// Byte range of the highlighted part of a source line: from the (1-based,
 /// character) column — or the first non-blank character when the column is
-/// unknown — to the end of the line without trailing blanks.
+/// unknown — to the end of the statement (the next `;`, else the start of a
+/// `//` comment, else the end of the line), trailing blanks excluded.
 fn highlight(text: &str, column: u32) -> Range<usize> {
-    let end = text.trim_end().len();
+    let first = text.len() - text.trim_start().len();
+    let line_end = text.trim_end().len();
     let start = if column > 0 {
-        text.char_indices().nth(column as usize - 1).map(|(i, _)| i).unwrap_or(end)
+        text.char_indices().nth(column as usize - 1).map(|(i, _)| i).unwrap_or(line_end)
     } else {
-        text.len() - text.trim_start().len()
+        first
     };
-    if start >= end {
-        // Column past the text: point at the whole line.
-        let s = text.len() - text.trim_start().len();
-        return s.min(end)..end;
+    // Column past the text: point at the whole line.
+    let start = if start >= line_end { first.min(line_end) } else { start };
+    let rest = &text[start..];
+    let cut = rest.find(';').or_else(|| rest.find("//")).map(|i| start + i).unwrap_or(line_end);
+    let end = start + text[start..cut.max(start)].trim_end().len();
+    if end > start {
+        start..end
+    } else {
+        start..line_end.max(start)
     }
-    start..end
 }
 
 /// ANSI styles of the hand-drawn parts (the same colours annotate-snippets uses).
@@ -107,7 +124,7 @@ impl Paint {
 fn footer(d: &Diagnostic) -> Vec<(&'static str, String)> {
     let loc = &d.location;
     let mut out = Vec::new();
-    if loc.source.is_some() {
+    if needs_bytecode_note(loc) {
         out.push(("note", format!("in {}", bytecode_location(loc))));
     }
     if let Some(ir) = &loc.ir {
@@ -170,6 +187,9 @@ pub fn render_diagnostic(d: &Diagnostic, color: bool) -> String {
     };
     out.push_str(&format!("\n  {} {place}", p.blue("-->")));
     for (label, text) in footer(d) {
+        // Continuation lines (DXC's output, multi-line notes) align under the text.
+        let indent = format!("\n{}", " ".repeat(5 + label.len() + 2));
+        let text = text.trim_end().replace('\n', &indent);
         out.push_str(&format!("\n   {} {}: {text}", p.blue("="), p.bold(label)));
     }
     out
@@ -224,11 +244,15 @@ mod tests {
 
     #[test]
     fn highlight_columns() {
-        assert_eq!(highlight("    x = f(a);  ", 5), 4..13);
-        assert_eq!(highlight("    x = f(a);", 0), 4..13);
+        assert_eq!(highlight("    x = f(a);  ", 5), 4..12);
+        assert_eq!(highlight("    x = f(a);", 0), 4..12);
+        assert_eq!(highlight("    x = f(a); // note", 9), 8..12);
+        assert_eq!(highlight("    x = f(a) // no semicolon", 9), 8..12);
+        assert_eq!(highlight("  return;", 3), 2..8);
+        assert_eq!(highlight(";", 1), 0..1);
         assert_eq!(highlight("ab", 9), 0..2);
         // Multi-byte characters: column counts characters.
-        assert_eq!(highlight("é = g();", 5), 5..9);
+        assert_eq!(highlight("é = g();", 5), 5..8);
     }
 
     #[test]
