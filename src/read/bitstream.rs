@@ -82,89 +82,87 @@ struct Scope {
     end_bit: u64,
 }
 
-/// Bit-level reader with a 64-bit window.
+/// Bit-level reader: a bit position over borrowed bytes. Reads of up to 56
+/// bits are one unaligned 8-byte load and a shift.
 #[derive(Debug, Clone)]
 struct Bits<'a> {
     data: &'a [u8],
-    next_byte: usize,
-    cur: u64,
-    nbits: u32,
+    pos: u64,
 }
 
 impl<'a> Bits<'a> {
-    #[inline]
+    #[inline(always)]
     fn pos(&self) -> u64 {
-        self.next_byte as u64 * 8 - u64::from(self.nbits)
+        self.pos
     }
 
-    #[inline]
+    #[inline(always)]
     fn total(&self) -> u64 {
         self.data.len() as u64 * 8
     }
 
-    #[inline]
+    #[inline(always)]
     fn remaining(&self) -> u64 {
-        self.total() - self.pos()
+        self.total().saturating_sub(self.pos)
     }
 
-    /// Loads up to 8 more bytes into an empty window; false at the end of data.
-    #[inline]
-    fn refill(&mut self) -> bool {
-        if let Some(b) = self.data.get(self.next_byte..self.next_byte + 8) {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(b);
-            self.cur = u64::from_le_bytes(w);
-            self.next_byte += 8;
-            self.nbits = 64;
-            true
+    /// The 64 bits starting at byte `byte` (zero-padded past the end).
+    #[inline(always)]
+    fn word_at(&self, byte: usize) -> u64 {
+        if let Some(&[a, b, c, d, e, f, g, h]) = self.data.get(byte..byte.wrapping_add(8)) {
+            u64::from_le_bytes([a, b, c, d, e, f, g, h])
         } else {
-            let rest = self.data.get(self.next_byte..).unwrap_or(&[]);
-            if rest.is_empty() {
-                return false;
-            }
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.cur = u64::from_le_bytes(w);
-            self.next_byte += rest.len();
-            self.nbits = rest.len() as u32 * 8;
-            true
+            self.word_at_slow(byte)
         }
     }
 
-    /// Reads `w` (0..=64) bits; `None` at the end of data.
-    #[inline]
+    #[cold]
+    #[inline(never)]
+    fn word_at_slow(&self, byte: usize) -> u64 {
+        let mut w = [0u8; 8];
+        let rest = self.data.get(byte..).unwrap_or(&[]);
+        let n = rest.len().min(8);
+        w[..n].copy_from_slice(&rest[..n]);
+        u64::from_le_bytes(w)
+    }
+
+    /// Reads `w` (0..=64) bits; `None` past the end of data.
+    #[inline(always)]
     fn read(&mut self, w: u32) -> Option<u64> {
-        if w <= self.nbits {
-            let v = if w == 64 { self.cur } else { self.cur & ((1u64 << w) - 1) };
-            self.cur = self.cur.checked_shr(w).unwrap_or(0);
-            self.nbits -= w;
-            return Some(v);
+        let end = self.pos + u64::from(w);
+        if w > 56 || end > self.total() {
+            return self.read_slow(w);
         }
-        let low = self.cur;
-        let have = self.nbits;
-        if !self.refill() {
-            return None;
-        }
-        let need = w - have;
-        if need > self.nbits {
-            return None;
-        }
-        let hi = if need == 64 { self.cur } else { self.cur & ((1u64 << need) - 1) };
-        self.cur = self.cur.checked_shr(need).unwrap_or(0);
-        self.nbits -= need;
-        Some(low | hi.checked_shl(have).unwrap_or(0))
+        let x = self.word_at((self.pos >> 3) as usize) >> (self.pos & 7);
+        self.pos = end;
+        Some(x & ((1u64 << w) - 1))
     }
 
-    /// Moves to an absolute bit position (must be ≤ total).
-    fn seek(&mut self, bit: u64) {
-        let byte = (bit / 8) as usize;
-        self.next_byte = byte.min(self.data.len());
-        self.cur = 0;
-        self.nbits = 0;
-        let skip = (bit % 8) as u32;
-        if skip > 0 {
-            let _ = self.read(skip);
+    #[cold]
+    #[inline(never)]
+    fn read_slow(&mut self, w: u32) -> Option<u64> {
+        let end = self.pos.checked_add(u64::from(w))?;
+        if end > self.total() || w > 64 {
+            return None;
         }
+        let lo_bits = w.min(32);
+        let lo = (self.word_at((self.pos >> 3) as usize) >> (self.pos & 7)) & ((1u64 << lo_bits) - 1);
+        self.pos += u64::from(lo_bits);
+        let hi_bits = w - lo_bits;
+        let hi = if hi_bits == 0 {
+            0
+        } else {
+            let h = (self.word_at((self.pos >> 3) as usize) >> (self.pos & 7)) & ((1u64 << hi_bits) - 1);
+            self.pos += u64::from(hi_bits);
+            h
+        };
+        Some(lo | hi.checked_shl(lo_bits).unwrap_or(0))
+    }
+
+    /// Moves to an absolute bit position (callers keep it ≤ total).
+    #[inline]
+    fn seek(&mut self, bit: u64) {
+        self.pos = bit.min(self.total());
     }
 }
 
@@ -206,7 +204,7 @@ impl<'a> Cursor<'a> {
     /// A cursor over a bare bitstream with no magic (top-level abbrev width 2).
     pub fn raw(data: &'a [u8], base: u64) -> Self {
         Cursor {
-            bits: Bits { data, next_byte: 0, cur: 0, nbits: 0 },
+            bits: Bits { data, pos: 0 },
             base,
             width: 2,
             scopes: Vec::with_capacity(8),
@@ -281,22 +279,35 @@ impl<'a> Cursor<'a> {
         )
     }
 
-    #[inline]
+    #[inline(always)]
     fn fixed(&mut self, w: u32, what: &str) -> Result<u64> {
         match self.bits.read(w) {
             Some(v) => Ok(v),
-            None => Err(self.eof(what)),
+            None => Err(self.eof_at(what)),
         }
     }
 
-    #[inline]
+    #[cold]
+    #[inline(never)]
+    fn eof_at(&self, what: &str) -> ReadError {
+        self.eof(what)
+    }
+
+    #[inline(always)]
     fn vbr(&mut self, w: u32, what: &str) -> Result<u64> {
         let piece = self.fixed(w, what)?;
         let hi = 1u64 << (w - 1);
         if piece & hi == 0 {
             return Ok(piece);
         }
-        let mut result = piece & (hi - 1);
+        self.vbr_rest(piece & (hi - 1), w, what)
+    }
+
+    /// The continuation chunks of a VBR value whose first chunk was `first`.
+    #[inline(never)]
+    fn vbr_rest(&mut self, first: u64, w: u32, what: &str) -> Result<u64> {
+        let hi = 1u64 << (w - 1);
+        let mut result = first;
         let mut shift = w - 1;
         loop {
             let piece = self.fixed(w, what)?;
@@ -328,10 +339,11 @@ impl<'a> Cursor<'a> {
 
     /// True when the rest of the data is zero (trailing padding = EOF at top level).
     fn rest_is_zero(&self) -> bool {
-        if self.bits.nbits > 0 && self.bits.cur != 0 {
+        let pos = self.bits.pos();
+        if pos % 8 != 0 && self.bits.word_at((pos / 8) as usize) >> (pos % 8) & 0xFF != 0 {
             return false;
         }
-        self.bits.data.get(self.bits.next_byte..).is_none_or(|r| r.iter().all(|&b| b == 0))
+        self.bits.data.get(pos.div_ceil(8) as usize..).is_none_or(|r| r.iter().all(|&b| b == 0))
     }
 
     /// The next item, or `None` at the end of the stream (top level only).
