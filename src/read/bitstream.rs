@@ -295,6 +295,36 @@ impl<'a> Cursor<'a> {
 
     #[inline(always)]
     fn vbr(&mut self, w: u32, what: &str) -> Result<u64> {
+        let pos = self.bits.pos;
+        if pos + 64 <= self.bits.total() {
+            // At least 57 valid bits: decode every chunk that fits without reloading.
+            let mut x = self.bits.word_at((pos >> 3) as usize) >> (pos & 7);
+            let hi = 1u64 << (w - 1);
+            let mask = (1u64 << w) - 1;
+            if x & hi == 0 {
+                self.bits.pos = pos + u64::from(w);
+                return Ok(x & mask);
+            }
+            let mut result = 0u64;
+            let mut shift = 0u32;
+            let mut used = 0u32;
+            while used + w <= 56 {
+                let piece = x & mask;
+                result |= (piece & (hi - 1)) << shift;
+                used += w;
+                shift += w - 1;
+                if piece & hi == 0 {
+                    self.bits.pos = pos + u64::from(used);
+                    return Ok(result);
+                }
+                x >>= w;
+            }
+        }
+        self.vbr_slow(w, what)
+    }
+
+    #[inline(never)]
+    fn vbr_slow(&mut self, w: u32, what: &str) -> Result<u64> {
         let piece = self.fixed(w, what)?;
         let hi = 1u64 << (w - 1);
         if piece & hi == 0 {
