@@ -53,6 +53,11 @@ impl Decoder {
                         return Err(ReadError::limit(self.off, format!("{n} types exceed {}", limits::MAX_TYPES)));
                     }
                     declared = Some(n);
+                    // Each type record takes at least 2 bits, which bounds the reservation.
+                    let cap = n.min((rd.block_remaining_bits() / 2) as usize);
+                    if self.m.types.is_empty() {
+                        self.m.types = crate::ir::Arena::with_capacity(cap);
+                    }
                     continue;
                 }
                 2 => Type::Void,
