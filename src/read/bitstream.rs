@@ -1,6 +1,6 @@
 //! A bounded, streaming LLVM bitstream reader (formats.md §B.1).
 //!
-//! [`Cursor`] walks blocks and records: [`Cursor::next`] yields
+//! [`Cursor`] walks blocks and records: [`Cursor::next_item`] yields
 //! [`Item::Enter`] / [`Item::End`] / [`Item::Record`]; the operands of the
 //! current record are borrowed from a reused buffer ([`Cursor::ops`]), so a walk
 //! allocates nothing per record. Abbreviation definitions and the BLOCKINFO block
@@ -61,7 +61,7 @@ pub enum AbbrevOp {
     Blob,
 }
 
-/// What [`Cursor::next`] found.
+/// What [`Cursor::next_item`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Item {
     /// Entered a sub-block with this id. Call [`Cursor::skip_block`] to skip it.
@@ -377,7 +377,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The next item, or `None` at the end of the stream (top level only).
-    pub fn next(&mut self) -> Result<Option<Item>> {
+    pub fn next_item(&mut self) -> Result<Option<Item>> {
         loop {
             if self.scopes.is_empty() && (self.bits.remaining() < u64::from(self.width) || self.rest_is_zero()) {
                 return Ok(None);
@@ -727,7 +727,7 @@ pub fn decode_signed(v: u64) -> u64 {
 pub fn walk(data: &[u8], base: u64) -> Result<u64> {
     let mut c = Cursor::new(data, base)?;
     let mut n = 0u64;
-    while let Some(item) = c.next()? {
+    while let Some(item) = c.next_item()? {
         if let Item::Record(_) = item {
             n += 1;
         }
@@ -739,6 +739,7 @@ pub fn walk(data: &[u8], base: u64) -> Result<u64> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -835,13 +836,13 @@ mod tests {
             w.put(0, 32); // trailing padding
         });
         let mut c = Cursor::new(&data, 0x100).unwrap();
-        assert_eq!(c.next().unwrap(), Some(Item::Enter(8)));
-        assert_eq!(c.next().unwrap(), Some(Item::Record(7)));
+        assert_eq!(c.next_item().unwrap(), Some(Item::Enter(8)));
+        assert_eq!(c.next_item().unwrap(), Some(Item::Record(7)));
         assert_eq!(c.ops(), &[1, 300]);
-        assert_eq!(c.next().unwrap(), Some(Item::Record(9)));
+        assert_eq!(c.next_item().unwrap(), Some(Item::Record(9)));
         assert_eq!(c.ops(), &[0, u64::from(b'a'), u64::from(b'Z')]);
-        assert_eq!(c.next().unwrap(), Some(Item::End));
-        assert_eq!(c.next().unwrap(), None);
+        assert_eq!(c.next_item().unwrap(), Some(Item::End));
+        assert_eq!(c.next_item().unwrap(), None);
         assert_eq!(walk(&data, 0).unwrap(), 2);
     }
 
@@ -876,15 +877,15 @@ mod tests {
             });
         });
         let mut c = Cursor::new(&data, 0).unwrap();
-        assert_eq!(c.next().unwrap(), Some(Item::Enter(8)));
-        assert_eq!(c.next().unwrap(), Some(Item::Enter(11)));
-        assert_eq!(c.next().unwrap(), Some(Item::Record(4)));
+        assert_eq!(c.next_item().unwrap(), Some(Item::Enter(8)));
+        assert_eq!(c.next_item().unwrap(), Some(Item::Enter(11)));
+        assert_eq!(c.next_item().unwrap(), Some(Item::Record(4)));
         assert_eq!(c.ops(), &[1000]);
-        assert_eq!(c.next().unwrap(), Some(Item::End));
-        assert_eq!(c.next().unwrap(), Some(Item::Enter(12)));
+        assert_eq!(c.next_item().unwrap(), Some(Item::End));
+        assert_eq!(c.next_item().unwrap(), Some(Item::Enter(12)));
         c.skip_block().unwrap();
-        assert_eq!(c.next().unwrap(), Some(Item::End));
-        assert_eq!(c.next().unwrap(), None);
+        assert_eq!(c.next_item().unwrap(), Some(Item::End));
+        assert_eq!(c.next_item().unwrap(), None);
     }
 
     #[test]
@@ -897,8 +898,8 @@ mod tests {
             });
         });
         let mut c = Cursor::new(&data, 0x40).unwrap();
-        c.next().unwrap();
-        let e = c.next().unwrap_err();
+        c.next_item().unwrap();
+        let e = c.next_item().unwrap_err();
         assert_eq!(e.kind, ErrorKind::BadSize);
         assert!(e.offset >= 0x40 && e.offset <= 0x40 + data.len() as u64, "{e}");
         // Over-long VBR.
@@ -914,8 +915,8 @@ mod tests {
             });
         });
         let mut c = Cursor::new(&data, 0).unwrap();
-        c.next().unwrap();
-        assert_eq!(c.next().unwrap_err().kind, ErrorKind::Malformed);
+        c.next_item().unwrap();
+        assert_eq!(c.next_item().unwrap_err().kind, ErrorKind::Malformed);
         for n in 0..data.len() {
             let _ = walk(&data[..n], 0);
         }

@@ -40,7 +40,7 @@ impl Decoder {
             last_loc: None,
             fwd_insts: Vec::new(),
         };
-        while let Some(item) = rd.next()? {
+        while let Some(item) = rd.next_item()? {
             self.off = rd.record_offset();
             match item {
                 Item::End => return self.finish_function(f, fh),
@@ -94,7 +94,7 @@ impl Decoder {
     }
 
     fn function_vst(&mut self, rd: &mut Cursor<'_>, f: &mut FnState) -> Result<()> {
-        while let Some(item) = rd.next()? {
+        while let Some(item) = rd.next_item()? {
             match item {
                 Item::End => return Ok(()),
                 Item::Enter(_) => rd.skip_block()?,

@@ -22,7 +22,7 @@ impl Decoder {
         let mut declared: Option<usize> = None;
         let mut max_ref: Option<usize> = None;
         let mut pending_name: Option<String> = None;
-        while let Some(item) = rd.next()? {
+        while let Some(item) = rd.next_item()? {
             self.off = rd.record_offset();
             let code = match item {
                 Item::End => {
