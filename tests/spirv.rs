@@ -159,3 +159,152 @@ fn corpus_and_fixtures_lower_and_verify() {
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
     eprintln!("{} modules, {funcs} functions, {insts} instructions", files.len());
 }
+
+#[test]
+#[ignore]
+fn dump_remarks() {
+    let Some(files) = corpus() else { return };
+    let mut agg = std::collections::BTreeMap::<String, usize>::new();
+    for p in &files {
+        let m = lower_file(p);
+        for r in &m.remarks {
+            let key: String = r.split(" at ").next().unwrap().chars().filter(|c| !c.is_ascii_digit()).collect();
+            let e = agg.entry(key.clone()).or_default();
+            if *e == 0 {
+                eprintln!("{}: {r}", p.display());
+            }
+            *e += 1;
+        }
+    }
+    eprintln!("{agg:#?}");
+}
+
+#[test]
+#[ignore]
+fn print_module() {
+    let p = std::env::var("SPV").unwrap();
+    let m = lower_file(Path::new(&p));
+    println!("{}", irlint::ir::print::module(&m));
+    println!("{:#?}", m.resources);
+    println!("{:#?}", m.facts);
+    println!("{:?} {:?} {:?} {:?}", m.target, m.producer, m.entry_points, m.spec_names);
+    println!("{:?}", m.source_files.iter().map(|f| (&f.name, f.text.as_ref().map(|t| t.len()))).collect::<Vec<_>>());
+}
+
+
+#[test]
+fn malformed_modules_are_errors_with_offsets() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    let mut files = Vec::new();
+    spv_files(&shared.join("corpus-malformed/spirv"), &mut files);
+    assert_eq!(files.len(), 3);
+    for p in &files {
+        let bytes = std::fs::read(p).unwrap();
+        let e = irlint::spirv::lower(&bytes, 0x40).expect_err(&p.display().to_string());
+        let msg = e.to_string();
+        assert!(msg.contains("byte offset 0x"), "{msg}");
+        assert!(e.offset >= 0x40 && e.offset <= 0x40 + bytes.len() as u64, "{msg}");
+        assert_eq!(e.offset % 4, 0, "{msg}");
+        eprintln!("{}: {msg}", p.file_name().unwrap().to_string_lossy());
+    }
+}
+
+fn matrix_facts(m: &irlint::ir::Module) -> Vec<&irlint::ir::MatrixMemOp> {
+    m.facts
+        .iter()
+        .filter_map(|f| match &f.kind {
+            irlint::ir::FactKind::Matrix(mm) => Some(mm),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn coopvec_perf_modules_yield_matmul_facts() {
+    use irlint::ir::{InstKind, MatrixOpKind as K};
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    let mut files = Vec::new();
+    spv_files(&shared.join("corpus/spirv/vk-cooperative-vector-perf"), &mut files);
+    let (mut modules, mut total) = (0, 0);
+    for p in &files {
+        let m = lower_file(p);
+        let has_muladd = m
+            .functions
+            .values()
+            .any(|f| f.insts.values().any(|i| matches!(i.kind, InstKind::Other { opcode: 5292, .. })));
+        let facts = matrix_facts(&m);
+        let n = facts.iter().filter(|f| matches!(f.op, K::MatVecMul | K::MatVecMulAdd)).count();
+        if has_muladd {
+            modules += 1;
+            assert_eq!(n, 3, "{}", p.display());
+            total += n;
+        }
+        // Every fact points at an Other instruction with the fact's opcode.
+        for fact in &m.facts {
+            let irlint::ir::FactKind::Matrix(mm) = &fact.kind else { continue };
+            let inst = &m.functions[fact.function].insts[fact.inst];
+            assert!(matches!(inst.kind, InstKind::Other { opcode, .. } if opcode == mm.opcode));
+        }
+    }
+    assert_eq!(modules, 9);
+    assert_eq!(total, 27);
+}
+
+#[test]
+fn matvecmul_stride_is_load_from_local_array() {
+    use irlint::ir::{ConstKind, ConstExpr, FactKind, InstKind, LayoutNumbering, MatrixEncoding, MatrixOpKind, Operand, Value};
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    let m = lower_file(&shared.join("corpus/spirv/vk-cooperative-vector-perf/matvecmul.spv"));
+    let fact = m.facts.iter().find(|f| matches!(&f.kind, FactKind::Matrix(mm) if mm.op == MatrixOpKind::MatVecMulAdd)).unwrap();
+    let FactKind::Matrix(mm) = &fact.kind else { unreachable!() };
+    assert_eq!(mm.encoding, MatrixEncoding::SpirvCoopVec);
+    assert_eq!(mm.opcode, 5292);
+    assert_eq!(mm.layout_numbering, LayoutNumbering::SpirvNv);
+    let f = &m.functions[fact.function];
+    assert_eq!(f.name, "run(");
+    // rows = %layerSize (SpecId 3, default 1), cols = %K (SpecId 1, default 1).
+    let spec = |o: Option<Operand>| match o {
+        Some(Operand::Value(Value::Const(c))) => (m.constants[c].spec_id, m.constants[c].kind.clone()),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(spec(mm.rows), (Some(3), ConstKind::Int(1)));
+    assert_eq!(spec(mm.cols), (Some(1), ConstKind::Int(1)));
+    assert_eq!(spec(mm.layout), (Some(15), ConstKind::Int(0)));
+    assert_eq!(spec(mm.element), (None, ConstKind::Int(0)));
+    // stride: Load(Gep(Alloca, 0, const 0)).
+    let Some(Operand::Value(Value::Inst(load))) = mm.stride else { panic!("{:?}", mm.stride) };
+    let InstKind::Load { ptr: Value::Inst(gep) } = f.insts[load].kind else { panic!() };
+    let InstKind::Gep { base: Value::Inst(alloca), indices } = &f.insts[gep].kind else { panic!() };
+    assert!(matches!(f.insts[*alloca].kind, InstKind::Alloca { .. }));
+    assert_eq!(indices.len(), 2);
+    assert_eq!(m.const_int(indices[0]), Some(0));
+    assert_eq!(m.const_int(indices[1]), Some(0));
+    // A store of a Composite of spec-constant expressions into that alloca.
+    let stored = f.insts.values().find_map(|i| match i.kind {
+        InstKind::Store { ptr: Value::Inst(p), value: Value::Inst(v) } if p == *alloca => Some(v),
+        _ => None,
+    });
+    let InstKind::Composite { elements } = &f.insts[stored.unwrap()].kind else { panic!() };
+    assert_eq!(elements.len(), 4);
+    for e in elements {
+        let Value::Const(c) = e else { panic!("{e:?}") };
+        // mat0Stride = ((K * 2 + 16) - 1) & ~15
+        assert!(matches!(&m.constants[*c].kind, ConstKind::Expr(x) if matches!(**x, ConstExpr::Binary(irlint::ir::BinOp::And, _, _))));
+    }
+    // Spec-constant names by SpecId.
+    assert!(m.spec_names.contains(&(1, "K".to_string())));
+    assert!(m.spec_names.contains(&(15, "matrixLayout".to_string())));
+    assert_eq!(m.producer.as_deref(), Some("Khronos Glslang Reference Front End 11"));
+    assert_eq!(m.target.as_deref(), Some("spirv 1.6"));
+    assert_eq!(m.entry_points[0].name, "main");
+    assert_eq!(m.entry_points[0].stage, "compute");
+}
