@@ -308,3 +308,186 @@ fn matvecmul_stride_is_load_from_local_array() {
     assert_eq!(m.entry_points[0].name, "main");
     assert_eq!(m.entry_points[0].stage, "compute");
 }
+
+// ---------------------------------------------------------------------------
+// Resources.
+
+fn fixture(name: &str) -> Option<irlint::ir::Module> {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return None;
+    };
+    Some(lower_file(&shared.join(name)))
+}
+
+fn resource_summary(m: &irlint::ir::Module) -> Vec<(String, &'static str, u32, Option<u32>, Option<u32>, Option<u32>)> {
+    m.resources
+        .values()
+        .map(|r| {
+            let (set, binding) = match r.binding {
+                irlint::ir::Binding::Descriptor { set, binding } => (set, binding),
+                _ => panic!("{:?}", r.binding),
+            };
+            let class = match r.class {
+                irlint::ir::ResourceClass::Srv => "srv",
+                irlint::ir::ResourceClass::Uav => "uav",
+                irlint::ir::ResourceClass::CBuffer => "cbuffer",
+                irlint::ir::ResourceClass::Sampler => "sampler",
+            };
+            (r.name.clone().unwrap_or_default(), class, r.kind.0, r.stride, set, binding)
+        })
+        .collect()
+}
+
+#[test]
+fn resources_structured_buffers_from_dxc() {
+    let Some(m) = fixture("fixtures/spirv/sb_stride_mixed.spv") else { return };
+    let s = |n: &str, c, k, st: u32, b: u32| (n.to_string(), c, k, Some(st), Some(0), Some(b));
+    assert_eq!(
+        resource_summary(&m),
+        vec![
+            s("BufA", "srv", 12, 32, 0),
+            s("BufB", "srv", 12, 48, 1),
+            s("BufC", "srv", 12, 16, 2),
+            s("Out", "uav", 12, 16, 0),
+        ]
+    );
+    // The resource id is the variable's result id and its span the variable's.
+    for r in m.resources.values() {
+        let g = m.globals.values().find(|g| g.name == r.name).unwrap();
+        assert_eq!(g.span, r.span);
+        assert_eq!(r.span.id, r.id);
+    }
+}
+
+#[test]
+fn resources_uniform_buffer_block_and_descriptor_arrays() {
+    // glslang, SPIR-V 1.0: `buffer` blocks are Uniform + BufferBlock; the variables are
+    // named "" so the struct name is used.
+    let Some(m) = fixture("corpus/spirv/sascha-willems/glsl/computecloth/cloth.comp.spv") else { return };
+    let mut r = resource_summary(&m);
+    r.sort();
+    assert_eq!(
+        r,
+        vec![
+            ("ParticleIn".into(), "uav", 12, Some(64), Some(0), Some(0)),
+            ("ParticleOut".into(), "uav", 12, Some(64), Some(0), Some(1)),
+            ("params".into(), "cbuffer", 13, None, Some(0), Some(2)),
+        ]
+    );
+    // Runtime arrays of BufferBlock structs count once; NonWritable makes them SRVs;
+    // `uint[]` with stride 4 as the only member is the ByteAddressBuffer shape.
+    let Some(m) = fixture("corpus/spirv/vulkan-samples/mobile_nerf_rayquery/rayquery_morpheus.frag.spv") else {
+        return;
+    };
+    let r = resource_summary(&m);
+    assert!(r.contains(&("vertices_set".into(), "srv", 12, Some(20), Some(1), Some(0))), "{r:?}");
+    assert!(r.contains(&("indices_set".into(), "srv", 11, Some(4), Some(2), Some(0))), "{r:?}");
+}
+
+#[test]
+fn resources_byte_address_buffer_shape() {
+    let Some(m) = fixture("fixtures/spirv/lv_load_rw_misaligned.spv") else { return };
+    let raw: Vec<_> = m.resources.values().filter(|r| r.kind == irlint::ir::ResourceKind::RAW_BUFFER).collect();
+    assert!(!raw.is_empty(), "{:?}", resource_summary(&m));
+    assert!(raw.iter().all(|r| r.stride == Some(4)));
+}
+
+/// Storage-buffer strides computed independently with rspirv's data representation.
+fn rspirv_buffer_strides(module: &rspirv::dr::Module) -> Vec<(u32, Option<u32>)> {
+    use rspirv::dr::Operand as O;
+    use rspirv::spirv::{Decoration, Op, StorageClass};
+    let deco = |id: u32, d: Decoration| {
+        module.annotations.iter().find_map(|a| match (a.class.opcode, a.operands.as_slice()) {
+            (Op::Decorate, [O::IdRef(t), O::Decoration(x), rest @ ..]) if *t == id && *x == d => {
+                Some(match rest.first() {
+                    Some(O::LiteralBit32(v)) => *v,
+                    _ => 0,
+                })
+            }
+            _ => None,
+        })
+    };
+    let def = |id: u32| module.types_global_values.iter().find(|i| i.result_id == Some(id));
+    let mut out = Vec::new();
+    for v in module.types_global_values.iter().filter(|i| i.class.opcode == Op::Variable) {
+        let sc = match v.operands.first() {
+            Some(O::StorageClass(sc)) => *sc,
+            _ => continue,
+        };
+        let Some(ptr) = v.result_type.and_then(def) else { continue };
+        let Some(O::IdRef(mut pointee)) = ptr.operands.get(1).cloned() else { continue };
+        while let Some(t) = def(pointee).filter(|t| matches!(t.class.opcode, Op::TypeArray | Op::TypeRuntimeArray)) {
+            let Some(O::IdRef(e)) = t.operands.first() else { break };
+            pointee = *e;
+        }
+        let Some(st) = def(pointee).filter(|t| t.class.opcode == Op::TypeStruct) else { continue };
+        let block = deco(pointee, Decoration::Block).is_some();
+        let buffer_block = deco(pointee, Decoration::BufferBlock).is_some();
+        let ssbo = (sc == StorageClass::StorageBuffer && (block || buffer_block))
+            || (sc == StorageClass::Uniform && buffer_block);
+        if !ssbo {
+            continue;
+        }
+        let Some(O::IdRef(last)) = st.operands.last() else { continue };
+        let Some(arr) = def(*last).filter(|t| matches!(t.class.opcode, Op::TypeArray | Op::TypeRuntimeArray)) else {
+            continue;
+        };
+        out.push((v.result_id.unwrap(), deco(arr.result_id.unwrap(), Decoration::ArrayStride)));
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// Cross-check with rspirv: same functions, instructions and buffer strides.
+
+#[test]
+fn cross_check_with_rspirv() {
+    use rspirv::spirv::Op;
+    let Some(files) = corpus() else { return };
+    let (mut compared, mut strides) = (0, std::collections::BTreeMap::<u32, usize>::new());
+    for p in &files {
+        let bytes = std::fs::read(p).unwrap();
+        let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        let Ok(theirs) = rspirv::dr::load_words(&words) else { continue };
+        let ours = irlint::spirv::lower(&bytes, 0).unwrap();
+        assert_eq!(ours.functions.len(), theirs.functions.len(), "{}", p.display());
+        for (f, tf) in ours.functions.values().zip(&theirs.functions) {
+            assert_eq!(f.blocks.len(), tf.blocks.len(), "{} {}", p.display(), f.name);
+            let skip = |op: Op| matches!(op, Op::Line | Op::NoLine | Op::SelectionMerge | Op::LoopMerge | Op::Nop);
+            let mut expected = 0;
+            for b in &tf.blocks {
+                for i in &b.instructions {
+                    if skip(i.class.opcode) {
+                        continue;
+                    }
+                    expected += 1;
+                    // A variable initializer becomes an extra store.
+                    expected += (i.class.opcode == Op::Variable && i.operands.len() == 2) as usize;
+                }
+            }
+            assert_eq!(f.insts.len(), expected, "{} {}", p.display(), f.name);
+            assert_eq!(f.params.len(), tf.parameters.len());
+        }
+        let mut want = rspirv_buffer_strides(&theirs);
+        let mut got: Vec<_> = ours
+            .resources
+            .values()
+            .filter(|r| r.class != irlint::ir::ResourceClass::CBuffer)
+            .map(|r| (r.id, r.stride))
+            .collect();
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "{}", p.display());
+        for (_, s) in got {
+            *strides.entry(s.unwrap_or(0)).or_default() += 1;
+        }
+        compared += 1;
+    }
+    eprintln!("compared {compared} modules; buffer strides seen: {strides:?}");
+    assert!(compared > 1000, "{compared}");
+    // Strides present in the corpus (DXC, glslang and Slang layouts).
+    for s in [4, 16, 20, 32, 64] {
+        assert!(strides.contains_key(&s), "stride {s} not seen: {strides:?}");
+    }
+}
