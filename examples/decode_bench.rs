@@ -17,6 +17,8 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let dir = args.next().unwrap_or_else(|| "../shared/corpus/dxil/vkd3d-proton".to_string());
     let iters: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(20);
+    // Optional: run only the named measurement (walk, decode, decode+verify).
+    let only = args.next();
     let mut files: Vec<Vec<u8>> = Vec::new();
     let mut entries: Vec<_> = std::fs::read_dir(&dir).expect("corpus dir").flatten().map(|e| e.path()).collect();
     entries.sort();
@@ -41,6 +43,9 @@ fn main() {
     );
 
     let run = |name: &str, f: &dyn Fn(&[u8]) -> usize| {
+        if only.as_deref().is_some_and(|o| o != name) {
+            return;
+        }
         // Warm-up.
         let mut sink = 0usize;
         for file in &files {

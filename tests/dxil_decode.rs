@@ -337,3 +337,73 @@ fn bitstream_walk_counts_records() {
     padded.extend_from_slice(&[0xFF; 4]);
     assert!(bitstream::walk(&padded, base).is_err());
 }
+
+#[test]
+fn decoded_values_match_disassembly_details() {
+    use irlint::ir::{BinOp, ConstKind, Type, Value};
+    let Some(fx) = shared("fixtures/dxil") else { return };
+    let p = fx.join("lv_load_misaligned_const.dxil");
+    let bytes = std::fs::read(&p).unwrap();
+    let c = dxbc::parse(&bytes, 0).unwrap();
+    let (_, bc, base) = dxbc::program(c.part(FourCc::DXIL).unwrap()).unwrap();
+    let m = decode(bc, base).unwrap().module;
+    let main = m.functions.values().find(|f| f.name == "main").unwrap();
+    assert!(!main.is_declaration);
+    assert_eq!(main.blocks.len(), 1);
+    let tid = m.functions.values().find(|f| f.name == "dx.op.threadId.i32").unwrap();
+    assert!(tid.is_declaration);
+    assert_eq!(tid.params.len(), 2);
+    let insts: Vec<_> = main.blocks.values().next().unwrap().insts.iter().map(|&h| &main.insts[h]).collect();
+    assert_eq!(insts.len(), 10);
+    // Offsets are increasing and inside the bitcode; value numbers are consecutive.
+    for w in insts.windows(2) {
+        assert!(w[0].span.offset < w[1].span.offset);
+    }
+    assert!(insts.iter().all(|i| i.span.offset >= base && i.span.offset < base + bc.len() as u64));
+    assert_eq!(insts[1].span.id, insts[0].span.id + 1);
+    assert_eq!(insts[8].span.id, u32::MAX, "void call defines no value");
+    // %1 = createHandleFromBinding(i32 217, ResBind { i32 0, i32 0, i32 0, i8 1 }, i32 0, i1 false)
+    let InstKind::Call { args, dx_op: Some(217), .. } = &insts[0].kind else { panic!("{:?}", insts[0].kind) };
+    let Value::Const(bind) = args[1] else { panic!() };
+    let ConstKind::Aggregate(fields) = &m.constants[bind].kind else { panic!() };
+    let ints: Vec<u64> = fields.iter().map(|&v| m.const_int(v).unwrap()).collect();
+    assert_eq!(ints, [0, 0, 0, 1]);
+    assert_eq!(m.const_int(args[3]), Some(0));
+    // %4 = annotateHandle(i32 216, %2, { i32 11, i32 0 })
+    let InstKind::Call { args, dx_op: Some(216), .. } = &insts[3].kind else { panic!() };
+    assert_eq!(args[1], Value::Inst(main.blocks.values().next().unwrap().insts[1]));
+    // %5 = rawBufferVectorLoad.v8f32(i32 303, %4, i32 12, i32 undef, i32 4)
+    let InstKind::Call { args, dx_op: Some(303), .. } = &insts[4].kind else { panic!() };
+    assert_eq!(m.const_int(args[2]), Some(12));
+    assert_eq!(m.const_int(args[4]), Some(4));
+    let Value::Const(u) = args[3] else { panic!() };
+    assert_eq!(m.constants[u].kind, ConstKind::Undef);
+    assert!(matches!(&m.types[insts[4].ty], Type::Struct { name: Some(n), .. } if n == "dx.types.ResRet.v8f32"));
+    // %6 = extractvalue %5, 0 : <8 x float>
+    assert!(matches!(insts[5].kind, InstKind::ExtractValue { ref indices, .. } if indices == &[0]));
+    let Type::Vector { elem, count: 8 } = m.types[insts[5].ty] else { panic!("{:?}", m.types[insts[5].ty]) };
+    assert_eq!(m.types[elem], Type::Float { bits: 32 });
+    // %7 = shl i32 %3, 5
+    let InstKind::Binary { op: BinOp::Shl, rhs, .. } = insts[6].kind else { panic!() };
+    assert_eq!(m.const_int(rhs), Some(5));
+    assert!(matches!(insts[9].kind, InstKind::Ret { value: None }));
+
+    // Experimental opcode (i32 -2147483623) and `i1 true` (stored as -1).
+    let p = fx.join("la_load_branch_stride.dxil");
+    let bytes = std::fs::read(&p).unwrap();
+    let c = dxbc::parse(&bytes, 0).unwrap();
+    let (_, bc, base) = dxbc::program(c.part(FourCc::DXIL).unwrap()).unwrap();
+    let m = decode(bc, base).unwrap().module;
+    let mul = m
+        .functions
+        .values()
+        .flat_map(|f| f.insts.values())
+        .find_map(|i| match &i.kind {
+            InstKind::Call { dx_op: Some(0x8000_0019), args, .. } => Some(args.clone()),
+            _ => None,
+        })
+        .expect("linAlgMatVecMul call");
+    assert_eq!(m.const_int(mul[0]), Some(0x8000_0019));
+    assert_eq!(m.const_int(mul[2]), Some(1));
+    assert_eq!(m.const_int(mul[4]), Some(8));
+}

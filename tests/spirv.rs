@@ -159,3 +159,335 @@ fn corpus_and_fixtures_lower_and_verify() {
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
     eprintln!("{} modules, {funcs} functions, {insts} instructions", files.len());
 }
+
+#[test]
+#[ignore]
+fn dump_remarks() {
+    let Some(files) = corpus() else { return };
+    let mut agg = std::collections::BTreeMap::<String, usize>::new();
+    for p in &files {
+        let m = lower_file(p);
+        for r in &m.remarks {
+            let key: String = r.split(" at ").next().unwrap().chars().filter(|c| !c.is_ascii_digit()).collect();
+            let e = agg.entry(key.clone()).or_default();
+            if *e == 0 {
+                eprintln!("{}: {r}", p.display());
+            }
+            *e += 1;
+        }
+    }
+    eprintln!("{agg:#?}");
+}
+
+#[test]
+#[ignore]
+fn print_module() {
+    let p = std::env::var("SPV").unwrap();
+    let m = lower_file(Path::new(&p));
+    println!("{}", irlint::ir::print::module(&m));
+    println!("{:#?}", m.resources);
+    println!("{:#?}", m.facts);
+    println!("{:?} {:?} {:?} {:?}", m.target, m.producer, m.entry_points, m.spec_names);
+    println!("{:?}", m.source_files.iter().map(|f| (&f.name, f.text.as_ref().map(|t| t.len()))).collect::<Vec<_>>());
+}
+
+
+#[test]
+fn malformed_modules_are_errors_with_offsets() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    let mut files = Vec::new();
+    spv_files(&shared.join("corpus-malformed/spirv"), &mut files);
+    assert_eq!(files.len(), 3);
+    for p in &files {
+        let bytes = std::fs::read(p).unwrap();
+        let e = irlint::spirv::lower(&bytes, 0x40).expect_err(&p.display().to_string());
+        let msg = e.to_string();
+        assert!(msg.contains("byte offset 0x"), "{msg}");
+        assert!(e.offset >= 0x40 && e.offset <= 0x40 + bytes.len() as u64, "{msg}");
+        assert_eq!(e.offset % 4, 0, "{msg}");
+        eprintln!("{}: {msg}", p.file_name().unwrap().to_string_lossy());
+    }
+}
+
+fn matrix_facts(m: &irlint::ir::Module) -> Vec<&irlint::ir::MatrixMemOp> {
+    m.facts
+        .iter()
+        .filter_map(|f| match &f.kind {
+            irlint::ir::FactKind::Matrix(mm) => Some(mm),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn coopvec_perf_modules_yield_matmul_facts() {
+    use irlint::ir::{InstKind, MatrixOpKind as K};
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    let mut files = Vec::new();
+    spv_files(&shared.join("corpus/spirv/vk-cooperative-vector-perf"), &mut files);
+    let (mut modules, mut total) = (0, 0);
+    for p in &files {
+        let m = lower_file(p);
+        let has_muladd = m
+            .functions
+            .values()
+            .any(|f| f.insts.values().any(|i| matches!(i.kind, InstKind::Other { opcode: 5292, .. })));
+        let facts = matrix_facts(&m);
+        let n = facts.iter().filter(|f| matches!(f.op, K::MatVecMul | K::MatVecMulAdd)).count();
+        if has_muladd {
+            modules += 1;
+            assert_eq!(n, 3, "{}", p.display());
+            total += n;
+        }
+        // Every fact points at an Other instruction with the fact's opcode.
+        for fact in &m.facts {
+            let irlint::ir::FactKind::Matrix(mm) = &fact.kind else { continue };
+            let inst = &m.functions[fact.function].insts[fact.inst];
+            assert!(matches!(inst.kind, InstKind::Other { opcode, .. } if opcode == mm.opcode));
+        }
+    }
+    assert_eq!(modules, 9);
+    assert_eq!(total, 27);
+}
+
+#[test]
+fn matvecmul_stride_is_load_from_local_array() {
+    use irlint::ir::{ConstKind, ConstExpr, FactKind, InstKind, LayoutNumbering, MatrixEncoding, MatrixOpKind, Operand, Value};
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    let m = lower_file(&shared.join("corpus/spirv/vk-cooperative-vector-perf/matvecmul.spv"));
+    let fact = m.facts.iter().find(|f| matches!(&f.kind, FactKind::Matrix(mm) if mm.op == MatrixOpKind::MatVecMulAdd)).unwrap();
+    let FactKind::Matrix(mm) = &fact.kind else { unreachable!() };
+    assert_eq!(mm.encoding, MatrixEncoding::SpirvCoopVec);
+    assert_eq!(mm.opcode, 5292);
+    assert_eq!(mm.layout_numbering, LayoutNumbering::SpirvNv);
+    let f = &m.functions[fact.function];
+    assert_eq!(f.name, "run(");
+    // rows = %layerSize (SpecId 3, default 1), cols = %K (SpecId 1, default 1).
+    let spec = |o: Option<Operand>| match o {
+        Some(Operand::Value(Value::Const(c))) => (m.constants[c].spec_id, m.constants[c].kind.clone()),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(spec(mm.rows), (Some(3), ConstKind::Int(1)));
+    assert_eq!(spec(mm.cols), (Some(1), ConstKind::Int(1)));
+    assert_eq!(spec(mm.layout), (Some(15), ConstKind::Int(0)));
+    assert_eq!(spec(mm.element), (None, ConstKind::Int(0)));
+    // stride: Load(Gep(Alloca, 0, const 0)).
+    let Some(Operand::Value(Value::Inst(load))) = mm.stride else { panic!("{:?}", mm.stride) };
+    let InstKind::Load { ptr: Value::Inst(gep) } = f.insts[load].kind else { panic!() };
+    let InstKind::Gep { base: Value::Inst(alloca), indices } = &f.insts[gep].kind else { panic!() };
+    assert!(matches!(f.insts[*alloca].kind, InstKind::Alloca { .. }));
+    assert_eq!(indices.len(), 2);
+    assert_eq!(m.const_int(indices[0]), Some(0));
+    assert_eq!(m.const_int(indices[1]), Some(0));
+    // A store of a Composite of spec-constant expressions into that alloca.
+    let stored = f.insts.values().find_map(|i| match i.kind {
+        InstKind::Store { ptr: Value::Inst(p), value: Value::Inst(v) } if p == *alloca => Some(v),
+        _ => None,
+    });
+    let InstKind::Composite { elements } = &f.insts[stored.unwrap()].kind else { panic!() };
+    assert_eq!(elements.len(), 4);
+    for e in elements {
+        let Value::Const(c) = e else { panic!("{e:?}") };
+        // mat0Stride = ((K * 2 + 16) - 1) & ~15
+        assert!(matches!(&m.constants[*c].kind, ConstKind::Expr(x) if matches!(**x, ConstExpr::Binary(irlint::ir::BinOp::And, _, _))));
+    }
+    // Spec-constant names by SpecId.
+    assert!(m.spec_names.contains(&(1, "K".to_string())));
+    assert!(m.spec_names.contains(&(15, "matrixLayout".to_string())));
+    assert_eq!(m.producer.as_deref(), Some("Khronos Glslang Reference Front End 11"));
+    assert_eq!(m.target.as_deref(), Some("spirv 1.6"));
+    assert_eq!(m.entry_points[0].name, "main");
+    assert_eq!(m.entry_points[0].stage, "compute");
+}
+
+// ---------------------------------------------------------------------------
+// Resources.
+
+fn fixture(name: &str) -> Option<irlint::ir::Module> {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return None;
+    };
+    Some(lower_file(&shared.join(name)))
+}
+
+fn resource_summary(m: &irlint::ir::Module) -> Vec<(String, &'static str, u32, Option<u32>, Option<u32>, Option<u32>)> {
+    m.resources
+        .values()
+        .map(|r| {
+            let (set, binding) = match r.binding {
+                irlint::ir::Binding::Descriptor { set, binding } => (set, binding),
+                _ => panic!("{:?}", r.binding),
+            };
+            let class = match r.class {
+                irlint::ir::ResourceClass::Srv => "srv",
+                irlint::ir::ResourceClass::Uav => "uav",
+                irlint::ir::ResourceClass::CBuffer => "cbuffer",
+                irlint::ir::ResourceClass::Sampler => "sampler",
+            };
+            (r.name.clone().unwrap_or_default(), class, r.kind.0, r.stride, set, binding)
+        })
+        .collect()
+}
+
+#[test]
+fn resources_structured_buffers_from_dxc() {
+    let Some(m) = fixture("fixtures/spirv/sb_stride_mixed.spv") else { return };
+    let s = |n: &str, c, k, st: u32, b: u32| (n.to_string(), c, k, Some(st), Some(0), Some(b));
+    assert_eq!(
+        resource_summary(&m),
+        vec![
+            s("BufA", "srv", 12, 32, 0),
+            s("BufB", "srv", 12, 48, 1),
+            s("BufC", "srv", 12, 16, 2),
+            s("Out", "uav", 12, 16, 0),
+        ]
+    );
+    // The resource id is the variable's result id and its span the variable's.
+    for r in m.resources.values() {
+        let g = m.globals.values().find(|g| g.name == r.name).unwrap();
+        assert_eq!(g.span, r.span);
+        assert_eq!(r.span.id, r.id);
+    }
+}
+
+#[test]
+fn resources_uniform_buffer_block_and_descriptor_arrays() {
+    // glslang, SPIR-V 1.0: `buffer` blocks are Uniform + BufferBlock; the variables are
+    // named "" so the struct name is used.
+    let Some(m) = fixture("corpus/spirv/sascha-willems/glsl/computecloth/cloth.comp.spv") else { return };
+    let mut r = resource_summary(&m);
+    r.sort();
+    assert_eq!(
+        r,
+        vec![
+            ("ParticleIn".into(), "uav", 12, Some(64), Some(0), Some(0)),
+            ("ParticleOut".into(), "uav", 12, Some(64), Some(0), Some(1)),
+            ("params".into(), "cbuffer", 13, None, Some(0), Some(2)),
+        ]
+    );
+    // Runtime arrays of BufferBlock structs count once; NonWritable makes them SRVs;
+    // `uint[]` with stride 4 as the only member is the ByteAddressBuffer shape.
+    let Some(m) = fixture("corpus/spirv/vulkan-samples/mobile_nerf_rayquery/rayquery_morpheus.frag.spv") else {
+        return;
+    };
+    let r = resource_summary(&m);
+    assert!(r.contains(&("vertices_set".into(), "srv", 12, Some(20), Some(1), Some(0))), "{r:?}");
+    assert!(r.contains(&("indices_set".into(), "srv", 11, Some(4), Some(2), Some(0))), "{r:?}");
+}
+
+#[test]
+fn resources_byte_address_buffer_shape() {
+    let Some(m) = fixture("fixtures/spirv/lv_load_rw_misaligned.spv") else { return };
+    let raw: Vec<_> = m.resources.values().filter(|r| r.kind == irlint::ir::ResourceKind::RAW_BUFFER).collect();
+    assert!(!raw.is_empty(), "{:?}", resource_summary(&m));
+    assert!(raw.iter().all(|r| r.stride == Some(4)));
+}
+
+/// Storage-buffer strides computed independently with rspirv's data representation.
+fn rspirv_buffer_strides(module: &rspirv::dr::Module) -> Vec<(u32, Option<u32>)> {
+    use rspirv::dr::Operand as O;
+    use rspirv::spirv::{Decoration, Op, StorageClass};
+    let deco = |id: u32, d: Decoration| {
+        module.annotations.iter().find_map(|a| match (a.class.opcode, a.operands.as_slice()) {
+            (Op::Decorate, [O::IdRef(t), O::Decoration(x), rest @ ..]) if *t == id && *x == d => {
+                Some(match rest.first() {
+                    Some(O::LiteralBit32(v)) => *v,
+                    _ => 0,
+                })
+            }
+            _ => None,
+        })
+    };
+    let def = |id: u32| module.types_global_values.iter().find(|i| i.result_id == Some(id));
+    let mut out = Vec::new();
+    for v in module.types_global_values.iter().filter(|i| i.class.opcode == Op::Variable) {
+        let sc = match v.operands.first() {
+            Some(O::StorageClass(sc)) => *sc,
+            _ => continue,
+        };
+        let Some(ptr) = v.result_type.and_then(def) else { continue };
+        let Some(O::IdRef(mut pointee)) = ptr.operands.get(1).cloned() else { continue };
+        while let Some(t) = def(pointee).filter(|t| matches!(t.class.opcode, Op::TypeArray | Op::TypeRuntimeArray)) {
+            let Some(O::IdRef(e)) = t.operands.first() else { break };
+            pointee = *e;
+        }
+        let Some(st) = def(pointee).filter(|t| t.class.opcode == Op::TypeStruct) else { continue };
+        let block = deco(pointee, Decoration::Block).is_some();
+        let buffer_block = deco(pointee, Decoration::BufferBlock).is_some();
+        let ssbo = (sc == StorageClass::StorageBuffer && (block || buffer_block))
+            || (sc == StorageClass::Uniform && buffer_block);
+        if !ssbo {
+            continue;
+        }
+        let Some(O::IdRef(last)) = st.operands.last() else { continue };
+        let Some(arr) = def(*last).filter(|t| matches!(t.class.opcode, Op::TypeArray | Op::TypeRuntimeArray)) else {
+            continue;
+        };
+        out.push((v.result_id.unwrap(), deco(arr.result_id.unwrap(), Decoration::ArrayStride)));
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// Cross-check with rspirv: same functions, instructions and buffer strides.
+
+#[test]
+fn cross_check_with_rspirv() {
+    use rspirv::spirv::Op;
+    let Some(files) = corpus() else { return };
+    let (mut compared, mut strides) = (0, std::collections::BTreeMap::<u32, usize>::new());
+    for p in &files {
+        let bytes = std::fs::read(p).unwrap();
+        let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        let Ok(theirs) = rspirv::dr::load_words(&words) else { continue };
+        let ours = irlint::spirv::lower(&bytes, 0).unwrap();
+        assert_eq!(ours.functions.len(), theirs.functions.len(), "{}", p.display());
+        for (f, tf) in ours.functions.values().zip(&theirs.functions) {
+            assert_eq!(f.blocks.len(), tf.blocks.len(), "{} {}", p.display(), f.name);
+            let skip = |op: Op| matches!(op, Op::Line | Op::NoLine | Op::SelectionMerge | Op::LoopMerge | Op::Nop);
+            let mut expected = 0;
+            for b in &tf.blocks {
+                for i in &b.instructions {
+                    if skip(i.class.opcode) {
+                        continue;
+                    }
+                    expected += 1;
+                    // A variable initializer becomes an extra store.
+                    expected += (i.class.opcode == Op::Variable && i.operands.len() == 2) as usize;
+                }
+            }
+            assert_eq!(f.insts.len(), expected, "{} {}", p.display(), f.name);
+            assert_eq!(f.params.len(), tf.parameters.len());
+        }
+        let mut want = rspirv_buffer_strides(&theirs);
+        let mut got: Vec<_> = ours
+            .resources
+            .values()
+            .filter(|r| r.class != irlint::ir::ResourceClass::CBuffer)
+            .map(|r| (r.id, r.stride))
+            .collect();
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "{}", p.display());
+        for (_, s) in got {
+            *strides.entry(s.unwrap_or(0)).or_default() += 1;
+        }
+        compared += 1;
+    }
+    eprintln!("compared {compared} modules; buffer strides seen: {strides:?}");
+    assert!(compared > 1000, "{compared}");
+    // Strides present in the corpus (DXC, glslang and Slang layouts).
+    for s in [4, 16, 20, 32, 64] {
+        assert!(strides.contains_key(&s), "stride {s} not seen: {strides:?}");
+    }
+}

@@ -43,7 +43,7 @@ pub fn decode(bitcode: &[u8], base: u64) -> Result<LlvmModule> {
     let mut rd = Cursor::new(bitcode, base)?;
     let mut d = Decoder::new();
     let mut saw_module = false;
-    while let Some(item) = rd.next()? {
+    while let Some(item) = rd.next_item()? {
         match item {
             Item::Enter(block::MODULE) if !saw_module => {
                 saw_module = true;
@@ -160,7 +160,7 @@ impl Decoder {
     }
 
     fn module(&mut self, rd: &mut Cursor<'_>) -> Result<()> {
-        while let Some(item) = rd.next()? {
+        while let Some(item) = rd.next_item()? {
             self.off = rd.record_offset();
             match item {
                 Item::End => {
@@ -303,7 +303,7 @@ impl Decoder {
     }
 
     fn module_vst(&mut self, rd: &mut Cursor<'_>) -> Result<()> {
-        while let Some(item) = rd.next()? {
+        while let Some(item) = rd.next_item()? {
             match item {
                 Item::End => return Ok(()),
                 Item::Enter(_) => rd.skip_block()?,

@@ -1,6 +1,6 @@
 //! A bounded, streaming LLVM bitstream reader (formats.md §B.1).
 //!
-//! [`Cursor`] walks blocks and records: [`Cursor::next`] yields
+//! [`Cursor`] walks blocks and records: [`Cursor::next_item`] yields
 //! [`Item::Enter`] / [`Item::End`] / [`Item::Record`]; the operands of the
 //! current record are borrowed from a reused buffer ([`Cursor::ops`]), so a walk
 //! allocates nothing per record. Abbreviation definitions and the BLOCKINFO block
@@ -61,7 +61,7 @@ pub enum AbbrevOp {
     Blob,
 }
 
-/// What [`Cursor::next`] found.
+/// What [`Cursor::next_item`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Item {
     /// Entered a sub-block with this id. Call [`Cursor::skip_block`] to skip it.
@@ -82,89 +82,87 @@ struct Scope {
     end_bit: u64,
 }
 
-/// Bit-level reader with a 64-bit window.
+/// Bit-level reader: a bit position over borrowed bytes. Reads of up to 56
+/// bits are one unaligned 8-byte load and a shift.
 #[derive(Debug, Clone)]
 struct Bits<'a> {
     data: &'a [u8],
-    next_byte: usize,
-    cur: u64,
-    nbits: u32,
+    pos: u64,
 }
 
 impl<'a> Bits<'a> {
-    #[inline]
+    #[inline(always)]
     fn pos(&self) -> u64 {
-        self.next_byte as u64 * 8 - u64::from(self.nbits)
+        self.pos
     }
 
-    #[inline]
+    #[inline(always)]
     fn total(&self) -> u64 {
         self.data.len() as u64 * 8
     }
 
-    #[inline]
+    #[inline(always)]
     fn remaining(&self) -> u64 {
-        self.total() - self.pos()
+        self.total().saturating_sub(self.pos)
     }
 
-    /// Loads up to 8 more bytes into an empty window; false at the end of data.
-    #[inline]
-    fn refill(&mut self) -> bool {
-        if let Some(b) = self.data.get(self.next_byte..self.next_byte + 8) {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(b);
-            self.cur = u64::from_le_bytes(w);
-            self.next_byte += 8;
-            self.nbits = 64;
-            true
+    /// The 64 bits starting at byte `byte` (zero-padded past the end).
+    #[inline(always)]
+    fn word_at(&self, byte: usize) -> u64 {
+        if let Some(&[a, b, c, d, e, f, g, h]) = self.data.get(byte..byte.wrapping_add(8)) {
+            u64::from_le_bytes([a, b, c, d, e, f, g, h])
         } else {
-            let rest = self.data.get(self.next_byte..).unwrap_or(&[]);
-            if rest.is_empty() {
-                return false;
-            }
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.cur = u64::from_le_bytes(w);
-            self.next_byte += rest.len();
-            self.nbits = rest.len() as u32 * 8;
-            true
+            self.word_at_slow(byte)
         }
     }
 
-    /// Reads `w` (0..=64) bits; `None` at the end of data.
-    #[inline]
+    #[cold]
+    #[inline(never)]
+    fn word_at_slow(&self, byte: usize) -> u64 {
+        let mut w = [0u8; 8];
+        let rest = self.data.get(byte..).unwrap_or(&[]);
+        let n = rest.len().min(8);
+        w[..n].copy_from_slice(&rest[..n]);
+        u64::from_le_bytes(w)
+    }
+
+    /// Reads `w` (0..=64) bits; `None` past the end of data.
+    #[inline(always)]
     fn read(&mut self, w: u32) -> Option<u64> {
-        if w <= self.nbits {
-            let v = if w == 64 { self.cur } else { self.cur & ((1u64 << w) - 1) };
-            self.cur = self.cur.checked_shr(w).unwrap_or(0);
-            self.nbits -= w;
-            return Some(v);
+        let end = self.pos + u64::from(w);
+        if w > 56 || end > self.total() {
+            return self.read_slow(w);
         }
-        let low = self.cur;
-        let have = self.nbits;
-        if !self.refill() {
-            return None;
-        }
-        let need = w - have;
-        if need > self.nbits {
-            return None;
-        }
-        let hi = if need == 64 { self.cur } else { self.cur & ((1u64 << need) - 1) };
-        self.cur = self.cur.checked_shr(need).unwrap_or(0);
-        self.nbits -= need;
-        Some(low | hi.checked_shl(have).unwrap_or(0))
+        let x = self.word_at((self.pos >> 3) as usize) >> (self.pos & 7);
+        self.pos = end;
+        Some(x & ((1u64 << w) - 1))
     }
 
-    /// Moves to an absolute bit position (must be ≤ total).
-    fn seek(&mut self, bit: u64) {
-        let byte = (bit / 8) as usize;
-        self.next_byte = byte.min(self.data.len());
-        self.cur = 0;
-        self.nbits = 0;
-        let skip = (bit % 8) as u32;
-        if skip > 0 {
-            let _ = self.read(skip);
+    #[cold]
+    #[inline(never)]
+    fn read_slow(&mut self, w: u32) -> Option<u64> {
+        let end = self.pos.checked_add(u64::from(w))?;
+        if end > self.total() || w > 64 {
+            return None;
         }
+        let lo_bits = w.min(32);
+        let lo = (self.word_at((self.pos >> 3) as usize) >> (self.pos & 7)) & ((1u64 << lo_bits) - 1);
+        self.pos += u64::from(lo_bits);
+        let hi_bits = w - lo_bits;
+        let hi = if hi_bits == 0 {
+            0
+        } else {
+            let h = (self.word_at((self.pos >> 3) as usize) >> (self.pos & 7)) & ((1u64 << hi_bits) - 1);
+            self.pos += u64::from(hi_bits);
+            h
+        };
+        Some(lo | hi.checked_shl(lo_bits).unwrap_or(0))
+    }
+
+    /// Moves to an absolute bit position (callers keep it ≤ total).
+    #[inline]
+    fn seek(&mut self, bit: u64) {
+        self.pos = bit.min(self.total());
     }
 }
 
@@ -206,7 +204,7 @@ impl<'a> Cursor<'a> {
     /// A cursor over a bare bitstream with no magic (top-level abbrev width 2).
     pub fn raw(data: &'a [u8], base: u64) -> Self {
         Cursor {
-            bits: Bits { data, next_byte: 0, cur: 0, nbits: 0 },
+            bits: Bits { data, pos: 0 },
             base,
             width: 2,
             scopes: Vec::with_capacity(8),
@@ -281,22 +279,65 @@ impl<'a> Cursor<'a> {
         )
     }
 
-    #[inline]
+    #[inline(always)]
     fn fixed(&mut self, w: u32, what: &str) -> Result<u64> {
         match self.bits.read(w) {
             Some(v) => Ok(v),
-            None => Err(self.eof(what)),
+            None => Err(self.eof_at(what)),
         }
     }
 
-    #[inline]
+    #[cold]
+    #[inline(never)]
+    fn eof_at(&self, what: &str) -> ReadError {
+        self.eof(what)
+    }
+
+    #[inline(always)]
     fn vbr(&mut self, w: u32, what: &str) -> Result<u64> {
+        let pos = self.bits.pos;
+        if pos + 64 <= self.bits.total() {
+            // At least 57 valid bits: decode every chunk that fits without reloading.
+            let mut x = self.bits.word_at((pos >> 3) as usize) >> (pos & 7);
+            let hi = 1u64 << (w - 1);
+            let mask = (1u64 << w) - 1;
+            if x & hi == 0 {
+                self.bits.pos = pos + u64::from(w);
+                return Ok(x & mask);
+            }
+            let mut result = 0u64;
+            let mut shift = 0u32;
+            let mut used = 0u32;
+            while used + w <= 56 {
+                let piece = x & mask;
+                result |= (piece & (hi - 1)) << shift;
+                used += w;
+                shift += w - 1;
+                if piece & hi == 0 {
+                    self.bits.pos = pos + u64::from(used);
+                    return Ok(result);
+                }
+                x >>= w;
+            }
+        }
+        self.vbr_slow(w, what)
+    }
+
+    #[inline(never)]
+    fn vbr_slow(&mut self, w: u32, what: &str) -> Result<u64> {
         let piece = self.fixed(w, what)?;
         let hi = 1u64 << (w - 1);
         if piece & hi == 0 {
             return Ok(piece);
         }
-        let mut result = piece & (hi - 1);
+        self.vbr_rest(piece & (hi - 1), w, what)
+    }
+
+    /// The continuation chunks of a VBR value whose first chunk was `first`.
+    #[inline(never)]
+    fn vbr_rest(&mut self, first: u64, w: u32, what: &str) -> Result<u64> {
+        let hi = 1u64 << (w - 1);
+        let mut result = first;
         let mut shift = w - 1;
         loop {
             let piece = self.fixed(w, what)?;
@@ -328,14 +369,15 @@ impl<'a> Cursor<'a> {
 
     /// True when the rest of the data is zero (trailing padding = EOF at top level).
     fn rest_is_zero(&self) -> bool {
-        if self.bits.nbits > 0 && self.bits.cur != 0 {
+        let pos = self.bits.pos();
+        if pos % 8 != 0 && self.bits.word_at((pos / 8) as usize) >> (pos % 8) & 0xFF != 0 {
             return false;
         }
-        self.bits.data.get(self.bits.next_byte..).is_none_or(|r| r.iter().all(|&b| b == 0))
+        self.bits.data.get(pos.div_ceil(8) as usize..).is_none_or(|r| r.iter().all(|&b| b == 0))
     }
 
     /// The next item, or `None` at the end of the stream (top level only).
-    pub fn next(&mut self) -> Result<Option<Item>> {
+    pub fn next_item(&mut self) -> Result<Option<Item>> {
         loop {
             if self.scopes.is_empty() && (self.bits.remaining() < u64::from(self.width) || self.rest_is_zero()) {
                 return Ok(None);
@@ -685,7 +727,7 @@ pub fn decode_signed(v: u64) -> u64 {
 pub fn walk(data: &[u8], base: u64) -> Result<u64> {
     let mut c = Cursor::new(data, base)?;
     let mut n = 0u64;
-    while let Some(item) = c.next()? {
+    while let Some(item) = c.next_item()? {
         if let Item::Record(_) = item {
             n += 1;
         }
@@ -697,6 +739,7 @@ pub fn walk(data: &[u8], base: u64) -> Result<u64> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -793,13 +836,13 @@ mod tests {
             w.put(0, 32); // trailing padding
         });
         let mut c = Cursor::new(&data, 0x100).unwrap();
-        assert_eq!(c.next().unwrap(), Some(Item::Enter(8)));
-        assert_eq!(c.next().unwrap(), Some(Item::Record(7)));
+        assert_eq!(c.next_item().unwrap(), Some(Item::Enter(8)));
+        assert_eq!(c.next_item().unwrap(), Some(Item::Record(7)));
         assert_eq!(c.ops(), &[1, 300]);
-        assert_eq!(c.next().unwrap(), Some(Item::Record(9)));
+        assert_eq!(c.next_item().unwrap(), Some(Item::Record(9)));
         assert_eq!(c.ops(), &[0, u64::from(b'a'), u64::from(b'Z')]);
-        assert_eq!(c.next().unwrap(), Some(Item::End));
-        assert_eq!(c.next().unwrap(), None);
+        assert_eq!(c.next_item().unwrap(), Some(Item::End));
+        assert_eq!(c.next_item().unwrap(), None);
         assert_eq!(walk(&data, 0).unwrap(), 2);
     }
 
@@ -834,15 +877,15 @@ mod tests {
             });
         });
         let mut c = Cursor::new(&data, 0).unwrap();
-        assert_eq!(c.next().unwrap(), Some(Item::Enter(8)));
-        assert_eq!(c.next().unwrap(), Some(Item::Enter(11)));
-        assert_eq!(c.next().unwrap(), Some(Item::Record(4)));
+        assert_eq!(c.next_item().unwrap(), Some(Item::Enter(8)));
+        assert_eq!(c.next_item().unwrap(), Some(Item::Enter(11)));
+        assert_eq!(c.next_item().unwrap(), Some(Item::Record(4)));
         assert_eq!(c.ops(), &[1000]);
-        assert_eq!(c.next().unwrap(), Some(Item::End));
-        assert_eq!(c.next().unwrap(), Some(Item::Enter(12)));
+        assert_eq!(c.next_item().unwrap(), Some(Item::End));
+        assert_eq!(c.next_item().unwrap(), Some(Item::Enter(12)));
         c.skip_block().unwrap();
-        assert_eq!(c.next().unwrap(), Some(Item::End));
-        assert_eq!(c.next().unwrap(), None);
+        assert_eq!(c.next_item().unwrap(), Some(Item::End));
+        assert_eq!(c.next_item().unwrap(), None);
     }
 
     #[test]
@@ -855,8 +898,8 @@ mod tests {
             });
         });
         let mut c = Cursor::new(&data, 0x40).unwrap();
-        c.next().unwrap();
-        let e = c.next().unwrap_err();
+        c.next_item().unwrap();
+        let e = c.next_item().unwrap_err();
         assert_eq!(e.kind, ErrorKind::BadSize);
         assert!(e.offset >= 0x40 && e.offset <= 0x40 + data.len() as u64, "{e}");
         // Over-long VBR.
@@ -872,8 +915,8 @@ mod tests {
             });
         });
         let mut c = Cursor::new(&data, 0).unwrap();
-        c.next().unwrap();
-        assert_eq!(c.next().unwrap_err().kind, ErrorKind::Malformed);
+        c.next_item().unwrap();
+        assert_eq!(c.next_item().unwrap_err().kind, ErrorKind::Malformed);
         for n in 0..data.len() {
             let _ = walk(&data[..n], 0);
         }

@@ -4,6 +4,8 @@
 pub mod dbg {
     /// `DebugSource(File, [Text])`.
     pub const SOURCE: u32 = 35;
+    /// `DebugGlobalVariable(Name, Type, Source, Line, Column, Parent, LinkageName, Variable, Flags)`.
+    pub const GLOBAL_VARIABLE: u32 = 18;
     /// `DebugSourceContinued(Text)`.
     pub const SOURCE_CONTINUED: u32 = 102;
     /// `DebugLine(Source, LineStart, LineEnd, ColumnStart, ColumnEnd)`.

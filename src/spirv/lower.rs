@@ -727,6 +727,8 @@ impl<'a> Lowerer<'a> {
                         self.last_source = Some(file as usize);
                         slot = Slot::DbgSource(file);
                     }
+                } else if num == dbg::GLOBAL_VARIABLE {
+                    self.global_variable_loc(a);
                 } else if num == dbg::SOURCE_CONTINUED {
                     if let Some(text) = a.first().and_then(|&t| self.string_of(t)) {
                         if let Some(f) = self.last_source.and_then(|i| self.m.source_files.get_mut(i)) {
@@ -744,6 +746,22 @@ impl<'a> Lowerer<'a> {
                 let c = self.m.constants.append(Constant { ty, kind, spec_id: None });
                 self.set_slot(id, Slot::Const(c));
             }
+        }
+    }
+
+    /// `DebugGlobalVariable(Name, Type, Source, Line, Column, Parent, LinkageName,
+    /// Variable, Flags)`: the declaration line of a global (and its resource).
+    fn global_variable_loc(&mut self, a: &[u32]) {
+        let Some(Slot::DbgSource(file)) = a.get(2).map(|&s| self.slot(s)) else { return };
+        let Some(Slot::Global(g)) = a.get(7).map(|&v| self.slot(v)) else { return };
+        let num = |s: &Self, i: usize| {
+            a.get(i).and_then(|&id| s.try_value(id)).and_then(|v| s.m.const_int(v)).unwrap_or(0) as u32
+        };
+        let (line, column) = (num(self, 3), num(self, 4));
+        let loc = self.m.add_loc(DebugLoc { file, line, column, inlined_at: None });
+        self.m.globals[g].span.loc = Some(loc);
+        if let Some(&r) = self.global_resource.get(&g) {
+            self.m.resources[r].span.loc = Some(loc);
         }
     }
 

@@ -92,14 +92,6 @@ pub fn read(data: &[u8], base: u64) -> Result<Words> {
         Some([0x07, 0x23, 0x02, 0x03]) => true,
         _ => return Err(ReadError::new(ErrorKind::BadMagic, base, "not a SPIR-V module (magic 0x07230203)")),
     };
-    if data.len() % 4 != 0 {
-        let tail = (data.len() / 4 * 4) as u64;
-        return Err(ReadError::new(
-            ErrorKind::BadSize,
-            base + tail,
-            format!("SPIR-V size {} is not a multiple of 4 bytes", data.len()),
-        ));
-    }
     let words: Vec<u32> = data
         .chunks_exact(4)
         .map(|c| {
@@ -125,6 +117,15 @@ pub fn read(data: &[u8], base: u64) -> Result<Words> {
         ));
     }
     let insts = split(&words, base)?;
+    if data.len() % 4 != 0 {
+        // Every instruction fits, but trailing bytes do not form a word.
+        let tail = (data.len() / 4 * 4) as u64;
+        return Err(ReadError::new(
+            ErrorKind::BadSize,
+            base + tail,
+            format!("SPIR-V size {} is not a multiple of 4 bytes", data.len()),
+        ));
+    }
     Ok(Words { header, words, insts, base })
 }
 

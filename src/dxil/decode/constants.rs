@@ -80,7 +80,7 @@ impl Decoder {
         let first_const = self.m.constants.len();
         let mut fwd = false;
         let mut cur_ty = self.i32();
-        while let Some(item) = rd.next()? {
+        while let Some(item) = rd.next_item()? {
             self.off = rd.record_offset();
             let code = match item {
                 Item::End => {

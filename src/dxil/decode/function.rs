@@ -13,6 +13,8 @@ struct FnState {
     blocks: Arena<Block>,
     /// Index of the block receiving instructions.
     cur: usize,
+    /// Index of the first instruction of that block (blocks are contiguous runs).
+    block_start: usize,
     last: Option<InstH>,
     last_loc: Option<LocH>,
     /// Instructions holding forward-reference placeholders.
@@ -33,11 +35,12 @@ impl Decoder {
             insts: Arena::with_capacity(hint),
             blocks: Arena::new(),
             cur: 0,
+            block_start: 0,
             last: None,
             last_loc: None,
             fwd_insts: Vec::new(),
         };
-        while let Some(item) = rd.next()? {
+        while let Some(item) = rd.next_item()? {
             self.off = rd.record_offset();
             match item {
                 Item::End => return self.finish_function(f, fh),
@@ -91,7 +94,7 @@ impl Decoder {
     }
 
     fn function_vst(&mut self, rd: &mut Cursor<'_>, f: &mut FnState) -> Result<()> {
-        while let Some(item) = rd.next()? {
+        while let Some(item) = rd.next_item()? {
             match item {
                 Item::End => return Ok(()),
                 Item::Enter(_) => rd.skip_block()?,
@@ -502,9 +505,9 @@ impl Decoder {
     }
 
     fn push_inst(&mut self, f: &mut FnState, ty: TypeH, kind: InstKind, fwd: bool) -> Result<()> {
-        let Some(bh) = Handle::<Block>::from_index(f.cur).filter(|_| f.cur < f.blocks.len()) else {
+        if f.cur >= f.blocks.len() {
             return Err(self.bad("instruction outside any declared basic block"));
-        };
+        }
         let defines = !self.is_void(ty);
         let id = if defines { self.vals.len() as u32 } else { u32::MAX };
         let term = kind.is_terminator();
@@ -512,8 +515,12 @@ impl Decoder {
         if defines {
             self.push_val(Value::Inst(h), ty)?;
         }
-        f.blocks[bh].insts.push(h);
         if term {
+            // The block is the run of instructions since the previous terminator.
+            if let Some(bh) = Handle::<Block>::from_index(f.cur) {
+                f.blocks[bh].insts = (f.block_start..=h.index()).filter_map(Handle::from_index).collect();
+            }
+            f.block_start = h.index() + 1;
             f.cur += 1;
         }
         f.last = Some(h);

@@ -22,7 +22,7 @@ impl Decoder {
         let mut declared: Option<usize> = None;
         let mut max_ref: Option<usize> = None;
         let mut pending_name: Option<String> = None;
-        while let Some(item) = rd.next()? {
+        while let Some(item) = rd.next_item()? {
             self.off = rd.record_offset();
             let code = match item {
                 Item::End => {
@@ -53,6 +53,11 @@ impl Decoder {
                         return Err(ReadError::limit(self.off, format!("{n} types exceed {}", limits::MAX_TYPES)));
                     }
                     declared = Some(n);
+                    // Each type record takes at least 2 bits, which bounds the reservation.
+                    let cap = n.min((rd.block_remaining_bits() / 2) as usize);
+                    if self.m.types.is_empty() {
+                        self.m.types = crate::ir::Arena::with_capacity(cap);
+                    }
                     continue;
                 }
                 2 => Type::Void,
