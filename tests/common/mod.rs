@@ -18,12 +18,7 @@ pub fn shared_dir() -> Option<PathBuf> {
         }
     }
     let root = root();
-    for up in [root.join("../shared"), root.join("../../shared")] {
-        if up.is_dir() {
-            return Some(up);
-        }
-    }
-    None
+    [root.join("../shared"), root.join("../../shared")].into_iter().find(|up| up.is_dir())
 }
 
 /// A subdirectory of `../shared`, or `None` after printing a skip message.
