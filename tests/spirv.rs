@@ -191,7 +191,6 @@ fn print_module() {
     println!("{:?}", m.source_files.iter().map(|f| (&f.name, f.text.as_ref().map(|t| t.len()))).collect::<Vec<_>>());
 }
 
-
 #[test]
 fn malformed_modules_are_errors_with_offsets() {
     let Some(shared) = shared_dir() else {
@@ -258,13 +257,19 @@ fn coopvec_perf_modules_yield_matmul_facts() {
 
 #[test]
 fn matvecmul_stride_is_load_from_local_array() {
-    use irlint::ir::{ConstKind, ConstExpr, FactKind, InstKind, LayoutNumbering, MatrixEncoding, MatrixOpKind, Operand, Value};
+    use irlint::ir::{
+        ConstExpr, ConstKind, FactKind, InstKind, LayoutNumbering, MatrixEncoding, MatrixOpKind, Operand, Value,
+    };
     let Some(shared) = shared_dir() else {
         eprintln!("skipping: ../shared not found");
         return;
     };
     let m = lower_file(&shared.join("corpus/spirv/vk-cooperative-vector-perf/matvecmul.spv"));
-    let fact = m.facts.iter().find(|f| matches!(&f.kind, FactKind::Matrix(mm) if mm.op == MatrixOpKind::MatVecMulAdd)).unwrap();
+    let fact = m
+        .facts
+        .iter()
+        .find(|f| matches!(&f.kind, FactKind::Matrix(mm) if mm.op == MatrixOpKind::MatVecMulAdd))
+        .unwrap();
     let FactKind::Matrix(mm) = &fact.kind else { unreachable!() };
     assert_eq!(mm.encoding, MatrixEncoding::SpirvCoopVec);
     assert_eq!(mm.opcode, 5292);
@@ -298,7 +303,9 @@ fn matvecmul_stride_is_load_from_local_array() {
     for e in elements {
         let Value::Const(c) = e else { panic!("{e:?}") };
         // mat0Stride = ((K * 2 + 16) - 1) & ~15
-        assert!(matches!(&m.constants[*c].kind, ConstKind::Expr(x) if matches!(**x, ConstExpr::Binary(irlint::ir::BinOp::And, _, _))));
+        assert!(
+            matches!(&m.constants[*c].kind, ConstKind::Expr(x) if matches!(**x, ConstExpr::Binary(irlint::ir::BinOp::And, _, _)))
+        );
     }
     // Spec-constant names by SpecId.
     assert!(m.spec_names.contains(&(1, "K".to_string())));
