@@ -152,8 +152,8 @@ fn write_const(m: &Module, f: Option<&Function>, c: ConstH, out: &mut String, de
         }
         ConstKind::Undef => out.push_str("undef"),
         ConstKind::Null => match m.types.try_get(k.ty) {
+            Some(Type::Int { bits: 1 }) | Some(Type::Bool) => out.push_str("false"),
             Some(Type::Int { .. }) => out.push('0'),
-            Some(Type::Bool) => out.push_str("false"),
             Some(Type::Float { .. }) => out.push_str("0.0"),
             _ => out.push_str("zeroinitializer"),
         },
