@@ -491,3 +491,249 @@ fn cross_check_with_rspirv() {
         assert!(strides.contains_key(&s), "stride {s} not seen: {strides:?}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// Locations and spans.
+
+#[test]
+fn debug_info_locations() {
+    use irlint::ir::InstKind;
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    let path = shared.join("fixtures/spirv/sb_stride48_rw.g.spv");
+    let bytes = std::fs::read(&path).unwrap();
+    let m = irlint::spirv::lower(&bytes, 0x100).unwrap();
+    irlint::ir::verify::verify(&m).unwrap();
+    assert_eq!(m.producer.as_deref(), Some("Google spiregg 0"));
+    let file = &m.source_files[0];
+    assert!(file.name.ends_with("hlsl/sb_stride48_rw.hlsl"), "{}", file.name);
+    assert!(file.text.as_deref().unwrap().contains("RWStructuredBuffer<Particle> Particles"));
+    // The resource is located at its declaration (DebugGlobalVariable, line 8).
+    let r = m.resources.values().next().unwrap();
+    assert_eq!((r.name.as_deref(), r.stride), (Some("Particles"), Some(48)));
+    let loc = &m.locs[r.span.loc.unwrap()];
+    assert_eq!((loc.file, loc.line), (0, 8));
+    // `%105 = OpAccessChain ... %Particles %int_0 %102` follows `DebugLine %31 11 11 16 29`.
+    let f = m.functions.values().find(|f| f.name == "main").unwrap();
+    let gep = f.insts.values().find(|i| i.span.id == 105).unwrap();
+    assert!(matches!(gep.kind, InstKind::Gep { .. }));
+    let loc = &m.locs[gep.span.loc.unwrap()];
+    assert_eq!((loc.file, loc.line, loc.column), (0, 11, 16));
+    // The span offset is absolute (base 0x100) and points at the OpAccessChain word.
+    let at = (gep.span.offset - 0x100) as usize;
+    let word = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    assert_eq!(word & 0xffff, 65);
+    assert_eq!(u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()), 105);
+    // Debug-info instructions are consumed, not lowered.
+    assert!(!f.insts.values().any(|i| matches!(i.kind, InstKind::Other { opcode: 12, .. })));
+}
+
+#[test]
+fn op_line_locations() {
+    // OpString + OpLine + OpSource with text, hand-assembled.
+    let mut w = vec![0x0723_0203, 0x0001_0000, 0, 20, 0];
+    let s = |text: &str| -> Vec<u32> {
+        let mut b = text.as_bytes().to_vec();
+        b.push(0);
+        while b.len() % 4 != 0 {
+            b.push(0);
+        }
+        b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+    };
+    let inst = |w: &mut Vec<u32>, op: u32, ops: &[u32]| {
+        w.push(((ops.len() as u32 + 1) << 16) | op);
+        w.extend_from_slice(ops);
+    };
+    inst(&mut w, 17, &[1]); // OpCapability Shader
+    inst(&mut w, 14, &[0, 1]); // OpMemoryModel
+    let mut ep = vec![5, 4];
+    ep.extend(s("main"));
+    inst(&mut w, 15, &ep); // OpEntryPoint GLCompute %4 "main"
+    let mut st = vec![10];
+    st.extend(s("a.comp"));
+    inst(&mut w, 7, &st); // %10 = OpString "a.comp"
+    let mut src = vec![2, 450, 10];
+    src.extend(s("void main() {}\n"));
+    inst(&mut w, 3, &src); // OpSource GLSL 450 %10 "..."
+    inst(&mut w, 19, &[2]); // %2 = OpTypeVoid
+    inst(&mut w, 33, &[3, 2]); // %3 = OpTypeFunction %2
+    inst(&mut w, 54, &[2, 4, 0, 3]); // %4 = OpFunction
+    inst(&mut w, 248, &[5]); // %5 = OpLabel
+    inst(&mut w, 8, &[10, 7, 3]); // OpLine %10 7 3
+    let ret_at = w.len();
+    inst(&mut w, 253, &[]); // OpReturn
+    inst(&mut w, 56, &[]); // OpFunctionEnd
+    let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let m = irlint::spirv::lower(&bytes, 0).unwrap();
+    irlint::ir::verify::verify(&m).unwrap();
+    assert_eq!(m.source_files.len(), 1);
+    assert_eq!(m.source_files[0].name, "a.comp");
+    assert_eq!(m.source_files[0].text.as_deref(), Some("void main() {}\n"));
+    assert_eq!(m.entry_points[0].function, m.functions.iter().next().map(|f| f.0));
+    let f = m.functions.values().next().unwrap();
+    let ret = f.insts.values().next().unwrap();
+    assert_eq!(ret.span.offset, ret_at as u64 * 4);
+    let loc = &m.locs[ret.span.loc.unwrap()];
+    assert_eq!((loc.file, loc.line, loc.column), (0, 7, 3));
+    // Big-endian input lowers to the same module.
+    let be: Vec<u8> = w.iter().flat_map(|x| x.to_be_bytes()).collect();
+    assert_eq!(irlint::spirv::lower(&be, 0).unwrap(), m);
+}
+
+#[test]
+fn spans_name_result_ids_and_offsets() {
+    let Some(files) = corpus() else { return };
+    let mut files: Vec<PathBuf> = files.into_iter().step_by(7).collect();
+    spv_files(&shared_dir().unwrap().join("fixtures/spirv"), &mut files);
+    let mut located = 0;
+    for p in &files {
+        let bytes = std::fs::read(p).unwrap();
+        let m = irlint::spirv::lower(&bytes, 0).unwrap();
+        let word = |off: u64| {
+            let at = off as usize;
+            u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
+        };
+        for f in m.functions.values() {
+            for i in f.insts.values() {
+                let len = (word(i.span.offset) >> 16) as u64;
+                assert!(len >= 1 && i.span.offset + len * 4 <= bytes.len() as u64);
+                if i.span.id != u32::MAX {
+                    let (a, b) = (word(i.span.offset + 4), word(i.span.offset + 8));
+                    assert!(a == i.span.id || b == i.span.id, "{}: {:?}", p.display(), i.span);
+                }
+                located += i.span.loc.is_some() as usize;
+            }
+        }
+    }
+    assert!(located > 100, "{located}");
+}
+
+// ---------------------------------------------------------------------------
+// Robustness.
+
+fn words_of(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+fn bytes_of(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Word index of the first instruction with `opcode`.
+fn find_op(words: &[u32], opcode: u32) -> usize {
+    let mut i = 5;
+    while i < words.len() {
+        if words[i] & 0xffff == opcode {
+            return i;
+        }
+        i += (words[i] >> 16) as usize;
+    }
+    panic!("opcode {opcode} not found");
+}
+
+#[test]
+fn unknown_opcodes_are_kept() {
+    use irlint::ir::InstKind;
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    let words = words_of(&std::fs::read(shared.join("fixtures/spirv/sb_stride_mixed.spv")).unwrap());
+    let baseline = irlint::spirv::lower(&bytes_of(&words), 0).unwrap();
+    // Find a constant id to use as an operand.
+    let c = find_op(&words, 43);
+    let const_id = words[c + 2];
+    let mut w = words.clone();
+    // In a block: opcode 0x7FF0 with 3 operands (a constant, a literal, garbage).
+    let at = find_op(&w, 253);
+    w.splice(at..at, [(4 << 16) | 0x7FF0, const_id, 12345, 0xdead_beef]);
+    // At module scope: an unknown opcode, an unknown capability, an unknown decoration.
+    let at = find_op(&w, 54);
+    w.splice(at..at, [(2 << 16) | 0x7FF1, 7]);
+    let at = find_op(&w, 17);
+    w.splice(at..at, [(2 << 16) | 17, 99999]);
+    let at = find_op(&w, 71);
+    w.splice(at..at, [(3 << 16) | 71, const_id, 9999]);
+    let m = irlint::spirv::lower(&bytes_of(&w), 0).unwrap();
+    irlint::ir::verify::verify(&m).unwrap();
+    let f = m.functions.values().next().unwrap();
+    let other = f.insts.values().find(|i| matches!(i.kind, InstKind::Other { opcode: 0x7FF0, .. })).unwrap();
+    let InstKind::Other { operands, .. } = &other.kind else { unreachable!() };
+    assert_eq!(operands.len(), 1);
+    assert_eq!(m.const_int(operands[0]), baseline.const_int(operands[0]));
+    assert!(m.remarks.iter().any(|r| r.contains("unknown opcode 32752")), "{:?}", m.remarks);
+    assert!(m.remarks.iter().any(|r| r.contains("opcode 32753")), "{:?}", m.remarks);
+    assert_eq!(f.insts.len(), baseline.functions.values().next().unwrap().insts.len() + 1);
+    assert_eq!(resource_summary(&m), resource_summary(&baseline));
+    // rspirv rejects the same module.
+    assert!(rspirv::dr::load_words(&w).is_err());
+}
+
+#[test]
+fn header_errors() {
+    let e = irlint::spirv::lower(&[3, 2, 0x23, 7, 0, 0], 8).unwrap_err();
+    assert_eq!(e.offset, 14);
+    let e = irlint::spirv::lower(&[0u8; 24], 0).unwrap_err();
+    assert_eq!(e.kind, irlint::read::ErrorKind::BadMagic);
+    let e = irlint::spirv::lower(&bytes_of(&[0x0723_0203, 0x10000, 0, u32::MAX, 0]), 0).unwrap_err();
+    assert_eq!((e.kind, e.offset), (irlint::read::ErrorKind::LimitExceeded, 12));
+    let e = irlint::spirv::lower(&bytes_of(&[0x0723_0203, 0x10000, 0, 8, 0, 0x0005_0011, 1]), 0).unwrap_err();
+    assert_eq!((e.kind.clone(), e.offset), (irlint::read::ErrorKind::UnexpectedEof, 20));
+    assert!(e.to_string().contains("byte offset 0x14"));
+}
+
+#[test]
+fn truncations_and_bit_flips_never_panic() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    let picks = [
+        "fixtures/spirv/sb_stride48_rw.g.spv",
+        "fixtures/spirv/sl_coopvec_stride_mismatch.spv",
+        "corpus/spirv/vk-cooperative-vector-perf/matvecmul.spv",
+        "corpus/spirv/sascha-willems/glsl/computecloth/cloth.comp.spv",
+        "corpus/spirv/vulkan-samples/mobile_nerf_rayquery/rayquery_morpheus.frag.spv",
+    ];
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rng = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let (mut ok, mut err) = (0, 0);
+    let mut check = |bytes: &[u8]| match irlint::spirv::lower(bytes, 0) {
+        Ok(m) => {
+            irlint::ir::verify::verify(&m).unwrap();
+            ok += 1;
+        }
+        Err(e) => {
+            assert!(e.offset <= bytes.len() as u64);
+            err += 1;
+        }
+    };
+    for name in picks {
+        let bytes = std::fs::read(shared.join(name)).unwrap();
+        for cut in (0..bytes.len()).step_by(4 * (1 + bytes.len() / 2000)).chain([1, 2, 3, 21, bytes.len() - 1]) {
+            check(&bytes[..cut]);
+        }
+        for _ in 0..300 {
+            let mut b = bytes.clone();
+            for _ in 0..1 + rng() % 4 {
+                let bit = (rng() % (b.len() as u64 * 8)) as usize;
+                b[bit / 8] ^= 1 << (bit % 8);
+            }
+            check(&b);
+            // Word-level edits: random word replaced by a small number (ids, counts).
+            let mut b = bytes.clone();
+            let i = 5 + (rng() as usize % (b.len() / 4 - 5));
+            b[i * 4..i * 4 + 4].copy_from_slice(&((rng() % 300) as u32).to_le_bytes());
+            check(&b);
+        }
+    }
+    eprintln!("mutations: {ok} lowered, {err} rejected");
+    assert!(ok > 0 && err > 0);
+}

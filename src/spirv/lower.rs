@@ -911,6 +911,7 @@ impl<'a> Lowerer<'a> {
         let mut end = start + 1;
         let mut count = 0usize;
         let mut implicit_entry = None;
+        let mut first_label = None;
         while let Some(&inst) = w.insts.get(end) {
             if inst.opcode == 56 || inst.opcode == 54 {
                 break;
@@ -918,10 +919,10 @@ impl<'a> Lowerer<'a> {
             let ops = w.operands(inst);
             match inst.opcode {
                 248 => {
-                    if let Some(&id) = ops.first() {
-                        let b = f.blocks.append(Block { insts: Vec::new(), name: self.ann.name(w, id) });
-                        self.set_slot(id, Slot::Label(fidx, b));
-                    }
+                    let id = ops.first().copied().unwrap_or(0);
+                    let b = f.blocks.append(Block { insts: Vec::new(), name: self.ann.name(w, id) });
+                    first_label.get_or_insert(b);
+                    self.set_slot(id, Slot::Label(fidx, b));
                 }
                 55 => {
                     if let [t, id, ..] = *ops {
@@ -949,6 +950,7 @@ impl<'a> Lowerer<'a> {
 
         // Pass 2: instructions.
         let mut st = FnState { cur: implicit_entry, ..Default::default() };
+        let mut label_no = 0usize;
         for k in start + 1..end {
             let Some(&inst) = w.insts.get(k) else { break };
             let ops = w.operands(inst);
@@ -956,9 +958,10 @@ impl<'a> Lowerer<'a> {
                 if let Some(cur) = st.cur.filter(|_| !st.terminated) {
                     st.needs_term.push(cur);
                 }
-                if let Some(Slot::Label(_, b)) = ops.first().map(|&id| self.slot(id)) {
-                    st.cur = Some(b);
-                }
+                // Labels map to the blocks pass 1 appended, in order (not by id, so a
+                // duplicated label id cannot merge two blocks).
+                st.cur = first_label.and_then(|b: BlockH| BlockH::from_index(b.index() + label_no));
+                label_no += 1;
                 st.terminated = false;
                 st.seen_non_phi = false;
                 self.cur_loc = None;
