@@ -90,12 +90,7 @@ fn shared_dir() -> Option<PathBuf> {
         }
     }
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for cand in [manifest.join("../shared"), manifest.join("../../shared")] {
-        if cand.is_dir() {
-            return Some(cand);
-        }
-    }
-    None
+    [manifest.join("../shared"), manifest.join("../../shared")].into_iter().find(|c| c.is_dir())
 }
 
 fn spv_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -191,7 +186,6 @@ fn print_module() {
     println!("{:?}", m.source_files.iter().map(|f| (&f.name, f.text.as_ref().map(|t| t.len()))).collect::<Vec<_>>());
 }
 
-
 #[test]
 fn malformed_modules_are_errors_with_offsets() {
     let Some(shared) = shared_dir() else {
@@ -258,13 +252,19 @@ fn coopvec_perf_modules_yield_matmul_facts() {
 
 #[test]
 fn matvecmul_stride_is_load_from_local_array() {
-    use irlint::ir::{ConstKind, ConstExpr, FactKind, InstKind, LayoutNumbering, MatrixEncoding, MatrixOpKind, Operand, Value};
+    use irlint::ir::{
+        ConstExpr, ConstKind, FactKind, InstKind, LayoutNumbering, MatrixEncoding, MatrixOpKind, Operand, Value,
+    };
     let Some(shared) = shared_dir() else {
         eprintln!("skipping: ../shared not found");
         return;
     };
     let m = lower_file(&shared.join("corpus/spirv/vk-cooperative-vector-perf/matvecmul.spv"));
-    let fact = m.facts.iter().find(|f| matches!(&f.kind, FactKind::Matrix(mm) if mm.op == MatrixOpKind::MatVecMulAdd)).unwrap();
+    let fact = m
+        .facts
+        .iter()
+        .find(|f| matches!(&f.kind, FactKind::Matrix(mm) if mm.op == MatrixOpKind::MatVecMulAdd))
+        .unwrap();
     let FactKind::Matrix(mm) = &fact.kind else { unreachable!() };
     assert_eq!(mm.encoding, MatrixEncoding::SpirvCoopVec);
     assert_eq!(mm.opcode, 5292);
@@ -298,7 +298,9 @@ fn matvecmul_stride_is_load_from_local_array() {
     for e in elements {
         let Value::Const(c) = e else { panic!("{e:?}") };
         // mat0Stride = ((K * 2 + 16) - 1) & ~15
-        assert!(matches!(&m.constants[*c].kind, ConstKind::Expr(x) if matches!(**x, ConstExpr::Binary(irlint::ir::BinOp::And, _, _))));
+        assert!(
+            matches!(&m.constants[*c].kind, ConstKind::Expr(x) if matches!(**x, ConstExpr::Binary(irlint::ir::BinOp::And, _, _)))
+        );
     }
     // Spec-constant names by SpecId.
     assert!(m.spec_names.contains(&(1, "K".to_string())));
@@ -320,7 +322,10 @@ fn fixture(name: &str) -> Option<irlint::ir::Module> {
     Some(lower_file(&shared.join(name)))
 }
 
-fn resource_summary(m: &irlint::ir::Module) -> Vec<(String, &'static str, u32, Option<u32>, Option<u32>, Option<u32>)> {
+/// `(name, class, kind, stride, set, binding)`.
+type ResourceRow = (String, &'static str, u32, Option<u32>, Option<u32>, Option<u32>);
+
+fn resource_summary(m: &irlint::ir::Module) -> Vec<ResourceRow> {
     m.resources
         .values()
         .map(|r| {

@@ -154,12 +154,10 @@ pub fn classify(s: &BufferShape) -> Option<(ResourceClass, ResourceKind, Option<
         || (s.storage_class == UNIFORM && s.struct_deco.buffer_block);
     if is_ssbo {
         let (stride, raw_shape) = s.last_array?;
-        let kind = if raw_shape && stride == Some(4) { ResourceKind::RAW_BUFFER } else { ResourceKind::STRUCTURED_BUFFER };
-        let class = if s.var_deco.non_writable || s.last_member_non_writable {
-            ResourceClass::Srv
-        } else {
-            ResourceClass::Uav
-        };
+        let kind =
+            if raw_shape && stride == Some(4) { ResourceKind::RAW_BUFFER } else { ResourceKind::STRUCTURED_BUFFER };
+        let class =
+            if s.var_deco.non_writable || s.last_member_non_writable { ResourceClass::Srv } else { ResourceClass::Uav };
         return Some((class, kind, stride, binding));
     }
     if s.storage_class == UNIFORM && s.struct_deco.block {

@@ -102,9 +102,8 @@ impl Lowerer<'_> {
             scope: None,
             resource,
         };
-        let value_ty = |l: &Self, i: usize| {
-            args.get(i).and_then(|&id| l.try_value(id)).and_then(|v| l.value_type(Some(f), v))
-        };
+        let value_ty =
+            |l: &Self, i: usize| args.get(i).and_then(|&id| l.try_value(id)).and_then(|v| l.value_type(Some(f), v));
         match opcode {
             5289 => {
                 mm.offset = o(3);

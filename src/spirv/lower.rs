@@ -977,9 +977,11 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             let next = f.insts.next_handle();
-            let (ty_id, rid) = self.result_layout(inst.opcode as u32, ops, |r| {
-                matches!(self.slot(r), Slot::Inst(fi, h) if fi == fidx && Some(h) == next)
-            });
+            let (ty_id, rid) = self.result_layout(
+                inst.opcode as u32,
+                ops,
+                |r| matches!(self.slot(r), Slot::Inst(fi, h) if fi == fidx && Some(h) == next),
+            );
             let ty = match ty_id {
                 Some(t) => self.ty(t),
                 None => self.void(),
@@ -1040,7 +1042,8 @@ impl<'a> Lowerer<'a> {
         // Variable initializers become stores right after the variable.
         for (b, pos, var, init) in st.inits.into_iter().rev() {
             let span = f.insts[var].span;
-            let h = f.insts.append(Inst { ty: void, kind: InstKind::Store { ptr: Value::Inst(var), value: init }, span });
+            let h =
+                f.insts.append(Inst { ty: void, kind: InstKind::Store { ptr: Value::Inst(var), value: init }, span });
             let list = &mut f.blocks[b].insts;
             list.insert(pos.min(list.len()), h);
         }
@@ -1132,11 +1135,8 @@ impl<'a> Lowerer<'a> {
                 let lanes: Vec<Value> =
                     args.get(2..).unwrap_or(&[]).iter().map(|&l| Value::Const(self.u32_const(l))).collect();
                 let mask_ty = self.u32_type();
-                let c = self.m.constants.append(Constant {
-                    ty: mask_ty,
-                    kind: ConstKind::Aggregate(lanes),
-                    spec_id: None,
-                });
+                let c =
+                    self.m.constants.append(Constant { ty: mask_ty, kind: ConstKind::Aggregate(lanes), spec_id: None });
                 InstKind::Shuffle { a, b, mask: Value::Const(c) }
             }
             80 => InstKind::Composite { elements: self.values(args) },
@@ -1168,11 +1168,8 @@ impl<'a> Lowerer<'a> {
                 let step = if wide { 3 } else { 2 };
                 let mut cases = Vec::new();
                 for c in args.get(2..).unwrap_or(&[]).chunks_exact(step) {
-                    let (lit, label) = if wide {
-                        (c[0] as u64 | (c[1] as u64) << 32, c[2])
-                    } else {
-                        (c[0] as u64, c[1])
-                    };
+                    let (lit, label) =
+                        if wide { (c[0] as u64 | (c[1] as u64) << 32, c[2]) } else { (c[0] as u64, c[1]) };
                     cases.push((lit, self.block_ref(f, st, label)));
                 }
                 InstKind::Switch { value, default, cases }

@@ -145,10 +145,7 @@ fn split(words: &[u32], base: u64) -> Result<Vec<RawInst>> {
         if i + len > words.len() {
             return Err(ReadError::eof(
                 at,
-                format!(
-                    "instruction (opcode {opcode}) declares {len} words but only {} remain",
-                    words.len() - i
-                ),
+                format!("instruction (opcode {opcode}) declares {len} words but only {} remain", words.len() - i),
             ));
         }
         insts.push(RawInst { start: i as u32, len: len as u16, opcode });
