@@ -742,3 +742,28 @@ fn truncations_and_bit_flips_never_panic() {
     eprintln!("mutations: {ok} lowered, {err} rejected");
     assert!(ok > 0 && err > 0);
 }
+
+/// Throughput of `lower` over the corpus (bytes preloaded): `cargo test --release --test spirv -- --ignored throughput --nocapture`.
+#[test]
+#[ignore]
+fn throughput() {
+    let Some(files) = corpus() else { return };
+    let data: Vec<Vec<u8>> = files.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let bytes: usize = data.iter().map(|d| d.len()).sum();
+    for round in 0..12 {
+        let t = std::time::Instant::now();
+        let mut n = 0;
+        for d in &data {
+            n += irlint::spirv::lower(d, 0).unwrap().functions.len();
+        }
+        let s = t.elapsed().as_secs_f64();
+        eprintln!(
+            "round {round}: {} modules ({:.1} MB, {n} functions) in {:.3}s: {:.0} modules/s, {:.0} MB/s",
+            data.len(),
+            bytes as f64 / 1e6,
+            s,
+            data.len() as f64 / s,
+            bytes as f64 / 1e6 / s
+        );
+    }
+}

@@ -176,11 +176,13 @@ pub(super) struct Lowerer<'a> {
 impl<'a> Lowerer<'a> {
     pub fn new(w: &'a Words) -> Self {
         let bound = w.header.bound;
+        // Ids are usually dense: size the table once (it still grows up to the bound).
+        let slots = vec![Slot::None; (bound as usize).min(w.words.len() + 1)];
         Lowerer {
             w,
             m: Module::new(SourceKind::Spirv),
-            ann: Annotations::default(),
-            slots: Vec::new(),
+            ann: Annotations { bound, ..Default::default() },
+            slots,
             bound,
             type_ids: Vec::new(),
             type_extra: Vec::new(),
@@ -403,6 +405,7 @@ impl<'a> Lowerer<'a> {
         let w = self.w;
         let mut groups = Vec::new();
         let mut nfuncs = 0usize;
+        let (mut ntypes, mut nconsts, mut nglobals) = (0usize, 0usize, 0usize);
         for (k, &inst) in w.insts.iter().enumerate() {
             if self.ann.record(w, inst, &mut groups) {
                 continue;
@@ -432,9 +435,19 @@ impl<'a> Lowerer<'a> {
                     }
                     nfuncs += 1;
                 }
+                19..=39 => ntypes += 1,
+                41..=52 => nconsts += 1,
+                59 => nglobals += 1,
                 _ => {}
             }
         }
+        // Reserve the arenas (bounded by the instruction count, hence by the input size).
+        self.m.types = Arena::with_capacity(ntypes + 2);
+        self.type_ids.reserve(ntypes + 2);
+        self.type_extra.reserve(ntypes + 2);
+        self.m.constants = Arena::with_capacity(nconsts + 2);
+        self.m.globals = Arena::with_capacity(nglobals);
+        self.m.functions = Arena::with_capacity(nfuncs);
         self.ann.apply_groups(w, &groups);
     }
 
@@ -949,6 +962,7 @@ impl<'a> Lowerer<'a> {
         }
 
         // Pass 2: instructions.
+        f.insts = Arena::with_capacity(count + 1);
         let mut st = FnState { cur: implicit_entry, ..Default::default() };
         let mut label_no = 0usize;
         for k in start + 1..end {
