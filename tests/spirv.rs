@@ -459,7 +459,8 @@ fn cross_check_with_rspirv() {
         assert_eq!(ours.functions.len(), theirs.functions.len(), "{}", p.display());
         for (f, tf) in ours.functions.values().zip(&theirs.functions) {
             assert_eq!(f.blocks.len(), tf.blocks.len(), "{} {}", p.display(), f.name);
-            let skip = |op: Op| matches!(op, Op::Line | Op::NoLine | Op::SelectionMerge | Op::LoopMerge | Op::Nop);
+            let skip =
+                |op: Op| matches!(op, Op::Line | Op::NoLine | Op::SelectionMerge | Op::LoopMerge | Op::Nop | Op::Undef);
             let mut expected = 0;
             for b in &tf.blocks {
                 for i in &b.instructions {

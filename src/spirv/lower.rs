@@ -139,7 +139,7 @@ pub(super) fn classify(op: u32) -> Option<Class> {
 fn is_non_emitting(op: u16) -> bool {
     matches!(
         op,
-        0 | 2..=8 | 10 | 11 | 14..=17 | 54..=56 | 71..=75 | 246..=248 | 317 | 330..=332 | 5632 | 5633
+        0..=8 | 10 | 11 | 14..=17 | 54..=56 | 71..=75 | 246..=248 | 317 | 330..=332 | 5632 | 5633
     )
 }
 
@@ -937,6 +937,14 @@ impl<'a> Lowerer<'a> {
                     first_label.get_or_insert(b);
                     self.set_slot(id, Slot::Label(fidx, b));
                 }
+                1 => {
+                    // OpUndef in a body: a module-level undef constant.
+                    if let [t, id, ..] = *ops {
+                        let ty = self.ty(t);
+                        let c = self.m.constants.append(Constant { ty, kind: ConstKind::Undef, spec_id: None });
+                        self.set_slot(id, Slot::Const(c));
+                    }
+                }
                 55 => {
                     if let [t, id, ..] = *ops {
                         let ty = self.ty(t);
@@ -1055,7 +1063,7 @@ impl<'a> Lowerer<'a> {
         }
         // Variable initializers become stores right after the variable.
         for (b, pos, var, init) in st.inits.into_iter().rev() {
-            let span = f.insts[var].span;
+            let span = Span { id: u32::MAX, ..f.insts[var].span };
             let h =
                 f.insts.append(Inst { ty: void, kind: InstKind::Store { ptr: Value::Inst(var), value: init }, span });
             let list = &mut f.blocks[b].insts;

@@ -24,7 +24,7 @@ use crate::read::Result;
 
 /// Lowers a SPIR-V module. `base` is its absolute offset in the input.
 pub fn lower(data: &[u8], base: u64) -> Result<Module> {
-    let words = reader::read(data, base)?;
+    let words = reader::read(data, base).map_err(|e| e.context("SPIR-V module"))?;
     lower::Lowerer::new(&words).run()
 }
 
