@@ -248,6 +248,21 @@ fn coopvec_perf_modules_yield_matmul_facts() {
     }
     assert_eq!(modules, 9);
     assert_eq!(total, 27);
+    // `OpCooperativeVectorOuterProductAccumulateNV %84 %uint_0 %80 %81 %matrixLayout %int_0 %uint_0`.
+    let m = lower_file(&shared.join("corpus/spirv/vk-cooperative-vector-perf/outerproduct.spv"));
+    let op: Vec<_> = matrix_facts(&m).into_iter().filter(|f| f.op == K::OuterProductAccumulate).collect();
+    assert_eq!(op.len(), 1);
+    let val = |o: Option<irlint::ir::Operand>| match o {
+        Some(irlint::ir::Operand::Value(v)) => m.const_int(v),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!((val(op[0].offset), val(op[0].element), val(op[0].stride)), (Some(0), Some(0), Some(0)));
+    let layout = match op[0].layout {
+        Some(irlint::ir::Operand::Value(irlint::ir::Value::Const(c))) => &m.constants[c],
+        other => panic!("{other:?}"),
+    };
+    assert!(layout.spec_id.is_some());
+    assert!(op[0].rows.is_some() && op[0].cols.is_some());
 }
 
 #[test]
@@ -536,22 +551,27 @@ fn debug_info_locations() {
     assert!(!f.insts.values().any(|i| matches!(i.kind, InstKind::Other { opcode: 12, .. })));
 }
 
+/// A literal string's words.
+fn lit_string(text: &str) -> Vec<u32> {
+    let mut b = text.as_bytes().to_vec();
+    b.push(0);
+    while b.len() % 4 != 0 {
+        b.push(0);
+    }
+    b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// Appends one instruction.
+fn inst(w: &mut Vec<u32>, op: u32, ops: &[u32]) {
+    w.push(((ops.len() as u32 + 1) << 16) | op);
+    w.extend_from_slice(ops);
+}
+
 #[test]
 fn op_line_locations() {
     // OpString + OpLine + OpSource with text, hand-assembled.
     let mut w = vec![0x0723_0203, 0x0001_0000, 0, 20, 0];
-    let s = |text: &str| -> Vec<u32> {
-        let mut b = text.as_bytes().to_vec();
-        b.push(0);
-        while b.len() % 4 != 0 {
-            b.push(0);
-        }
-        b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
-    };
-    let inst = |w: &mut Vec<u32>, op: u32, ops: &[u32]| {
-        w.push(((ops.len() as u32 + 1) << 16) | op);
-        w.extend_from_slice(ops);
-    };
+    let s = lit_string;
     inst(&mut w, 17, &[1]); // OpCapability Shader
     inst(&mut w, 14, &[0, 1]); // OpMemoryModel
     let mut ep = vec![5, 4];
@@ -767,4 +787,84 @@ fn throughput() {
             bytes as f64 / 1e6 / s
         );
     }
+}
+
+#[test]
+fn slang_coopvec_fact_resolves_the_buffer() {
+    use irlint::ir::{MatrixOpKind, Operand, ResourceClass, ResourceKind};
+    let Some(m) = fixture("fixtures/spirv/sl_coopvec_stride_mismatch.spv") else { return };
+    let facts = matrix_facts(&m);
+    assert_eq!(facts.len(), 1);
+    let mm = facts[0];
+    assert_eq!((mm.op, mm.opcode), (MatrixOpKind::MatVecMul, 5289));
+    let val = |o: Option<Operand>| match o {
+        Some(Operand::Value(v)) => m.const_int(v),
+        other => panic!("{other:?}"),
+    };
+    // coopVecMatMul<float, 8>(v: half x16, Float16, weights, 0, Float16, RowMajor, false, 16)
+    assert_eq!(val(mm.rows), Some(8));
+    assert_eq!(val(mm.cols), Some(16));
+    assert_eq!(val(mm.element), Some(0)); // Float16NV
+    assert_eq!(val(mm.layout), Some(0)); // RowMajorNV
+    assert_eq!(val(mm.transpose), Some(0));
+    assert_eq!(val(mm.stride), Some(16));
+    assert_eq!(val(mm.offset), Some(0));
+    assert_eq!(mm.bias_offset, None);
+    // The matrix pointer is `OpAccessChain %weights %int_0`: the ByteAddressBuffer.
+    let r = &m.resources[mm.resource.expect("resource")];
+    assert_eq!(r.name.as_deref(), Some("weights"));
+    assert_eq!((r.class, r.kind, r.stride), (ResourceClass::Srv, ResourceKind::RAW_BUFFER, Some(4)));
+}
+
+#[test]
+fn khr_cooperative_matrix_load_fact() {
+    use irlint::ir::{LayoutNumbering, MatrixEncoding, MatrixOpKind, Operand, ResourceKind};
+    let mut w = vec![0x0723_0203, 0x0001_0600, 0, 20, 0];
+    inst(&mut w, 17, &[1]);
+    inst(&mut w, 17, &[6022]); // CooperativeMatrixKHR
+    inst(&mut w, 14, &[0, 1]);
+    let mut ep = vec![5, 15];
+    ep.extend(lit_string("main"));
+    inst(&mut w, 15, &ep);
+    inst(&mut w, 71, &[10, 6, 2]); // %10 ArrayStride 2
+    inst(&mut w, 71, &[11, 2]); // %11 Block
+    inst(&mut w, 71, &[13, 34, 0]); // DescriptorSet 0
+    inst(&mut w, 71, &[13, 33, 3]); // Binding 3
+    inst(&mut w, 19, &[1]); // void
+    inst(&mut w, 33, &[2, 1]); // fn type
+    inst(&mut w, 21, &[3, 32, 0]); // uint
+    inst(&mut w, 22, &[4, 16]); // half
+    inst(&mut w, 43, &[3, 5, 16]); // rows/cols 16
+    inst(&mut w, 43, &[3, 6, 3]); // Subgroup scope
+    inst(&mut w, 43, &[3, 7, 0]); // 0: use A, RowMajorKHR, index 0
+    inst(&mut w, 43, &[3, 8, 32]); // stride 32 (elements)
+    inst(&mut w, 4456, &[9, 4, 6, 5, 5, 7]); // %9 = OpTypeCooperativeMatrixKHR %half Subgroup 16 16 A
+    inst(&mut w, 29, &[10, 4]); // half[]
+    inst(&mut w, 30, &[11, 10]); // struct { half[] }
+    inst(&mut w, 32, &[12, 12, 11]); // StorageBuffer pointer
+    inst(&mut w, 59, &[12, 13, 12]); // %13 = OpVariable StorageBuffer
+    inst(&mut w, 32, &[14, 12, 4]); // pointer to half
+    inst(&mut w, 54, &[1, 15, 0, 2]);
+    inst(&mut w, 248, &[16]);
+    inst(&mut w, 65, &[14, 17, 13, 7, 7]); // %17 = OpAccessChain %14 %13 %0 %0
+    inst(&mut w, 4457, &[9, 18, 17, 7, 8]); // %18 = OpCooperativeMatrixLoadKHR %9 %17 RowMajor 32
+    inst(&mut w, 253, &[]);
+    inst(&mut w, 56, &[]);
+    let m = irlint::spirv::lower(&bytes_of(&w), 0).unwrap();
+    irlint::ir::verify::verify(&m).unwrap();
+    let facts = matrix_facts(&m);
+    assert_eq!(facts.len(), 1);
+    let mm = facts[0];
+    assert_eq!((mm.op, mm.encoding, mm.opcode), (MatrixOpKind::Load, MatrixEncoding::SpirvCoopMatrix, 4457));
+    assert_eq!(mm.layout_numbering, LayoutNumbering::SpirvKhr);
+    let val = |o: Option<Operand>| match o {
+        Some(Operand::Value(v)) => m.const_int(v),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!((val(mm.rows), val(mm.cols), val(mm.layout), val(mm.stride)), (Some(16), Some(16), Some(0), Some(32)));
+    assert_eq!(mm.element, Some(Operand::Imm(0))); // Float16
+    assert_eq!(mm.matrix_use, Some(0));
+    let r = &m.resources[mm.resource.unwrap()];
+    assert_eq!((r.kind, r.stride, r.id), (ResourceKind::STRUCTURED_BUFFER, Some(2), 13));
+    assert_eq!(r.binding, irlint::ir::Binding::Descriptor { set: Some(0), binding: Some(3) });
 }
