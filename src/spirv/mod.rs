@@ -15,8 +15,10 @@
 mod debug;
 mod decorations;
 mod facts;
+mod function;
 pub mod grammar;
 mod lower;
+mod module;
 pub mod reader;
 
 use crate::ir::Module;
