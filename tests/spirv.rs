@@ -868,3 +868,89 @@ fn khr_cooperative_matrix_load_fact() {
     assert_eq!((r.kind, r.stride, r.id), (ResourceKind::STRUCTURED_BUFFER, Some(2), 13));
     assert_eq!(r.binding, irlint::ir::Binding::Descriptor { set: Some(0), binding: Some(3) });
 }
+
+#[test]
+fn instruction_mapping() {
+    use irlint::ir::{BinOp, CastOp, CmpPred, ConstExpr, ConstKind, InstKind, Value};
+    let mut w = vec![0x0723_0203, 0x0001_0300, 0, 40, 0];
+    inst(&mut w, 17, &[1]);
+    inst(&mut w, 17, &[11]); // Int64
+    inst(&mut w, 14, &[0, 1]);
+    let mut ep = vec![5, 20];
+    ep.extend(lit_string("main"));
+    inst(&mut w, 15, &ep);
+    let mut name = vec![9];
+    name.extend(lit_string("W"));
+    inst(&mut w, 5, &name); // OpName %9 "W"
+    inst(&mut w, 71, &[9, 1, 3]); // %9 SpecId 3
+    inst(&mut w, 19, &[1]);
+    inst(&mut w, 33, &[2, 1]);
+    inst(&mut w, 21, &[3, 32, 0]); // uint
+    inst(&mut w, 21, &[4, 32, 1]); // int
+    inst(&mut w, 21, &[5, 64, 0]); // ulong
+    inst(&mut w, 20, &[6]); // bool
+    inst(&mut w, 43, &[3, 7, 5]);
+    inst(&mut w, 43, &[4, 8, 0xFFFF_FFFD]); // -3
+    inst(&mut w, 50, &[3, 9, 7]); // OpSpecConstant 7
+    inst(&mut w, 52, &[3, 10, 128, 9, 7]); // OpSpecConstantOp IAdd %9 %7
+    inst(&mut w, 52, &[5, 11, 113, 9]); // OpSpecConstantOp UConvert %9
+    inst(&mut w, 54, &[1, 20, 0, 2]);
+    inst(&mut w, 248, &[21]);
+    inst(&mut w, 128, &[3, 22, 7, 10]); // OpIAdd
+    inst(&mut w, 196, &[3, 23, 22, 7]); // OpShiftLeftLogical
+    inst(&mut w, 113, &[5, 24, 23]); // OpUConvert u32 -> u64
+    inst(&mut w, 114, &[4, 25, 24]); // OpSConvert u64 -> i32
+    inst(&mut w, 170, &[6, 26, 22, 7]); // OpIEqual
+    inst(&mut w, 177, &[6, 27, 25, 8]); // OpSLessThan
+    inst(&mut w, 249, &[31]);
+    inst(&mut w, 248, &[31]);
+    inst(&mut w, 245, &[3, 32, 22, 21, 33, 35]); // OpPhi (forward refs %33, %35)
+    inst(&mut w, 247, &[36, 0]); // OpSelectionMerge
+    inst(&mut w, 251, &[32, 36, 1, 35, 2, 36]); // OpSwitch
+    inst(&mut w, 248, &[35]);
+    inst(&mut w, 128, &[3, 33, 32, 7]);
+    inst(&mut w, 249, &[31]);
+    inst(&mut w, 248, &[36]);
+    inst(&mut w, 253, &[]);
+    inst(&mut w, 56, &[]);
+    let m = irlint::spirv::lower(&bytes_of(&w), 0).unwrap();
+    irlint::ir::verify::verify(&m).unwrap();
+    assert_eq!(m.spec_names, vec![(3, "W".to_string())]);
+    let f = m.functions.values().next().unwrap();
+    let by_id = |id: u32| {
+        let (h, i) = f.insts.iter().find(|(_, i)| i.span.id == id).unwrap();
+        (h, &i.kind)
+    };
+    let Value::Const(c10) = (match by_id(22).1 {
+        InstKind::Binary { op: BinOp::Add, rhs, .. } => *rhs,
+        k => panic!("{k:?}"),
+    }) else {
+        panic!()
+    };
+    assert!(matches!(&m.constants[c10].kind, ConstKind::Expr(e) if matches!(**e, ConstExpr::Binary(BinOp::Add, _, _))));
+    let c11 = m
+        .constants
+        .iter()
+        .rev()
+        .find(|(_, c)| matches!(&c.kind, ConstKind::Expr(e) if matches!(**e, ConstExpr::Cast(..))));
+    assert!(matches!(&c11.unwrap().1.kind, ConstKind::Expr(e) if matches!(**e, ConstExpr::Cast(CastOp::ZExt, _))));
+    assert!(matches!(by_id(23).1, InstKind::Binary { op: BinOp::Shl, .. }));
+    assert!(matches!(by_id(24).1, InstKind::Cast { op: CastOp::ZExt, .. }));
+    assert!(matches!(by_id(25).1, InstKind::Cast { op: CastOp::Trunc, .. }));
+    assert!(matches!(by_id(26).1, InstKind::Cmp { pred: CmpPred(32), .. }));
+    assert!(matches!(by_id(27).1, InstKind::Cmp { pred: CmpPred(40), .. }));
+    let InstKind::Phi { incoming } = by_id(32).1 else { panic!() };
+    let (h22, h33) = (by_id(22).0, by_id(33).0);
+    let blocks: Vec<_> = f.blocks.iter().map(|b| b.0).collect();
+    assert_eq!(incoming, &vec![(Value::Inst(h22), blocks[0]), (Value::Inst(h33), blocks[2])]);
+    let InstKind::Switch { cases, default, .. } =
+        &f.insts.values().find(|i| matches!(i.kind, InstKind::Switch { .. })).unwrap().kind
+    else {
+        panic!()
+    };
+    assert_eq!(*default, blocks[3]);
+    assert_eq!(cases, &vec![(1, blocks[2]), (2, blocks[3])]);
+    // The selection merge produces nothing; the -3 literal is masked to 32 bits.
+    assert_eq!(f.insts.len(), 12);
+    assert!(m.constants.values().any(|c| c.kind == ConstKind::Int(0xFFFF_FFFD)));
+}

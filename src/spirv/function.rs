@@ -376,7 +376,7 @@ impl Lowerer<'_> {
                 let b = self.value(arg(1));
                 let lanes: Vec<Value> =
                     args.get(2..).unwrap_or(&[]).iter().map(|&l| Value::Const(self.u32_const(l))).collect();
-                let mask_ty = self.u32_type();
+                let mask_ty = self.u32_vector_type(lanes.len() as u32);
                 let c =
                     self.m.constants.append(Constant { ty: mask_ty, kind: ConstKind::Aggregate(lanes), spec_id: None });
                 InstKind::Shuffle { a, b, mask: Value::Const(c) }

@@ -75,6 +75,7 @@ pub(super) struct Lowerer<'a> {
     pub(super) void_ty: Option<TypeH>,
     pub(super) u32_ty: Option<TypeH>,
     pub(super) u32_consts: FxHashMap<u32, ConstH>,
+    pub(super) u32_vectors: FxHashMap<u32, TypeH>,
     pub(super) poison: Option<ConstH>,
     pub(super) unresolved: u32,
     pub(super) cur_loc: Option<LocH>,
@@ -102,6 +103,7 @@ impl<'a> Lowerer<'a> {
             void_ty: None,
             u32_ty: None,
             u32_consts: FxHashMap::default(),
+            u32_vectors: FxHashMap::default(),
             poison: None,
             unresolved: 0,
             cur_loc: None,
@@ -203,6 +205,17 @@ impl<'a> Lowerer<'a> {
         }
         let t = self.add_type(u32::MAX, Type::Void, 0);
         self.void_ty = Some(t);
+        t
+    }
+
+    /// A synthetic `<n x i32>` type (shuffle masks), one per lane count.
+    pub(super) fn u32_vector_type(&mut self, n: u32) -> TypeH {
+        if let Some(t) = self.u32_vectors.get(&n) {
+            return *t;
+        }
+        let elem = self.u32_type();
+        let t = self.add_type(u32::MAX, Type::Vector { elem, count: n }, 0);
+        self.u32_vectors.insert(n, t);
         t
     }
 
