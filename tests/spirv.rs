@@ -90,12 +90,7 @@ fn shared_dir() -> Option<PathBuf> {
         }
     }
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for cand in [manifest.join("../shared"), manifest.join("../../shared")] {
-        if cand.is_dir() {
-            return Some(cand);
-        }
-    }
-    None
+    [manifest.join("../shared"), manifest.join("../../shared")].into_iter().find(|c| c.is_dir())
 }
 
 fn spv_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -253,6 +248,21 @@ fn coopvec_perf_modules_yield_matmul_facts() {
     }
     assert_eq!(modules, 9);
     assert_eq!(total, 27);
+    // `OpCooperativeVectorOuterProductAccumulateNV %84 %uint_0 %80 %81 %matrixLayout %int_0 %uint_0`.
+    let m = lower_file(&shared.join("corpus/spirv/vk-cooperative-vector-perf/outerproduct.spv"));
+    let op: Vec<_> = matrix_facts(&m).into_iter().filter(|f| f.op == K::OuterProductAccumulate).collect();
+    assert_eq!(op.len(), 1);
+    let val = |o: Option<irlint::ir::Operand>| match o {
+        Some(irlint::ir::Operand::Value(v)) => m.const_int(v),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!((val(op[0].offset), val(op[0].element), val(op[0].stride)), (Some(0), Some(0), Some(0)));
+    let layout = match op[0].layout {
+        Some(irlint::ir::Operand::Value(irlint::ir::Value::Const(c))) => &m.constants[c],
+        other => panic!("{other:?}"),
+    };
+    assert!(layout.spec_id.is_some());
+    assert!(op[0].rows.is_some() && op[0].cols.is_some());
 }
 
 #[test]
@@ -327,7 +337,10 @@ fn fixture(name: &str) -> Option<irlint::ir::Module> {
     Some(lower_file(&shared.join(name)))
 }
 
-fn resource_summary(m: &irlint::ir::Module) -> Vec<(String, &'static str, u32, Option<u32>, Option<u32>, Option<u32>)> {
+/// `(name, class, kind, stride, set, binding)`.
+type ResourceRow = (String, &'static str, u32, Option<u32>, Option<u32>, Option<u32>);
+
+fn resource_summary(m: &irlint::ir::Module) -> Vec<ResourceRow> {
     m.resources
         .values()
         .map(|r| {
@@ -461,7 +474,8 @@ fn cross_check_with_rspirv() {
         assert_eq!(ours.functions.len(), theirs.functions.len(), "{}", p.display());
         for (f, tf) in ours.functions.values().zip(&theirs.functions) {
             assert_eq!(f.blocks.len(), tf.blocks.len(), "{} {}", p.display(), f.name);
-            let skip = |op: Op| matches!(op, Op::Line | Op::NoLine | Op::SelectionMerge | Op::LoopMerge | Op::Nop);
+            let skip =
+                |op: Op| matches!(op, Op::Line | Op::NoLine | Op::SelectionMerge | Op::LoopMerge | Op::Nop | Op::Undef);
             let mut expected = 0;
             for b in &tf.blocks {
                 for i in &b.instructions {
@@ -497,4 +511,446 @@ fn cross_check_with_rspirv() {
     for s in [4, 16, 20, 32, 64] {
         assert!(strides.contains_key(&s), "stride {s} not seen: {strides:?}");
     }
+}
+
+// ---------------------------------------------------------------------------
+// Locations and spans.
+
+#[test]
+fn debug_info_locations() {
+    use irlint::ir::InstKind;
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    let path = shared.join("fixtures/spirv/sb_stride48_rw.g.spv");
+    let bytes = std::fs::read(&path).unwrap();
+    let m = irlint::spirv::lower(&bytes, 0x100).unwrap();
+    irlint::ir::verify::verify(&m).unwrap();
+    assert_eq!(m.producer.as_deref(), Some("Google spiregg 0"));
+    let file = &m.source_files[0];
+    assert!(file.name.ends_with("hlsl/sb_stride48_rw.hlsl"), "{}", file.name);
+    assert!(file.text.as_deref().unwrap().contains("RWStructuredBuffer<Particle> Particles"));
+    // The resource is located at its declaration (DebugGlobalVariable, line 8).
+    let r = m.resources.values().next().unwrap();
+    assert_eq!((r.name.as_deref(), r.stride), (Some("Particles"), Some(48)));
+    let loc = &m.locs[r.span.loc.unwrap()];
+    assert_eq!((loc.file, loc.line), (0, 8));
+    // `%105 = OpAccessChain ... %Particles %int_0 %102` follows `DebugLine %31 11 11 16 29`.
+    let f = m.functions.values().find(|f| f.name == "main").unwrap();
+    let gep = f.insts.values().find(|i| i.span.id == 105).unwrap();
+    assert!(matches!(gep.kind, InstKind::Gep { .. }));
+    let loc = &m.locs[gep.span.loc.unwrap()];
+    assert_eq!((loc.file, loc.line, loc.column), (0, 11, 16));
+    // The span offset is absolute (base 0x100) and points at the OpAccessChain word.
+    let at = (gep.span.offset - 0x100) as usize;
+    let word = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    assert_eq!(word & 0xffff, 65);
+    assert_eq!(u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()), 105);
+    // Debug-info instructions are consumed, not lowered.
+    assert!(!f.insts.values().any(|i| matches!(i.kind, InstKind::Other { opcode: 12, .. })));
+}
+
+/// A literal string's words.
+fn lit_string(text: &str) -> Vec<u32> {
+    let mut b = text.as_bytes().to_vec();
+    b.push(0);
+    while b.len() % 4 != 0 {
+        b.push(0);
+    }
+    b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// Appends one instruction.
+fn inst(w: &mut Vec<u32>, op: u32, ops: &[u32]) {
+    w.push(((ops.len() as u32 + 1) << 16) | op);
+    w.extend_from_slice(ops);
+}
+
+#[test]
+fn op_line_locations() {
+    // OpString + OpLine + OpSource with text, hand-assembled.
+    let mut w = vec![0x0723_0203, 0x0001_0000, 0, 20, 0];
+    let s = lit_string;
+    inst(&mut w, 17, &[1]); // OpCapability Shader
+    inst(&mut w, 14, &[0, 1]); // OpMemoryModel
+    let mut ep = vec![5, 4];
+    ep.extend(s("main"));
+    inst(&mut w, 15, &ep); // OpEntryPoint GLCompute %4 "main"
+    let mut st = vec![10];
+    st.extend(s("a.comp"));
+    inst(&mut w, 7, &st); // %10 = OpString "a.comp"
+    let mut src = vec![2, 450, 10];
+    src.extend(s("void main() {}\n"));
+    inst(&mut w, 3, &src); // OpSource GLSL 450 %10 "..."
+    inst(&mut w, 19, &[2]); // %2 = OpTypeVoid
+    inst(&mut w, 33, &[3, 2]); // %3 = OpTypeFunction %2
+    inst(&mut w, 54, &[2, 4, 0, 3]); // %4 = OpFunction
+    inst(&mut w, 248, &[5]); // %5 = OpLabel
+    inst(&mut w, 8, &[10, 7, 3]); // OpLine %10 7 3
+    let ret_at = w.len();
+    inst(&mut w, 253, &[]); // OpReturn
+    inst(&mut w, 56, &[]); // OpFunctionEnd
+    let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let m = irlint::spirv::lower(&bytes, 0).unwrap();
+    irlint::ir::verify::verify(&m).unwrap();
+    assert_eq!(m.source_files.len(), 1);
+    assert_eq!(m.source_files[0].name, "a.comp");
+    assert_eq!(m.source_files[0].text.as_deref(), Some("void main() {}\n"));
+    assert_eq!(m.entry_points[0].function, m.functions.iter().next().map(|f| f.0));
+    let f = m.functions.values().next().unwrap();
+    let ret = f.insts.values().next().unwrap();
+    assert_eq!(ret.span.offset, ret_at as u64 * 4);
+    let loc = &m.locs[ret.span.loc.unwrap()];
+    assert_eq!((loc.file, loc.line, loc.column), (0, 7, 3));
+    // Big-endian input lowers to the same module.
+    let be: Vec<u8> = w.iter().flat_map(|x| x.to_be_bytes()).collect();
+    assert_eq!(irlint::spirv::lower(&be, 0).unwrap(), m);
+}
+
+#[test]
+fn spans_name_result_ids_and_offsets() {
+    let Some(files) = corpus() else { return };
+    let mut files: Vec<PathBuf> = files.into_iter().step_by(7).collect();
+    spv_files(&shared_dir().unwrap().join("fixtures/spirv"), &mut files);
+    let mut located = 0;
+    for p in &files {
+        let bytes = std::fs::read(p).unwrap();
+        let m = irlint::spirv::lower(&bytes, 0).unwrap();
+        let word = |off: u64| {
+            let at = off as usize;
+            u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
+        };
+        for f in m.functions.values() {
+            for i in f.insts.values() {
+                let len = (word(i.span.offset) >> 16) as u64;
+                assert!(len >= 1 && i.span.offset + len * 4 <= bytes.len() as u64);
+                if i.span.id != u32::MAX {
+                    let (a, b) = (word(i.span.offset + 4), word(i.span.offset + 8));
+                    assert!(a == i.span.id || b == i.span.id, "{}: {:?}", p.display(), i.span);
+                }
+                located += i.span.loc.is_some() as usize;
+            }
+        }
+    }
+    assert!(located > 100, "{located}");
+}
+
+// ---------------------------------------------------------------------------
+// Robustness.
+
+fn words_of(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+fn bytes_of(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Word index of the first instruction with `opcode`.
+fn find_op(words: &[u32], opcode: u32) -> usize {
+    let mut i = 5;
+    while i < words.len() {
+        if words[i] & 0xffff == opcode {
+            return i;
+        }
+        i += (words[i] >> 16) as usize;
+    }
+    panic!("opcode {opcode} not found");
+}
+
+#[test]
+fn unknown_opcodes_are_kept() {
+    use irlint::ir::InstKind;
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    let words = words_of(&std::fs::read(shared.join("fixtures/spirv/sb_stride_mixed.spv")).unwrap());
+    let baseline = irlint::spirv::lower(&bytes_of(&words), 0).unwrap();
+    // Find a constant id to use as an operand.
+    let c = find_op(&words, 43);
+    let const_id = words[c + 2];
+    let mut w = words.clone();
+    // In a block: opcode 0x7FF0 with 3 operands (a constant, a literal, garbage).
+    let at = find_op(&w, 253);
+    w.splice(at..at, [(4 << 16) | 0x7FF0, const_id, 12345, 0xdead_beef]);
+    // At module scope: an unknown opcode, an unknown capability, an unknown decoration.
+    let at = find_op(&w, 54);
+    w.splice(at..at, [(2 << 16) | 0x7FF1, 7]);
+    let at = find_op(&w, 17);
+    w.splice(at..at, [(2 << 16) | 17, 99999]);
+    let at = find_op(&w, 71);
+    w.splice(at..at, [(3 << 16) | 71, const_id, 9999]);
+    let m = irlint::spirv::lower(&bytes_of(&w), 0).unwrap();
+    irlint::ir::verify::verify(&m).unwrap();
+    let f = m.functions.values().next().unwrap();
+    let other = f.insts.values().find(|i| matches!(i.kind, InstKind::Other { opcode: 0x7FF0, .. })).unwrap();
+    let InstKind::Other { operands, .. } = &other.kind else { unreachable!() };
+    assert_eq!(operands.len(), 1);
+    assert_eq!(m.const_int(operands[0]), baseline.const_int(operands[0]));
+    assert!(m.remarks.iter().any(|r| r.contains("unknown opcode 32752")), "{:?}", m.remarks);
+    assert!(m.remarks.iter().any(|r| r.contains("opcode 32753")), "{:?}", m.remarks);
+    assert_eq!(f.insts.len(), baseline.functions.values().next().unwrap().insts.len() + 1);
+    assert_eq!(resource_summary(&m), resource_summary(&baseline));
+    // rspirv rejects the same module.
+    assert!(rspirv::dr::load_words(&w).is_err());
+}
+
+#[test]
+fn header_errors() {
+    let e = irlint::spirv::lower(&[3, 2, 0x23, 7, 0, 0], 8).unwrap_err();
+    assert_eq!(e.offset, 14);
+    let e = irlint::spirv::lower(&[0u8; 24], 0).unwrap_err();
+    assert_eq!(e.kind, irlint::read::ErrorKind::BadMagic);
+    let e = irlint::spirv::lower(&bytes_of(&[0x0723_0203, 0x10000, 0, u32::MAX, 0]), 0).unwrap_err();
+    assert_eq!((e.kind, e.offset), (irlint::read::ErrorKind::LimitExceeded, 12));
+    let e = irlint::spirv::lower(&bytes_of(&[0x0723_0203, 0x10000, 0, 8, 0, 0x0005_0011, 1]), 0).unwrap_err();
+    assert_eq!((e.kind.clone(), e.offset), (irlint::read::ErrorKind::UnexpectedEof, 20));
+    assert!(e.to_string().contains("byte offset 0x14"));
+}
+
+#[test]
+fn truncations_and_bit_flips_never_panic() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    let picks = [
+        "fixtures/spirv/sb_stride48_rw.g.spv",
+        "fixtures/spirv/sl_coopvec_stride_mismatch.spv",
+        "corpus/spirv/vk-cooperative-vector-perf/matvecmul.spv",
+        "corpus/spirv/sascha-willems/glsl/computecloth/cloth.comp.spv",
+        "corpus/spirv/vulkan-samples/mobile_nerf_rayquery/rayquery_morpheus.frag.spv",
+    ];
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rng = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let (mut ok, mut err) = (0, 0);
+    let mut check = |bytes: &[u8]| match irlint::spirv::lower(bytes, 0) {
+        Ok(m) => {
+            irlint::ir::verify::verify(&m).unwrap();
+            ok += 1;
+        }
+        Err(e) => {
+            assert!(e.offset <= bytes.len() as u64);
+            err += 1;
+        }
+    };
+    for name in picks {
+        let bytes = std::fs::read(shared.join(name)).unwrap();
+        for cut in (0..bytes.len()).step_by(4 * (1 + bytes.len() / 2000)).chain([1, 2, 3, 21, bytes.len() - 1]) {
+            check(&bytes[..cut]);
+        }
+        for _ in 0..300 {
+            let mut b = bytes.clone();
+            for _ in 0..1 + rng() % 4 {
+                let bit = (rng() % (b.len() as u64 * 8)) as usize;
+                b[bit / 8] ^= 1 << (bit % 8);
+            }
+            check(&b);
+            // Word-level edits: random word replaced by a small number (ids, counts).
+            let mut b = bytes.clone();
+            let i = 5 + (rng() as usize % (b.len() / 4 - 5));
+            b[i * 4..i * 4 + 4].copy_from_slice(&((rng() % 300) as u32).to_le_bytes());
+            check(&b);
+        }
+    }
+    eprintln!("mutations: {ok} lowered, {err} rejected");
+    assert!(ok > 0 && err > 0);
+}
+
+/// Throughput of `lower` over the corpus (bytes preloaded): `cargo test --release --test spirv -- --ignored throughput --nocapture`.
+#[test]
+#[ignore]
+fn throughput() {
+    let Some(files) = corpus() else { return };
+    let data: Vec<Vec<u8>> = files.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let bytes: usize = data.iter().map(|d| d.len()).sum();
+    for round in 0..12 {
+        let t = std::time::Instant::now();
+        let mut n = 0;
+        for d in &data {
+            n += irlint::spirv::lower(d, 0).unwrap().functions.len();
+        }
+        let s = t.elapsed().as_secs_f64();
+        eprintln!(
+            "round {round}: {} modules ({:.1} MB, {n} functions) in {:.3}s: {:.0} modules/s, {:.0} MB/s",
+            data.len(),
+            bytes as f64 / 1e6,
+            s,
+            data.len() as f64 / s,
+            bytes as f64 / 1e6 / s
+        );
+    }
+}
+
+#[test]
+fn slang_coopvec_fact_resolves_the_buffer() {
+    use irlint::ir::{MatrixOpKind, Operand, ResourceClass, ResourceKind};
+    let Some(m) = fixture("fixtures/spirv/sl_coopvec_stride_mismatch.spv") else { return };
+    let facts = matrix_facts(&m);
+    assert_eq!(facts.len(), 1);
+    let mm = facts[0];
+    assert_eq!((mm.op, mm.opcode), (MatrixOpKind::MatVecMul, 5289));
+    let val = |o: Option<Operand>| match o {
+        Some(Operand::Value(v)) => m.const_int(v),
+        other => panic!("{other:?}"),
+    };
+    // coopVecMatMul<float, 8>(v: half x16, Float16, weights, 0, Float16, RowMajor, false, 16)
+    assert_eq!(val(mm.rows), Some(8));
+    assert_eq!(val(mm.cols), Some(16));
+    assert_eq!(val(mm.element), Some(0)); // Float16NV
+    assert_eq!(val(mm.layout), Some(0)); // RowMajorNV
+    assert_eq!(val(mm.transpose), Some(0));
+    assert_eq!(val(mm.stride), Some(16));
+    assert_eq!(val(mm.offset), Some(0));
+    assert_eq!(mm.bias_offset, None);
+    // The matrix pointer is `OpAccessChain %weights %int_0`: the ByteAddressBuffer.
+    let r = &m.resources[mm.resource.expect("resource")];
+    assert_eq!(r.name.as_deref(), Some("weights"));
+    assert_eq!((r.class, r.kind, r.stride), (ResourceClass::Srv, ResourceKind::RAW_BUFFER, Some(4)));
+}
+
+#[test]
+fn khr_cooperative_matrix_load_fact() {
+    use irlint::ir::{LayoutNumbering, MatrixEncoding, MatrixOpKind, Operand, ResourceKind};
+    let mut w = vec![0x0723_0203, 0x0001_0600, 0, 20, 0];
+    inst(&mut w, 17, &[1]);
+    inst(&mut w, 17, &[6022]); // CooperativeMatrixKHR
+    inst(&mut w, 14, &[0, 1]);
+    let mut ep = vec![5, 15];
+    ep.extend(lit_string("main"));
+    inst(&mut w, 15, &ep);
+    inst(&mut w, 71, &[10, 6, 2]); // %10 ArrayStride 2
+    inst(&mut w, 71, &[11, 2]); // %11 Block
+    inst(&mut w, 71, &[13, 34, 0]); // DescriptorSet 0
+    inst(&mut w, 71, &[13, 33, 3]); // Binding 3
+    inst(&mut w, 19, &[1]); // void
+    inst(&mut w, 33, &[2, 1]); // fn type
+    inst(&mut w, 21, &[3, 32, 0]); // uint
+    inst(&mut w, 22, &[4, 16]); // half
+    inst(&mut w, 43, &[3, 5, 16]); // rows/cols 16
+    inst(&mut w, 43, &[3, 6, 3]); // Subgroup scope
+    inst(&mut w, 43, &[3, 7, 0]); // 0: use A, RowMajorKHR, index 0
+    inst(&mut w, 43, &[3, 8, 32]); // stride 32 (elements)
+    inst(&mut w, 4456, &[9, 4, 6, 5, 5, 7]); // %9 = OpTypeCooperativeMatrixKHR %half Subgroup 16 16 A
+    inst(&mut w, 29, &[10, 4]); // half[]
+    inst(&mut w, 30, &[11, 10]); // struct { half[] }
+    inst(&mut w, 32, &[12, 12, 11]); // StorageBuffer pointer
+    inst(&mut w, 59, &[12, 13, 12]); // %13 = OpVariable StorageBuffer
+    inst(&mut w, 32, &[14, 12, 4]); // pointer to half
+    inst(&mut w, 54, &[1, 15, 0, 2]);
+    inst(&mut w, 248, &[16]);
+    inst(&mut w, 65, &[14, 17, 13, 7, 7]); // %17 = OpAccessChain %14 %13 %0 %0
+    inst(&mut w, 4457, &[9, 18, 17, 7, 8]); // %18 = OpCooperativeMatrixLoadKHR %9 %17 RowMajor 32
+    inst(&mut w, 253, &[]);
+    inst(&mut w, 56, &[]);
+    let m = irlint::spirv::lower(&bytes_of(&w), 0).unwrap();
+    irlint::ir::verify::verify(&m).unwrap();
+    let facts = matrix_facts(&m);
+    assert_eq!(facts.len(), 1);
+    let mm = facts[0];
+    assert_eq!((mm.op, mm.encoding, mm.opcode), (MatrixOpKind::Load, MatrixEncoding::SpirvCoopMatrix, 4457));
+    assert_eq!(mm.layout_numbering, LayoutNumbering::SpirvKhr);
+    let val = |o: Option<Operand>| match o {
+        Some(Operand::Value(v)) => m.const_int(v),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!((val(mm.rows), val(mm.cols), val(mm.layout), val(mm.stride)), (Some(16), Some(16), Some(0), Some(32)));
+    assert_eq!(mm.element, Some(Operand::Imm(0))); // Float16
+    assert_eq!(mm.matrix_use, Some(0));
+    let r = &m.resources[mm.resource.unwrap()];
+    assert_eq!((r.kind, r.stride, r.id), (ResourceKind::STRUCTURED_BUFFER, Some(2), 13));
+    assert_eq!(r.binding, irlint::ir::Binding::Descriptor { set: Some(0), binding: Some(3) });
+}
+
+#[test]
+fn instruction_mapping() {
+    use irlint::ir::{BinOp, CastOp, CmpPred, ConstExpr, ConstKind, InstKind, Value};
+    let mut w = vec![0x0723_0203, 0x0001_0300, 0, 40, 0];
+    inst(&mut w, 17, &[1]);
+    inst(&mut w, 17, &[11]); // Int64
+    inst(&mut w, 14, &[0, 1]);
+    let mut ep = vec![5, 20];
+    ep.extend(lit_string("main"));
+    inst(&mut w, 15, &ep);
+    let mut name = vec![9];
+    name.extend(lit_string("W"));
+    inst(&mut w, 5, &name); // OpName %9 "W"
+    inst(&mut w, 71, &[9, 1, 3]); // %9 SpecId 3
+    inst(&mut w, 19, &[1]);
+    inst(&mut w, 33, &[2, 1]);
+    inst(&mut w, 21, &[3, 32, 0]); // uint
+    inst(&mut w, 21, &[4, 32, 1]); // int
+    inst(&mut w, 21, &[5, 64, 0]); // ulong
+    inst(&mut w, 20, &[6]); // bool
+    inst(&mut w, 43, &[3, 7, 5]);
+    inst(&mut w, 43, &[4, 8, 0xFFFF_FFFD]); // -3
+    inst(&mut w, 50, &[3, 9, 7]); // OpSpecConstant 7
+    inst(&mut w, 52, &[3, 10, 128, 9, 7]); // OpSpecConstantOp IAdd %9 %7
+    inst(&mut w, 52, &[5, 11, 113, 9]); // OpSpecConstantOp UConvert %9
+    inst(&mut w, 54, &[1, 20, 0, 2]);
+    inst(&mut w, 248, &[21]);
+    inst(&mut w, 128, &[3, 22, 7, 10]); // OpIAdd
+    inst(&mut w, 196, &[3, 23, 22, 7]); // OpShiftLeftLogical
+    inst(&mut w, 113, &[5, 24, 23]); // OpUConvert u32 -> u64
+    inst(&mut w, 114, &[4, 25, 24]); // OpSConvert u64 -> i32
+    inst(&mut w, 170, &[6, 26, 22, 7]); // OpIEqual
+    inst(&mut w, 177, &[6, 27, 25, 8]); // OpSLessThan
+    inst(&mut w, 249, &[31]);
+    inst(&mut w, 248, &[31]);
+    inst(&mut w, 245, &[3, 32, 22, 21, 33, 35]); // OpPhi (forward refs %33, %35)
+    inst(&mut w, 247, &[36, 0]); // OpSelectionMerge
+    inst(&mut w, 251, &[32, 36, 1, 35, 2, 36]); // OpSwitch
+    inst(&mut w, 248, &[35]);
+    inst(&mut w, 128, &[3, 33, 32, 7]);
+    inst(&mut w, 249, &[31]);
+    inst(&mut w, 248, &[36]);
+    inst(&mut w, 253, &[]);
+    inst(&mut w, 56, &[]);
+    let m = irlint::spirv::lower(&bytes_of(&w), 0).unwrap();
+    irlint::ir::verify::verify(&m).unwrap();
+    assert_eq!(m.spec_names, vec![(3, "W".to_string())]);
+    let f = m.functions.values().next().unwrap();
+    let by_id = |id: u32| {
+        let (h, i) = f.insts.iter().find(|(_, i)| i.span.id == id).unwrap();
+        (h, &i.kind)
+    };
+    let Value::Const(c10) = (match by_id(22).1 {
+        InstKind::Binary { op: BinOp::Add, rhs, .. } => *rhs,
+        k => panic!("{k:?}"),
+    }) else {
+        panic!()
+    };
+    assert!(matches!(&m.constants[c10].kind, ConstKind::Expr(e) if matches!(**e, ConstExpr::Binary(BinOp::Add, _, _))));
+    let c11 = m
+        .constants
+        .iter()
+        .rev()
+        .find(|(_, c)| matches!(&c.kind, ConstKind::Expr(e) if matches!(**e, ConstExpr::Cast(..))));
+    assert!(matches!(&c11.unwrap().1.kind, ConstKind::Expr(e) if matches!(**e, ConstExpr::Cast(CastOp::ZExt, _))));
+    assert!(matches!(by_id(23).1, InstKind::Binary { op: BinOp::Shl, .. }));
+    assert!(matches!(by_id(24).1, InstKind::Cast { op: CastOp::ZExt, .. }));
+    assert!(matches!(by_id(25).1, InstKind::Cast { op: CastOp::Trunc, .. }));
+    assert!(matches!(by_id(26).1, InstKind::Cmp { pred: CmpPred(32), .. }));
+    assert!(matches!(by_id(27).1, InstKind::Cmp { pred: CmpPred(40), .. }));
+    let InstKind::Phi { incoming } = by_id(32).1 else { panic!() };
+    let (h22, h33) = (by_id(22).0, by_id(33).0);
+    let blocks: Vec<_> = f.blocks.iter().map(|b| b.0).collect();
+    assert_eq!(incoming, &vec![(Value::Inst(h22), blocks[0]), (Value::Inst(h33), blocks[2])]);
+    let InstKind::Switch { cases, default, .. } =
+        &f.insts.values().find(|i| matches!(i.kind, InstKind::Switch { .. })).unwrap().kind
+    else {
+        panic!()
+    };
+    assert_eq!(*default, blocks[3]);
+    assert_eq!(cases, &vec![(1, blocks[2]), (2, blocks[3])]);
+    // The selection merge produces nothing; the -3 literal is masked to 32 bits.
+    assert_eq!(f.insts.len(), 12);
+    assert!(m.constants.values().any(|c| c.kind == ConstKind::Int(0xFFFF_FFFD)));
 }

@@ -51,8 +51,11 @@ mod d {
 /// Names and decorations by id.
 #[derive(Debug, Default)]
 pub struct Annotations {
-    /// `OpName` instructions by target id.
-    pub names: FxHashMap<u32, RawInst>,
+    /// `OpName` instructions by target id (`RawInst::len == 0`: none); grown on demand
+    /// up to the id bound.
+    pub names: Vec<RawInst>,
+    /// The module's id bound.
+    pub bound: u32,
     /// Decorations by target id.
     pub decos: FxHashMap<u32, Deco>,
     /// `(struct id, member)` pairs decorated `NonWritable`.
@@ -67,7 +70,7 @@ impl Annotations {
 
     /// The `OpName` of `id`, when present and not empty.
     pub fn name(&self, w: &Words, id: u32) -> Option<String> {
-        let inst = self.names.get(&id)?;
+        let inst = self.names.get(id as usize).filter(|i| i.len > 0)?;
         let ops = w.operands(*inst);
         let (s, _) = super::reader::string(ops.get(1..)?);
         (!s.is_empty()).then_some(s)
@@ -79,8 +82,15 @@ impl Annotations {
         let ops = w.operands(inst);
         match inst.opcode {
             5 => {
-                if let Some(&target) = ops.first() {
-                    self.names.entry(target).or_insert(inst);
+                if let Some(&target) = ops.first().filter(|&&t| t < self.bound) {
+                    let t = target as usize;
+                    if t >= self.names.len() {
+                        let want = (t + 1).max(self.names.len() * 2).min(self.bound as usize);
+                        self.names.resize(want, RawInst { start: 0, len: 0, opcode: 0 });
+                    }
+                    if let Some(slot) = self.names.get_mut(t).filter(|s| s.len == 0) {
+                        *slot = inst;
+                    }
                 }
             }
             71 => {

@@ -35,13 +35,13 @@ fn component_type(l: &Lowerer<'_>, ty: TypeH) -> Option<u64> {
 }
 
 impl Lowerer<'_> {
-    fn operand(&self, args: &[u32], i: usize) -> Option<Operand> {
+    pub(super) fn operand(&self, args: &[u32], i: usize) -> Option<Operand> {
         args.get(i).and_then(|&id| self.try_value(id)).map(Operand::Value)
     }
 
     /// Component count of a vector type as an operand (the count constant for
     /// `OpTypeVectorIdEXT`, an immediate for `OpTypeVector`).
-    fn vector_count(&self, ty: TypeH) -> Option<Operand> {
+    pub(super) fn vector_count(&self, ty: TypeH) -> Option<Operand> {
         if let Some(c) = self.vec_count.get(&ty) {
             return Some(Operand::Value(Value::Const(*c)));
         }
@@ -51,7 +51,7 @@ impl Lowerer<'_> {
         }
     }
 
-    fn vector_component(&self, ty: TypeH) -> Option<Operand> {
+    pub(super) fn vector_component(&self, ty: TypeH) -> Option<Operand> {
         match self.m.types.try_get(ty)? {
             Type::Vector { elem, .. } => component_type(self, *elem).map(Operand::Imm),
             _ => None,
@@ -59,7 +59,7 @@ impl Lowerer<'_> {
     }
 
     /// The buffer resource a pointer value points into, through access chains and casts.
-    fn resource_of(&self, f: &Function, mut v: Value) -> Option<ResourceH> {
+    pub(super) fn resource_of(&self, f: &Function, mut v: Value) -> Option<ResourceH> {
         for _ in 0..32 {
             match v {
                 Value::Global(g) => return self.global_resource.get(&g).copied(),

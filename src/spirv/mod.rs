@@ -15,8 +15,10 @@
 mod debug;
 mod decorations;
 mod facts;
+mod function;
 pub mod grammar;
 mod lower;
+mod module;
 pub mod reader;
 
 use crate::ir::Module;
@@ -24,7 +26,7 @@ use crate::read::Result;
 
 /// Lowers a SPIR-V module. `base` is its absolute offset in the input.
 pub fn lower(data: &[u8], base: u64) -> Result<Module> {
-    let words = reader::read(data, base)?;
+    let words = reader::read(data, base).map_err(|e| e.context("SPIR-V module"))?;
     lower::Lowerer::new(&words).run()
 }
 
