@@ -94,6 +94,10 @@ pub(crate) struct Decoder {
     pub(crate) scope_files: FxHashMap<MdId, u32>,
     pub(crate) md_locs: FxHashMap<MdId, LocH>,
     pub(crate) remark_count: usize,
+    /// `{ ty, i1 }` cmpxchg result types by `ty`.
+    pub(crate) cmpxchg_types: FxHashMap<TypeH, TypeH>,
+    /// Parameters over all FUNCTION records (bounds the work of hostile signatures).
+    pub(crate) total_params: usize,
 }
 
 impl Decoder {
@@ -121,6 +125,8 @@ impl Decoder {
             scope_files: FxHashMap::default(),
             md_locs: FxHashMap::default(),
             remark_count: 0,
+            cmpxchg_types: FxHashMap::default(),
+            total_params: 0,
         }
     }
 
@@ -275,6 +281,10 @@ impl Decoder {
             Some(crate::ir::Type::Function { ret, params }) => (*ret, params.clone()),
             _ => return Err(self.bad("FUNCTION record type is not a function type")),
         };
+        self.total_params += params.len();
+        if self.total_params > limits::MAX_VALUES {
+            return Err(ReadError::limit(self.off, "function signatures have too many parameters in total"));
+        }
         let is_declaration = ops[2] != 0;
         let ptr = self.ptr_to(fty, 0);
         let id = self.vals.len() as u32;

@@ -96,6 +96,10 @@ impl Decoder {
                 Item::Record(code) => code,
             };
             let ops = rd.ops();
+            // Constants include DATA elements, which take no value id: cap them separately.
+            if self.m.constants.len() + ops.len() >= 4 * crate::read::limits::MAX_VALUES {
+                return Err(ReadError::limit(self.off, "too many constants"));
+            }
             let kind = match code {
                 // SETTYPE
                 1 => {

@@ -508,6 +508,9 @@ impl Decoder {
         if f.cur >= f.blocks.len() {
             return Err(self.bad("instruction outside any declared basic block"));
         }
+        if f.insts.len() >= limits::MAX_VALUES {
+            return Err(ReadError::limit(self.off, format!("more than {} instructions", limits::MAX_VALUES)));
+        }
         let defines = !self.is_void(ty);
         let id = if defines { self.vals.len() as u32 } else { u32::MAX };
         let term = kind.is_terminator();

@@ -302,13 +302,18 @@ impl Decoder {
 
     /// The `{ ty, i1 }` result of cmpxchg.
     pub(crate) fn cmpxchg_type(&mut self, ty: TypeH) -> TypeH {
+        if let Some(&h) = self.cmpxchg_types.get(&ty) {
+            return h;
+        }
         let i1 = self.i1();
         let found = self.m.types.iter().find(|(_, t)| {
             matches!(t, Type::Struct { name: None, members } if members.len() == 2 && members[0] == ty && members[1] == i1)
         });
-        match found {
+        let h = match found {
             Some((h, _)) => h,
             None => self.m.types.append(Type::Struct { name: None, members: vec![ty, i1] }),
-        }
+        };
+        self.cmpxchg_types.insert(ty, h);
+        h
     }
 }
