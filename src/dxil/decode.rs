@@ -19,9 +19,10 @@ mod types;
 
 use super::llvm::{LlvmModule, MdId, Metadata};
 use crate::ir::{ConstH, FuncH, Function, Global, Handle, LocH, Module, SourceKind, Span, TypeH, Value};
-use crate::read::bitstream::{Cursor, Item};
+use crate::read::bitstream::{Cursor, Item, Scratch};
 use crate::read::{limits, ErrorKind, ReadError, Result};
 use rustc_hash::FxHashMap;
+use std::cell::Cell;
 
 /// Block ids (formats.md §B.2).
 pub(crate) mod block {
@@ -38,16 +39,43 @@ pub(crate) mod block {
 /// below that too, so the two ranges never meet.
 const FWD_BASE: usize = 1 << 30;
 
+/// Buffers reused by the next decode on this thread (bitstream scratch, value table).
+type Reuse = (Scratch, Vec<(Value, TypeH)>);
+
+thread_local! {
+    static REUSE: Cell<Option<Reuse>> = const { Cell::new(None) };
+}
+
+/// Largest buffer (in elements) kept for reuse between decodes.
+const REUSE_MAX: usize = 1 << 16;
+
 /// Decodes raw bitcode into an [`LlvmModule`]; see [`super::llvm::decode`].
 pub fn decode(bitcode: &[u8], base: u64) -> Result<LlvmModule> {
-    let mut rd = Cursor::new(bitcode, base)?;
+    let (scratch, mut vals) = REUSE.take().unwrap_or_default();
+    let mut rd = Cursor::with_scratch(bitcode, base, scratch)?;
     let mut d = Decoder::new();
+    vals.clear();
+    d.vals = vals;
+    let r = decode_stream(&mut rd, &mut d);
+    let mut scratch = rd.into_scratch();
+    scratch.trim(REUSE_MAX);
+    let mut vals = std::mem::take(&mut d.vals);
+    if vals.capacity() > REUSE_MAX {
+        vals = Vec::new();
+    }
+    REUSE.set(Some((scratch, vals)));
+    r?;
+    Ok(d.finish())
+}
+
+fn decode_stream(rd: &mut Cursor<'_>, d: &mut Decoder) -> Result<()> {
+    let base = rd.record_offset();
     let mut saw_module = false;
     while let Some(item) = rd.next_item()? {
         match item {
             Item::Enter(block::MODULE) if !saw_module => {
                 saw_module = true;
-                d.module(&mut rd).map_err(|e| e.context("MODULE_BLOCK"))?;
+                d.module(rd).map_err(|e| e.context("MODULE_BLOCK"))?;
             }
             Item::Enter(_) => rd.skip_block()?,
             Item::End | Item::Record(_) => {
@@ -58,7 +86,7 @@ pub fn decode(bitcode: &[u8], base: u64) -> Result<LlvmModule> {
     if !saw_module {
         return Err(ReadError::malformed(base, "bitcode has no MODULE_BLOCK"));
     }
-    Ok(d.finish())
+    Ok(())
 }
 
 /// Decoder state for one module.
