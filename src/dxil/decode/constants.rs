@@ -78,6 +78,11 @@ impl Decoder {
 
     pub(super) fn constants_block(&mut self, rd: &mut Cursor<'_>) -> Result<()> {
         let first_const = self.m.constants.len();
+        // A constant record takes at least ~20 bits; reserve from the block size.
+        if self.m.constants.is_empty() {
+            let n = (rd.block_remaining_bits() / 20).min(1 << 16) as usize;
+            self.m.constants = crate::ir::Arena::with_capacity(n);
+        }
         let mut fwd = false;
         let mut cur_ty = self.i32();
         while let Some(item) = rd.next_item()? {

@@ -18,6 +18,7 @@ fn ref1(ops: &[u64], i: usize) -> Option<MdId> {
 impl Decoder {
     pub(super) fn metadata_block(&mut self, rd: &mut Cursor<'_>) -> Result<()> {
         let mut pending_name: Option<String> = None;
+        self.metadata.reserve((rd.block_remaining_bits() / 24).min(1 << 16) as usize);
         while let Some(item) = rd.next_item()? {
             self.off = rd.record_offset();
             let code = match item {
