@@ -17,7 +17,7 @@ mod function;
 mod metadata;
 mod types;
 
-use super::llvm::{LlvmModule, MdId, Metadata};
+use super::llvm::{Attachment, LlvmModule, MdId, Metadata};
 use crate::ir::{ConstH, FuncH, Function, Global, Handle, LocH, Module, SourceKind, Span, TypeH, Value};
 use crate::read::bitstream::{Cursor, Item, Scratch};
 use crate::read::{limits, ErrorKind, ReadError, Result};
@@ -31,6 +31,7 @@ pub(crate) mod block {
     pub const FUNCTION: u32 = 12;
     pub const VALUE_SYMTAB: u32 = 14;
     pub const METADATA: u32 = 15;
+    pub const METADATA_ATTACHMENT: u32 = 16;
     pub const TYPE_NEW: u32 = 17;
 }
 
@@ -95,6 +96,9 @@ pub(crate) struct Decoder {
     pub(crate) metadata: Vec<Metadata>,
     pub(crate) named: Vec<(String, Vec<MdId>)>,
     pub(crate) triple: Option<String>,
+    pub(crate) attachments: Vec<Attachment>,
+    pub(crate) kinds: Vec<(u32, u32, u32)>,
+    pub(crate) kind_text: String,
     /// Operands are relative (VERSION ≥ 1).
     pub(crate) relative: bool,
     /// The value table: module values, then the current function's values.
@@ -135,6 +139,9 @@ impl Decoder {
             metadata: Vec::new(),
             named: Vec::new(),
             triple: None,
+            attachments: Vec::new(),
+            kinds: Vec::new(),
+            kind_text: String::new(),
             relative: false,
             vals: Vec::new(),
             n_module_vals: 0,
@@ -376,7 +383,15 @@ impl Decoder {
             }
         }
         self.embed_sources();
-        LlvmModule { module: self.m, metadata: self.metadata, named: self.named, triple: self.triple }
+        LlvmModule {
+            module: self.m,
+            metadata: self.metadata,
+            named: self.named,
+            triple: self.triple,
+            attachments: self.attachments,
+            kinds: self.kinds,
+            kind_text: self.kind_text,
+        }
     }
 
     pub(crate) fn named_ops(&self, name: &str) -> Option<&[MdId]> {

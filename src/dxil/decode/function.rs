@@ -50,7 +50,10 @@ impl Decoder {
                 Item::Enter(block::VALUE_SYMTAB) => {
                     self.function_vst(rd, &mut f).map_err(|e| e.context("VALUE_SYMTAB"))?;
                 }
-                // Function-local metadata, attachments, use lists: not modelled.
+                Item::Enter(block::METADATA_ATTACHMENT) => {
+                    self.attachment_block(rd, fh, &f).map_err(|e| e.context("METADATA_ATTACHMENT"))?;
+                }
+                // Function-local metadata and use lists: not modelled.
                 Item::Enter(_) => rd.skip_block()?,
                 Item::Record(code) => self.inst(&mut f, code, rd.ops(), rd.block_remaining_bits())?,
             }
@@ -111,6 +114,42 @@ impl Decoder {
             }
         }
         Err(ReadError::eof(rd.offset(), "bitcode ends inside a VALUE_SYMTAB"))
+    }
+
+    fn attachment_block(&mut self, rd: &mut Cursor<'_>, fh: FuncH, f: &FnState) -> Result<()> {
+        while let Some(item) = rd.next_item()? {
+            match item {
+                Item::End => return Ok(()),
+                Item::Enter(_) => rd.skip_block()?,
+                Item::Record(11) => {
+                    let ops = rd.ops();
+                    // Odd length: [instruction index, (kind, node)*]; even: function attachments.
+                    let (inst, pairs) = match ops.split_first() {
+                        Some((&i, rest)) if ops.len() % 2 == 1 => {
+                            let h = Handle::<Inst>::from_index(i as usize).filter(|_| (i as usize) < f.insts.len());
+                            match h {
+                                Some(h) => (Some(h), rest),
+                                None => {
+                                    self.off = rd.record_offset();
+                                    return Err(self.bad(format!("attachment to missing instruction {i}")));
+                                }
+                            }
+                        }
+                        _ => (None, ops),
+                    };
+                    for pair in pairs.chunks_exact(2) {
+                        self.attachments.push(crate::dxil::llvm::Attachment {
+                            function: fh,
+                            inst,
+                            kind: pair[0] as u32,
+                            node: pair[1] as u32,
+                        });
+                    }
+                }
+                Item::Record(_) => {}
+            }
+        }
+        Err(ReadError::eof(rd.offset(), "bitcode ends inside a METADATA_ATTACHMENT block"))
     }
 
     /// Absolute value id of a (possibly relative) operand.
