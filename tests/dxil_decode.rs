@@ -440,3 +440,63 @@ fn decoded_values_match_disassembly_details() {
     assert_eq!(m.const_int(mul[2]), Some(1));
     assert_eq!(m.const_int(mul[4]), Some(8));
 }
+
+/// A longer mutation campaign (run with `cargo test --release --test dxil_decode -- --ignored`).
+#[test]
+#[ignore]
+fn damaged_bitcode_soak() {
+    let Some(fx) = shared("fixtures/dxil") else { return };
+    let mut inputs = files(&fx, ".dxil");
+    if let Some(corpus) = shared("corpus/dxil/vkd3d-proton") {
+        inputs.extend(files(&corpus, ".dxil"));
+    }
+    let rounds: usize = std::env::var("SOAK_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
+    let (mut ok, mut err) = (0usize, 0usize);
+    let mut rng = Rng(0x1234_5678_9ABC_DEF1);
+    for p in &inputs {
+        let bytes = std::fs::read(p).unwrap();
+        let c = dxbc::parse(&bytes, 0).unwrap();
+        for cc in [FourCc::DXIL, FourCc::ILDB] {
+            let Some(part) = c.part(cc) else { continue };
+            let (_, bc, base) = dxbc::program(part).unwrap();
+            let what = format!("{} {cc}", p.display());
+            let n = bc.len();
+            for _ in 0..rounds {
+                let mut buf = bc.to_vec();
+                match rng.below(5) {
+                    0 => {
+                        for _ in 0..1 + rng.below(4) {
+                            let bit = rng.below(n * 8);
+                            buf[bit / 8] ^= 1 << (bit % 8);
+                        }
+                    }
+                    1 => {
+                        let i = rng.below(n);
+                        buf[i] = rng.next() as u8;
+                    }
+                    2 => buf.truncate(rng.below(n)),
+                    3 => {
+                        // Duplicate a chunk somewhere else.
+                        let a = rng.below(n);
+                        let len = rng.below(64).min(n - a);
+                        let chunk = buf[a..a + len].to_vec();
+                        let at = rng.below(n);
+                        buf.splice(at..at, chunk);
+                    }
+                    _ => {
+                        let a = rng.below(n);
+                        let len = rng.below(16).min(n - a);
+                        let v = if rng.below(2) == 0 { 0 } else { 0xFF };
+                        buf[a..a + len].fill(v);
+                    }
+                }
+                if survive(&buf, base, &what) {
+                    ok += 1;
+                } else {
+                    err += 1;
+                }
+            }
+        }
+    }
+    eprintln!("soak: {ok} decoded, {err} rejected");
+}

@@ -379,8 +379,12 @@ impl Decoder {
                 let ty = self.ty(ops[0])?;
                 let mut incoming = Vec::with_capacity(ops.len() / 2);
                 for pair in ops[1..].chunks_exact(2) {
-                    let s = decode_signed(pair[0]) as u32;
-                    let vid = if self.relative { (self.vals.len() as u32).wrapping_sub(s) } else { s };
+                    // Relative ids are signed VBR here; absolute ids (VERSION 0) are plain.
+                    let vid = if self.relative {
+                        (self.vals.len() as u32).wrapping_sub(decode_signed(pair[0]) as u32)
+                    } else {
+                        pair[0] as u32
+                    };
                     let v = match self.vals.get(vid as usize) {
                         Some(&(v, _)) => v,
                         None => {
