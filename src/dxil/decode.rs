@@ -128,6 +128,8 @@ pub(crate) struct Decoder {
     pub(crate) remark_count: usize,
     /// `{ ty, i1 }` cmpxchg result types by `ty`.
     pub(crate) cmpxchg_types: FxHashMap<TypeH, TypeH>,
+    /// A module-level CONSTANTS block was decoded.
+    pub(crate) saw_module_constants: bool,
     /// Parameters over all FUNCTION records (bounds the work of hostile signatures).
     pub(crate) total_params: usize,
 }
@@ -162,6 +164,7 @@ impl Decoder {
             remark_count: 0,
             cmpxchg_types: FxHashMap::default(),
             total_params: 0,
+            saw_module_constants: false,
         }
     }
 
@@ -211,6 +214,9 @@ impl Decoder {
                 Item::Enter(id) => match id {
                     block::TYPE_NEW => self.type_block(rd).map_err(|e| e.context("TYPE_BLOCK"))?,
                     block::CONSTANTS => {
+                        if std::mem::replace(&mut self.saw_module_constants, true) {
+                            return Err(self.bad("second module-level CONSTANTS_BLOCK"));
+                        }
                         self.constants_block(rd).map_err(|e| e.context("CONSTANTS_BLOCK"))?;
                         self.n_module_vals = self.vals.len();
                     }
