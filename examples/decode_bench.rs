@@ -3,7 +3,28 @@
 //! DIR defaults to `../shared/corpus/dxil/vkd3d-proton`.
 
 use irlint::read::dxbc::{self, FourCc};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
+
+/// Counts heap allocations so the report can show allocations per module.
+struct Counting;
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+#[global_allocator]
+static GLOBAL: Counting = Counting;
 
 /// CPU time of this thread in seconds (Linux `schedstat`), so a loaded machine
 /// does not distort the figure; `None` elsewhere.
@@ -51,6 +72,7 @@ fn main() {
         for file in &files {
             sink = sink.wrapping_add(f(file));
         }
+        let a0 = ALLOCS.load(Ordering::Relaxed);
         let t = Instant::now();
         let c0 = thread_cpu();
         for _ in 0..iters {
@@ -64,8 +86,9 @@ fn main() {
             _ => wall,
         };
         let n = (iters * files.len()) as f64;
+        let allocs = (ALLOCS.load(Ordering::Relaxed) - a0) as f64 / n;
         println!(
-            "{name:>14}: {:>9.0} modules/s  {:>7.1} MB/s (file bytes) per CPU-second; wall {wall:.2}s [{sink}]",
+            "{name:>14}: {:>9.0} modules/s  {:>7.1} MB/s (file bytes) per CPU-second; {allocs:.0} allocs/module; wall {wall:.2}s [{sink}]",
             n / s,
             (iters * bytes) as f64 / 1e6 / s
         );

@@ -80,10 +80,21 @@ fn unescape(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Per `define`: (function name, instruction count, dx.op opcodes in order).
-fn parse_ll(text: &str) -> Vec<(String, usize, Vec<u32>)> {
+/// One `define` of a disassembly.
+#[derive(Default)]
+struct LlFunction {
+    name: String,
+    /// Instruction count.
+    insts: usize,
+    /// dx.op opcodes in order.
+    ops: Vec<u32>,
+    /// Attachment kind names on instructions (`!tbaa`, `!dx.precise`), sorted.
+    attachments: Vec<String>,
+}
+
+fn parse_ll(text: &str) -> Vec<LlFunction> {
     let mut out = Vec::new();
-    let mut cur: Option<(String, usize, Vec<u32>)> = None;
+    let mut cur: Option<LlFunction> = None;
     for line in text.lines() {
         let t = line.trim();
         if let Some(rest) = t.strip_prefix("define ") {
@@ -94,24 +105,33 @@ fn parse_ll(text: &str) -> Vec<(String, usize, Vec<u32>)> {
             } else {
                 name[..name.find('(').unwrap()].to_string()
             };
-            cur = Some((name, 0, Vec::new()));
+            cur = Some(LlFunction { name, ..Default::default() });
             continue;
         }
         let Some(c) = cur.as_mut() else { continue };
         if t == "}" {
-            out.push(cur.take().unwrap());
+            let mut f = cur.take().unwrap();
+            f.attachments.sort();
+            out.push(f);
             continue;
         }
         if t.is_empty() || t.starts_with(';') || t.split_whitespace().next().is_some_and(|w| w.ends_with(':')) {
             continue;
         }
-        c.1 += 1;
+        c.insts += 1;
+        let code = t.split("  ;").next().unwrap_or(t);
+        for (k, _) in code.match_indices(", !") {
+            let name: String = code[k + 3..].chars().take_while(|ch| !ch.is_whitespace()).collect();
+            if code[k + 3 + name.len()..].trim_start().starts_with('!') {
+                c.attachments.push(name);
+            }
+        }
         if let Some(p) = t.find("@dx.op.").or_else(|| t.find("@\"dx.op.")) {
             let args = &t[p..];
             if let Some(a) = args.find("(i32 ") {
                 let num: String = args[a + 5..].chars().take_while(|ch| ch.is_ascii_digit() || *ch == '-').collect();
                 let v: i64 = num.parse().unwrap();
-                c.2.push(v as u32);
+                c.ops.push(v as u32);
             }
         }
     }
@@ -119,15 +139,24 @@ fn parse_ll(text: &str) -> Vec<(String, usize, Vec<u32>)> {
 }
 
 /// Compares decoded functions with the disassembly; returns the number of functions checked.
-fn check_against_ll(m: &Module, ll: &str, what: &str) -> usize {
+fn check_against_ll(lm: &LlvmModule, ll: &str, what: &str) -> usize {
+    let m = &lm.module;
     let defs = parse_ll(ll);
     assert!(!defs.is_empty(), "{what}: no define in disassembly");
-    for (name, count, ops) in &defs {
-        let f = m
+    for LlFunction { name, insts: count, ops, attachments } in &defs {
+        let (fh, f) = m
             .functions
-            .values()
-            .find(|f| &f.name == name && !f.is_declaration)
+            .iter()
+            .find(|(_, f)| &f.name == name && !f.is_declaration)
             .unwrap_or_else(|| panic!("{what}: function {name} not decoded"));
+        let mut kinds: Vec<String> = lm
+            .attachments
+            .iter()
+            .filter(|a| a.function == fh && a.inst.is_some())
+            .map(|a| lm.kind_name(a.kind).unwrap_or("?").to_string())
+            .collect();
+        kinds.sort();
+        assert_eq!(&kinds, attachments, "{what}: attachments of {name}");
         let n: usize = f.blocks.values().map(|b| b.insts.len()).sum();
         assert_eq!(n, *count, "{what}: instruction count of {name}");
         assert_eq!(n, f.insts.len(), "{what}: every instruction is in a block");
@@ -173,7 +202,7 @@ fn fixtures_decode_verify_and_match_disassembly() {
             assert_eq!(ops(&g.module), ops(&m.module), "{}: ILDB vs DXIL dx.op calls", p.display());
             assert!(!g.module.locs.is_empty(), "{}: ILDB has locations", p.display());
         } else if let Ok(ll) = std::fs::read_to_string(dis.join(format!("{}.ll", stem(p)))) {
-            checked += check_against_ll(&m.module, &ll, &p.display().to_string());
+            checked += check_against_ll(&m, &ll, &p.display().to_string());
         }
     }
     assert!(checked >= 30, "only {checked} fixture functions compared");
@@ -186,6 +215,7 @@ fn corpus_decodes_verifies_and_matches_disassembly() {
     let all = files(&dir, ".dxil");
     assert_eq!(all.len(), 334);
     let mut compared = 0;
+    let mut attached = 0;
     let mut failures = Vec::new();
     for p in &all {
         let bytes = std::fs::read(p).unwrap();
@@ -197,10 +227,11 @@ fn corpus_decodes_verifies_and_matches_disassembly() {
             }
             None => panic!("{}: no DXIL part", p.display()),
         };
+        attached += m.attachments.iter().filter(|a| a.inst.is_some()).count();
         if let Some(dis) = &dis {
             let name = p.file_name().unwrap().to_string_lossy().replace(".dxil", ".ll");
             if let Ok(ll) = std::fs::read_to_string(dis.join(name)) {
-                compared += check_against_ll(&m.module, &ll, &p.display().to_string());
+                compared += check_against_ll(&m, &ll, &p.display().to_string());
             }
         }
     }
@@ -208,6 +239,8 @@ fn corpus_decodes_verifies_and_matches_disassembly() {
     if dis.is_some() {
         assert!(compared >= 334, "only {compared} corpus functions compared");
     }
+    // 136 !tbaa, 32 !noalias, 7 !dx.precise, 5 !dx.controlflow.hints, 4 !llvm.loop in the disassembly.
+    assert_eq!(attached, 184);
 }
 
 #[test]
@@ -406,4 +439,64 @@ fn decoded_values_match_disassembly_details() {
     assert_eq!(m.const_int(mul[0]), Some(0x8000_0019));
     assert_eq!(m.const_int(mul[2]), Some(1));
     assert_eq!(m.const_int(mul[4]), Some(8));
+}
+
+/// A longer mutation campaign (run with `cargo test --release --test dxil_decode -- --ignored`).
+#[test]
+#[ignore]
+fn damaged_bitcode_soak() {
+    let Some(fx) = shared("fixtures/dxil") else { return };
+    let mut inputs = files(&fx, ".dxil");
+    if let Some(corpus) = shared("corpus/dxil/vkd3d-proton") {
+        inputs.extend(files(&corpus, ".dxil"));
+    }
+    let rounds: usize = std::env::var("SOAK_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
+    let (mut ok, mut err) = (0usize, 0usize);
+    let mut rng = Rng(0x1234_5678_9ABC_DEF1);
+    for p in &inputs {
+        let bytes = std::fs::read(p).unwrap();
+        let c = dxbc::parse(&bytes, 0).unwrap();
+        for cc in [FourCc::DXIL, FourCc::ILDB] {
+            let Some(part) = c.part(cc) else { continue };
+            let (_, bc, base) = dxbc::program(part).unwrap();
+            let what = format!("{} {cc}", p.display());
+            let n = bc.len();
+            for _ in 0..rounds {
+                let mut buf = bc.to_vec();
+                match rng.below(5) {
+                    0 => {
+                        for _ in 0..1 + rng.below(4) {
+                            let bit = rng.below(n * 8);
+                            buf[bit / 8] ^= 1 << (bit % 8);
+                        }
+                    }
+                    1 => {
+                        let i = rng.below(n);
+                        buf[i] = rng.next() as u8;
+                    }
+                    2 => buf.truncate(rng.below(n)),
+                    3 => {
+                        // Duplicate a chunk somewhere else.
+                        let a = rng.below(n);
+                        let len = rng.below(64).min(n - a);
+                        let chunk = buf[a..a + len].to_vec();
+                        let at = rng.below(n);
+                        buf.splice(at..at, chunk);
+                    }
+                    _ => {
+                        let a = rng.below(n);
+                        let len = rng.below(16).min(n - a);
+                        let v = if rng.below(2) == 0 { 0 } else { 0xFF };
+                        buf[a..a + len].fill(v);
+                    }
+                }
+                if survive(&buf, base, &what) {
+                    ok += 1;
+                } else {
+                    err += 1;
+                }
+            }
+        }
+    }
+    eprintln!("soak: {ok} decoded, {err} rejected");
 }

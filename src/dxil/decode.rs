@@ -17,11 +17,12 @@ mod function;
 mod metadata;
 mod types;
 
-use super::llvm::{LlvmModule, MdId, Metadata};
+use super::llvm::{Attachment, LlvmModule, MdId, Metadata};
 use crate::ir::{ConstH, FuncH, Function, Global, Handle, LocH, Module, SourceKind, Span, TypeH, Value};
-use crate::read::bitstream::{Cursor, Item};
+use crate::read::bitstream::{Cursor, Item, Scratch};
 use crate::read::{limits, ErrorKind, ReadError, Result};
 use rustc_hash::FxHashMap;
+use std::cell::Cell;
 
 /// Block ids (formats.md §B.2).
 pub(crate) mod block {
@@ -30,6 +31,7 @@ pub(crate) mod block {
     pub const FUNCTION: u32 = 12;
     pub const VALUE_SYMTAB: u32 = 14;
     pub const METADATA: u32 = 15;
+    pub const METADATA_ATTACHMENT: u32 = 16;
     pub const TYPE_NEW: u32 = 17;
 }
 
@@ -38,16 +40,43 @@ pub(crate) mod block {
 /// below that too, so the two ranges never meet.
 const FWD_BASE: usize = 1 << 30;
 
+/// Buffers reused by the next decode on this thread (bitstream scratch, value table).
+type Reuse = (Scratch, Vec<(Value, TypeH)>);
+
+thread_local! {
+    static REUSE: Cell<Option<Reuse>> = const { Cell::new(None) };
+}
+
+/// Largest buffer (in elements) kept for reuse between decodes.
+const REUSE_MAX: usize = 1 << 16;
+
 /// Decodes raw bitcode into an [`LlvmModule`]; see [`super::llvm::decode`].
 pub fn decode(bitcode: &[u8], base: u64) -> Result<LlvmModule> {
-    let mut rd = Cursor::new(bitcode, base)?;
+    let (scratch, mut vals) = REUSE.take().unwrap_or_default();
+    let mut rd = Cursor::with_scratch(bitcode, base, scratch)?;
     let mut d = Decoder::new();
+    vals.clear();
+    d.vals = vals;
+    let r = decode_stream(&mut rd, &mut d);
+    let mut scratch = rd.into_scratch();
+    scratch.trim(REUSE_MAX);
+    let mut vals = std::mem::take(&mut d.vals);
+    if vals.capacity() > REUSE_MAX {
+        vals = Vec::new();
+    }
+    REUSE.set(Some((scratch, vals)));
+    r?;
+    Ok(d.finish())
+}
+
+fn decode_stream(rd: &mut Cursor<'_>, d: &mut Decoder) -> Result<()> {
+    let base = rd.record_offset();
     let mut saw_module = false;
     while let Some(item) = rd.next_item()? {
         match item {
             Item::Enter(block::MODULE) if !saw_module => {
                 saw_module = true;
-                d.module(&mut rd).map_err(|e| e.context("MODULE_BLOCK"))?;
+                d.module(rd).map_err(|e| e.context("MODULE_BLOCK"))?;
             }
             Item::Enter(_) => rd.skip_block()?,
             Item::End | Item::Record(_) => {
@@ -58,7 +87,7 @@ pub fn decode(bitcode: &[u8], base: u64) -> Result<LlvmModule> {
     if !saw_module {
         return Err(ReadError::malformed(base, "bitcode has no MODULE_BLOCK"));
     }
-    Ok(d.finish())
+    Ok(())
 }
 
 /// Decoder state for one module.
@@ -67,6 +96,9 @@ pub(crate) struct Decoder {
     pub(crate) metadata: Vec<Metadata>,
     pub(crate) named: Vec<(String, Vec<MdId>)>,
     pub(crate) triple: Option<String>,
+    pub(crate) attachments: Vec<Attachment>,
+    pub(crate) kinds: Vec<(u32, u32, u32)>,
+    pub(crate) kind_text: String,
     /// Operands are relative (VERSION ≥ 1).
     pub(crate) relative: bool,
     /// The value table: module values, then the current function's values.
@@ -94,6 +126,12 @@ pub(crate) struct Decoder {
     pub(crate) scope_files: FxHashMap<MdId, u32>,
     pub(crate) md_locs: FxHashMap<MdId, LocH>,
     pub(crate) remark_count: usize,
+    /// `{ ty, i1 }` cmpxchg result types by `ty`.
+    pub(crate) cmpxchg_types: FxHashMap<TypeH, TypeH>,
+    /// A module-level CONSTANTS block was decoded.
+    pub(crate) saw_module_constants: bool,
+    /// Parameters over all FUNCTION records (bounds the work of hostile signatures).
+    pub(crate) total_params: usize,
 }
 
 impl Decoder {
@@ -103,6 +141,9 @@ impl Decoder {
             metadata: Vec::new(),
             named: Vec::new(),
             triple: None,
+            attachments: Vec::new(),
+            kinds: Vec::new(),
+            kind_text: String::new(),
             relative: false,
             vals: Vec::new(),
             n_module_vals: 0,
@@ -121,6 +162,9 @@ impl Decoder {
             scope_files: FxHashMap::default(),
             md_locs: FxHashMap::default(),
             remark_count: 0,
+            cmpxchg_types: FxHashMap::default(),
+            total_params: 0,
+            saw_module_constants: false,
         }
     }
 
@@ -170,6 +214,9 @@ impl Decoder {
                 Item::Enter(id) => match id {
                     block::TYPE_NEW => self.type_block(rd).map_err(|e| e.context("TYPE_BLOCK"))?,
                     block::CONSTANTS => {
+                        if std::mem::replace(&mut self.saw_module_constants, true) {
+                            return Err(self.bad("second module-level CONSTANTS_BLOCK"));
+                        }
                         self.constants_block(rd).map_err(|e| e.context("CONSTANTS_BLOCK"))?;
                         self.n_module_vals = self.vals.len();
                     }
@@ -275,6 +322,10 @@ impl Decoder {
             Some(crate::ir::Type::Function { ret, params }) => (*ret, params.clone()),
             _ => return Err(self.bad("FUNCTION record type is not a function type")),
         };
+        self.total_params += params.len();
+        if self.total_params > limits::MAX_VALUES {
+            return Err(ReadError::limit(self.off, "function signatures have too many parameters in total"));
+        }
         let is_declaration = ops[2] != 0;
         let ptr = self.ptr_to(fty, 0);
         let id = self.vals.len() as u32;
@@ -338,7 +389,15 @@ impl Decoder {
             }
         }
         self.embed_sources();
-        LlvmModule { module: self.m, metadata: self.metadata, named: self.named, triple: self.triple }
+        LlvmModule {
+            module: self.m,
+            metadata: self.metadata,
+            named: self.named,
+            triple: self.triple,
+            attachments: self.attachments,
+            kinds: self.kinds,
+            kind_text: self.kind_text,
+        }
     }
 
     pub(crate) fn named_ops(&self, name: &str) -> Option<&[MdId]> {

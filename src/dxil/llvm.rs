@@ -6,7 +6,7 @@
 //! This is the interface between the bitcode decoder (`decode.rs`) and the
 //! DXIL semantics (`lower.rs`).
 
-use crate::ir::{Module, TypeH, Value};
+use crate::ir::{FuncH, InstH, Module, TypeH, Value};
 use crate::read::Result;
 
 /// Index into [`LlvmModule::metadata`] (the module-level MD index space).
@@ -80,6 +80,20 @@ pub enum Metadata {
     },
 }
 
+/// A metadata attachment (`!tbaa`, `!dx.precise`, `!llvm.loop`, ...) from a
+/// METADATA_ATTACHMENT block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attachment {
+    /// The function.
+    pub function: FuncH,
+    /// The instruction; `None` for an attachment to the function itself.
+    pub inst: Option<InstH>,
+    /// Metadata kind id (see [`LlvmModule::kind_name`]).
+    pub kind: u32,
+    /// The attached node.
+    pub node: MdId,
+}
+
 /// A decoded module.
 #[derive(Debug, Clone)]
 pub struct LlvmModule {
@@ -91,12 +105,34 @@ pub struct LlvmModule {
     pub named: Vec<(String, Vec<MdId>)>,
     /// Target triple.
     pub triple: Option<String>,
+    /// Instruction and function metadata attachments, in file order.
+    pub attachments: Vec<Attachment>,
+    /// Metadata kind names (KIND records): `(kind id, start, end)` into `kind_text`.
+    pub kinds: Vec<(u32, u32, u32)>,
+    /// Concatenated kind names.
+    pub kind_text: String,
 }
 
 impl LlvmModule {
     /// The operands of a named metadata node.
     pub fn named(&self, name: &str) -> Option<&[MdId]> {
         self.named.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_slice())
+    }
+
+    /// The name of a metadata kind id (`"dbg"`, `"tbaa"`, `"dx.precise"`).
+    pub fn kind_name(&self, kind: u32) -> Option<&str> {
+        let &(_, s, e) = self.kinds.iter().find(|k| k.0 == kind)?;
+        self.kind_text.get(s as usize..e as usize)
+    }
+
+    /// The kind id of a metadata kind name.
+    pub fn kind_id(&self, name: &str) -> Option<u32> {
+        self.kinds.iter().find(|&&(_, s, e)| self.kind_text.get(s as usize..e as usize) == Some(name)).map(|k| k.0)
+    }
+
+    /// The attachments of one instruction.
+    pub fn attachments_of(&self, function: FuncH, inst: InstH) -> impl Iterator<Item = &Attachment> {
+        self.attachments.iter().filter(move |a| a.function == function && a.inst == Some(inst))
     }
 
     /// Metadata by id.

@@ -172,23 +172,66 @@ pub struct Cursor<'a> {
     bits: Bits<'a>,
     base: u64,
     width: u32,
+    s: Scratch,
+    blob: Option<(usize, usize)>,
+    record_bit: u64,
+}
+
+/// The cursor's growable buffers, reusable from one stream to the next
+/// ([`Cursor::with_scratch`] / [`Cursor::into_scratch`]) so a walk over many
+/// modules allocates nothing once warm.
+#[derive(Debug, Clone, Default)]
+pub struct Scratch {
     scopes: Vec<Scope>,
     /// Abbreviation ids (indices into `defs`) of every open scope, innermost last.
     scope_abbrevs: Vec<u32>,
     /// Abbreviation definitions: ranges into `ops_store`.
     defs: Vec<(u32, u32)>,
     ops_store: Vec<AbbrevOp>,
-    /// BLOCKINFO abbreviations per block id.
+    /// BLOCKINFO abbreviations per block id; only the first `bi_used` entries are live.
     blockinfo: Vec<(u32, Vec<u32>)>,
+    bi_used: usize,
     record: Vec<u64>,
-    blob: Option<(usize, usize)>,
-    record_bit: u64,
+}
+
+impl Scratch {
+    /// Releases buffers that a large stream grew past `max` elements, so a
+    /// cached scratch does not pin memory after a huge input.
+    pub fn trim(&mut self, max: usize) {
+        fn t<T>(v: &mut Vec<T>, max: usize) {
+            if v.capacity() > max {
+                *v = Vec::new();
+            }
+        }
+        t(&mut self.scopes, max);
+        t(&mut self.scope_abbrevs, max);
+        t(&mut self.defs, max);
+        t(&mut self.ops_store, max);
+        t(&mut self.record, max);
+        if self.blockinfo.len() > 64 || self.blockinfo.iter().any(|(_, v)| v.capacity() > max) {
+            self.blockinfo = Vec::new();
+        }
+    }
+
+    fn reset(&mut self) {
+        self.scopes.clear();
+        self.scope_abbrevs.clear();
+        self.defs.clear();
+        self.ops_store.clear();
+        self.bi_used = 0;
+        self.record.clear();
+    }
 }
 
 impl<'a> Cursor<'a> {
     /// A cursor over bitcode that starts with the `BC 0xC0DE` magic (or the
     /// wrapper). `base` is the absolute offset of `data[0]`.
     pub fn new(data: &'a [u8], base: u64) -> Result<Self> {
+        Self::with_scratch(data, base, Scratch::default())
+    }
+
+    /// Like [`Cursor::new`], reusing the buffers of an earlier cursor.
+    pub fn with_scratch(data: &'a [u8], base: u64, scratch: Scratch) -> Result<Self> {
         let (data, base) = unwrap_bitcode(data, base)?;
         if data.len() < 4 {
             return Err(ReadError::eof(base, "bitcode shorter than its magic"));
@@ -197,25 +240,20 @@ impl<'a> Cursor<'a> {
             return Err(ReadError::new(ErrorKind::BadMagic, base, "not LLVM bitcode (magic is not 'BC' 0xC0DE)"));
         }
         let mut c = Self::raw(data, base);
+        c.s = scratch;
+        c.s.reset();
         c.bits.seek(32);
         Ok(c)
     }
 
+    /// Gives the buffers back for the next cursor.
+    pub fn into_scratch(self) -> Scratch {
+        self.s
+    }
+
     /// A cursor over a bare bitstream with no magic (top-level abbrev width 2).
     pub fn raw(data: &'a [u8], base: u64) -> Self {
-        Cursor {
-            bits: Bits { data, pos: 0 },
-            base,
-            width: 2,
-            scopes: Vec::with_capacity(8),
-            scope_abbrevs: Vec::with_capacity(64),
-            defs: Vec::with_capacity(64),
-            ops_store: Vec::with_capacity(256),
-            blockinfo: Vec::new(),
-            record: Vec::with_capacity(64),
-            blob: None,
-            record_bit: 0,
-        }
+        Cursor { bits: Bits { data, pos: 0 }, base, width: 2, s: Scratch::default(), blob: None, record_bit: 0 }
     }
 
     /// Absolute byte offset of the next bit to read.
@@ -240,7 +278,7 @@ impl<'a> Cursor<'a> {
 
     /// Bits left in the current block (from its declared size), or in the data at top level.
     pub fn block_remaining_bits(&self) -> u64 {
-        match self.scopes.last() {
+        match self.s.scopes.last() {
             Some(s) => s.end_bit.saturating_sub(self.bits.pos()),
             None => self.bits.remaining(),
         }
@@ -248,18 +286,18 @@ impl<'a> Cursor<'a> {
 
     /// Nesting depth (0 at top level).
     pub fn depth(&self) -> usize {
-        self.scopes.len()
+        self.s.scopes.len()
     }
 
     /// The id of the innermost open block.
     pub fn block_id(&self) -> Option<u32> {
-        self.scopes.last().map(|s| s.block_id)
+        self.s.scopes.last().map(|s| s.block_id)
     }
 
     /// Operands of the current record (without the code).
     #[inline]
     pub fn ops(&self) -> &[u64] {
-        &self.record
+        &self.s.record
     }
 
     /// Blob of the current record, if its abbreviation has one.
@@ -379,7 +417,7 @@ impl<'a> Cursor<'a> {
     /// The next item, or `None` at the end of the stream (top level only).
     pub fn next_item(&mut self) -> Result<Option<Item>> {
         loop {
-            if self.scopes.is_empty() && (self.bits.remaining() < u64::from(self.width) || self.rest_is_zero()) {
+            if self.s.scopes.is_empty() && (self.bits.remaining() < u64::from(self.width) || self.rest_is_zero()) {
                 return Ok(None);
             }
             self.record_bit = self.bits.pos();
@@ -387,7 +425,7 @@ impl<'a> Cursor<'a> {
             match id {
                 0 => {
                     // END_BLOCK
-                    if self.scopes.is_empty() {
+                    if self.s.scopes.is_empty() {
                         return Err(self.err(ErrorKind::Malformed, "END_BLOCK at top level"));
                     }
                     self.align32()?;
@@ -403,19 +441,19 @@ impl<'a> Cursor<'a> {
                     return Ok(Some(Item::Enter(block_id)));
                 }
                 2 => {
-                    if self.scopes.is_empty() {
+                    if self.s.scopes.is_empty() {
                         return Err(self.err(ErrorKind::Malformed, "DEFINE_ABBREV at top level"));
                     }
                     let def = self.define_abbrev()?;
-                    let start = self.scopes.last().map_or(0, |s| s.abbrev_start);
-                    if self.scope_abbrevs.len() - start >= limits::MAX_ABBREVS {
+                    let start = self.s.scopes.last().map_or(0, |s| s.abbrev_start);
+                    if self.s.scope_abbrevs.len() - start >= limits::MAX_ABBREVS {
                         return Err(self.err(ErrorKind::LimitExceeded, "too many abbreviations in one block"));
                     }
-                    self.scope_abbrevs.push(def);
+                    self.s.scope_abbrevs.push(def);
                     continue;
                 }
                 _ => {
-                    if self.scopes.is_empty() {
+                    if self.s.scopes.is_empty() {
                         return Err(self.err(ErrorKind::Malformed, "record at top level (expected a block)"));
                     }
                     let code = self.read_record(id)?;
@@ -426,8 +464,8 @@ impl<'a> Cursor<'a> {
     }
 
     fn pop_scope(&mut self) {
-        if let Some(s) = self.scopes.pop() {
-            self.scope_abbrevs.truncate(s.abbrev_start);
+        if let Some(s) = self.s.scopes.pop() {
+            self.s.scope_abbrevs.truncate(s.abbrev_start);
             self.width = s.outer_width;
         }
     }
@@ -451,21 +489,21 @@ impl<'a> Cursor<'a> {
                 format!("block {block_id} of {numwords} words runs past the end of the bitcode"),
             ));
         }
-        if self.scopes.len() >= limits::MAX_BLOCK_DEPTH {
+        if self.s.scopes.len() >= limits::MAX_BLOCK_DEPTH {
             return Err(self.err(ErrorKind::LimitExceeded, "blocks nested too deeply"));
         }
-        let abbrev_start = self.scope_abbrevs.len();
-        if let Some((_, list)) = self.blockinfo.iter().find(|(b, _)| *b == block_id) {
-            self.scope_abbrevs.extend_from_slice(list);
+        let abbrev_start = self.s.scope_abbrevs.len();
+        if let Some((_, list)) = self.s.blockinfo[..self.s.bi_used].iter().find(|(b, _)| *b == block_id) {
+            self.s.scope_abbrevs.extend_from_slice(list);
         }
-        self.scopes.push(Scope { block_id, outer_width: self.width, abbrev_start, end_bit });
+        self.s.scopes.push(Scope { block_id, outer_width: self.width, abbrev_start, end_bit });
         self.width = width as u32;
         Ok(block_id)
     }
 
     /// Skips the rest of the block just entered (or the current block) using its length.
     pub fn skip_block(&mut self) -> Result<()> {
-        let Some(s) = self.scopes.last() else {
+        let Some(s) = self.s.scopes.last() else {
             return Err(self.err(ErrorKind::Malformed, "skip_block at top level"));
         };
         let end = s.end_bit;
@@ -482,7 +520,7 @@ impl<'a> Cursor<'a> {
         if numops as u64 > self.bits.remaining() {
             return Err(self.eof("an abbreviation"));
         }
-        let start = self.ops_store.len();
+        let start = self.s.ops_store.len();
         let mut i = 0;
         while i < numops {
             let is_literal = self.fixed(1, "an abbreviation")?;
@@ -511,11 +549,11 @@ impl<'a> Cursor<'a> {
                     _ => return Err(self.err(ErrorKind::Malformed, format!("abbreviation encoding {enc} is unknown"))),
                 }
             };
-            self.ops_store.push(op);
+            self.s.ops_store.push(op);
             i += 1;
         }
-        let end = self.ops_store.len();
-        let ops = &self.ops_store[start..end];
+        let end = self.s.ops_store.len();
+        let ops = &self.s.ops_store[start..end];
         // Validate the shape once so record reads can trust it.
         match ops.first() {
             None => return Err(self.err(ErrorKind::Malformed, "empty abbreviation")),
@@ -532,11 +570,11 @@ impl<'a> Cursor<'a> {
                 }
             }
         }
-        if self.defs.len() >= u32::MAX as usize - 1 {
+        if self.s.defs.len() >= u32::MAX as usize - 1 {
             return Err(self.err(ErrorKind::LimitExceeded, "too many abbreviations"));
         }
-        self.defs.push((start as u32, end as u32));
-        Ok((self.defs.len() - 1) as u32)
+        self.s.defs.push((start as u32, end as u32));
+        Ok((self.s.defs.len() - 1) as u32)
     }
 
     fn read_blockinfo(&mut self) -> Result<()> {
@@ -560,14 +598,22 @@ impl<'a> Cursor<'a> {
                         return Err(self.err(ErrorKind::Malformed, "abbreviation in BLOCKINFO before SETBID"));
                     };
                     let def = self.define_abbrev()?;
-                    let entry = match self.blockinfo.iter().position(|(b, _)| *b == bid) {
+                    let used = self.s.bi_used;
+                    let entry = match self.s.blockinfo[..used].iter().position(|(b, _)| *b == bid) {
                         Some(i) => i,
                         None => {
-                            self.blockinfo.push((bid, Vec::new()));
-                            self.blockinfo.len() - 1
+                            // Reuse a slot left by an earlier stream, or add one.
+                            if used < self.s.blockinfo.len() {
+                                self.s.blockinfo[used].0 = bid;
+                                self.s.blockinfo[used].1.clear();
+                            } else {
+                                self.s.blockinfo.push((bid, Vec::new()));
+                            }
+                            self.s.bi_used += 1;
+                            used
                         }
                     };
-                    let list = &mut self.blockinfo[entry].1;
+                    let list = &mut self.s.blockinfo[entry].1;
                     if list.len() >= limits::MAX_ABBREVS {
                         return Err(self.err(ErrorKind::LimitExceeded, "too many BLOCKINFO abbreviations"));
                     }
@@ -576,7 +622,7 @@ impl<'a> Cursor<'a> {
                 _ => {
                     let code = self.read_record(id)?;
                     if code == 1 {
-                        let bid = self.record.first().copied().unwrap_or(u64::MAX);
+                        let bid = self.s.record.first().copied().unwrap_or(u64::MAX);
                         cur_bid = Some(u32::try_from(bid).map_err(|_| {
                             self.err(ErrorKind::Malformed, format!("SETBID block id {bid} is out of range"))
                         })?);
@@ -586,9 +632,9 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// Reads a record with abbreviation id `id` (≥ 3) into `self.record`.
+    /// Reads a record with abbreviation id `id` (≥ 3) into `self.s.record`.
     fn read_record(&mut self, id: u64) -> Result<u32> {
-        self.record.clear();
+        self.s.record.clear();
         self.blob = None;
         if id == 3 {
             let code = self.vbr(6, "a record code")?;
@@ -596,43 +642,53 @@ impl<'a> Cursor<'a> {
             if n > limits::MAX_RECORD_OPS || (n as u64).saturating_mul(6) > self.bits.remaining() {
                 return Err(self.err(ErrorKind::BadSize, format!("record with {n} operands exceeds the data left")));
             }
-            self.record.reserve(n);
+            self.s.record.reserve(n);
             for _ in 0..n {
                 let v = self.vbr(6, "a record")?;
-                self.record.push(v);
+                self.s.record.push(v);
             }
             return self.code(code);
         }
-        let start = self.scopes.last().map_or(0, |s| s.abbrev_start);
+        let start = self.s.scopes.last().map_or(0, |s| s.abbrev_start);
         let idx = start + (id as usize - 4);
-        let def = if id >= 4 { self.scope_abbrevs.get(idx).copied() } else { None };
-        let Some(def) = def.filter(|_| idx < self.scope_abbrevs.len()) else {
+        let def = if id >= 4 { self.s.scope_abbrevs.get(idx).copied() } else { None };
+        let Some(def) = def.filter(|_| idx < self.s.scope_abbrevs.len()) else {
             return Err(self.err(ErrorKind::Malformed, format!("abbreviation id {id} is not defined")));
         };
-        let (s, e) = self.defs[def as usize];
+        let (s, e) = self.s.defs[def as usize];
         let (s, e) = (s as usize, e as usize);
-        let mut i = s;
+        // The code operand (validated at definition: never an array or blob).
+        let code = match self.s.ops_store[s] {
+            AbbrevOp::Literal(v) => v,
+            AbbrevOp::Fixed(w) => self.fixed(u32::from(w), "a record code")?,
+            AbbrevOp::Vbr(w) => self.vbr(u32::from(w), "a record code")?,
+            AbbrevOp::Char6 => u64::from(char6(self.fixed(6, "a record code")? as u8)),
+            AbbrevOp::Array | AbbrevOp::Blob => {
+                return Err(self.err(ErrorKind::Malformed, "abbreviation starts with an array or blob"))
+            }
+        };
+        let mut i = s + 1;
         while i < e {
-            let op = self.ops_store[i];
+            let op = self.s.ops_store[i];
             i += 1;
             match op {
-                AbbrevOp::Literal(v) => self.record.push(v),
+                AbbrevOp::Literal(v) => self.s.record.push(v),
                 AbbrevOp::Fixed(w) => {
                     let v = self.fixed(u32::from(w), "a record")?;
-                    self.record.push(v);
+                    self.s.record.push(v);
                 }
                 AbbrevOp::Vbr(w) => {
                     let v = self.vbr(u32::from(w), "a record")?;
-                    self.record.push(v);
+                    self.s.record.push(v);
                 }
                 AbbrevOp::Char6 => {
                     let v = self.fixed(6, "a record")?;
-                    self.record.push(u64::from(char6(v as u8)));
+                    self.s.record.push(u64::from(char6(v as u8)));
                 }
                 AbbrevOp::Array => {
                     let n = self.vbr(6, "an array length")? as usize;
                     // Validated at definition: exactly one element operand follows.
-                    let elt = self.ops_store[i];
+                    let elt = self.s.ops_store[i];
                     i += 1;
                     let min_bits = match elt {
                         AbbrevOp::Literal(_) => 0,
@@ -640,32 +696,32 @@ impl<'a> Cursor<'a> {
                         _ => 6,
                     };
                     if n > limits::MAX_RECORD_OPS
-                        || self.record.len() + n > limits::MAX_RECORD_OPS
+                        || self.s.record.len() + n > limits::MAX_RECORD_OPS
                         || (n as u64).saturating_mul(min_bits) > self.bits.remaining()
                     {
                         return Err(
                             self.err(ErrorKind::BadSize, format!("array of {n} elements exceeds the data left"))
                         );
                     }
-                    self.record.reserve(n);
+                    self.s.record.reserve(n);
                     match elt {
-                        AbbrevOp::Literal(v) => self.record.extend(std::iter::repeat_n(v, n)),
+                        AbbrevOp::Literal(v) => self.s.record.extend(std::iter::repeat_n(v, n)),
                         AbbrevOp::Fixed(w) => {
                             for _ in 0..n {
                                 let v = self.fixed(u32::from(w), "an array")?;
-                                self.record.push(v);
+                                self.s.record.push(v);
                             }
                         }
                         AbbrevOp::Vbr(w) => {
                             for _ in 0..n {
                                 let v = self.vbr(u32::from(w), "an array")?;
-                                self.record.push(v);
+                                self.s.record.push(v);
                             }
                         }
                         _ => {
                             for _ in 0..n {
                                 let v = self.fixed(6, "an array")?;
-                                self.record.push(u64::from(char6(v as u8)));
+                                self.s.record.push(u64::from(char6(v as u8)));
                             }
                         }
                     }
@@ -684,10 +740,6 @@ impl<'a> Cursor<'a> {
                 }
             }
         }
-        if self.record.is_empty() {
-            return Err(self.err(ErrorKind::Malformed, "abbreviated record has no code"));
-        }
-        let code = self.record.remove(0);
         self.code(code)
     }
 

@@ -3,7 +3,7 @@
 use super::{field, Decoder, FWD_BASE};
 use crate::ir::{BinOp, CastOp, CmpPred, ConstExpr, ConstKind, Constant, Handle, TypeH, Value};
 use crate::read::bitstream::{decode_signed, Cursor, Item};
-use crate::read::{ReadError, Result};
+use crate::read::{limits, ReadError, Result};
 
 /// Masks `v` to `bits` bits.
 #[inline]
@@ -78,6 +78,11 @@ impl Decoder {
 
     pub(super) fn constants_block(&mut self, rd: &mut Cursor<'_>) -> Result<()> {
         let first_const = self.m.constants.len();
+        // A constant record takes at least ~20 bits; reserve from the block size.
+        if self.m.constants.is_empty() {
+            let n = (rd.block_remaining_bits() / 20).min(1 << 16) as usize;
+            self.m.constants = crate::ir::Arena::with_capacity(n);
+        }
         let mut fwd = false;
         let mut cur_ty = self.i32();
         while let Some(item) = rd.next_item()? {
@@ -87,7 +92,7 @@ impl Decoder {
                     if fwd {
                         self.patch_constants(first_const)?;
                     }
-                    return Ok(());
+                    return self.check_constant_graph(first_const);
                 }
                 Item::Enter(_) => {
                     rd.skip_block()?;
@@ -96,6 +101,10 @@ impl Decoder {
                 Item::Record(code) => code,
             };
             let ops = rd.ops();
+            // Constants include DATA elements, which take no value id: cap them separately.
+            if self.m.constants.len() + ops.len() >= 4 * crate::read::limits::MAX_VALUES {
+                return Err(ReadError::limit(self.off, "too many constants"));
+            }
             let kind = match code {
                 // SETTYPE
                 1 => {
@@ -289,65 +298,59 @@ impl Decoder {
         if let Some(vid) = bad {
             return Err(self.bad(format!("constant refers to undefined value {vid}")));
         }
-        self.check_acyclic(first)
+        Ok(())
     }
 
-    /// Rejects constants that (through forward references) contain themselves.
-    fn check_acyclic(&self, first: usize) -> Result<()> {
-        let n = self.m.constants.len() - first;
-        // 0 = unvisited, 1 = on stack, 2 = done.
-        let mut state = vec![0u8; n];
-        let mut stack: Vec<(usize, usize)> = Vec::new();
-        let consts: Vec<&ConstKind> = self.m.constants.values().skip(first).map(|c| &c.kind).collect();
-        let edge = |k: &ConstKind, i: usize| -> Option<Option<usize>> {
-            let v = match k {
-                ConstKind::Aggregate(v) => *v.get(i)?,
-                ConstKind::Expr(e) => match &**e {
-                    ConstExpr::Binary(_, a, b) | ConstExpr::Cmp(_, a, b) => *[a, b].get(i)?.to_owned(),
-                    ConstExpr::Unary(_, a) | ConstExpr::Cast(_, a) | ConstExpr::Extract(a, _) => {
-                        *[a].get(i)?.to_owned()
-                    }
-                    ConstExpr::Select(a, b, c) => *[a, b, c].get(i)?.to_owned(),
-                    ConstExpr::Gep { base, indices } => {
-                        if i == 0 {
-                            *base
-                        } else {
-                            *indices.get(i - 1)?
-                        }
-                    }
-                    ConstExpr::Other(_, v) => *v.get(i)?,
-                },
-                _ => return None,
-            };
-            Some(match v {
-                Value::Const(h) if h.index() >= first => Some(h.index() - first),
-                _ => None,
-            })
-        };
-        for root in 0..n {
-            if state[root] != 0 {
+    /// Checks the constants appended since `first`: none may contain itself
+    /// (possible through forward references in hostile input), and aggregates and
+    /// constant expressions nest at most `limits::MAX_RECURSION` deep inside one
+    /// block. Function constants can only add one block on top of the single
+    /// module block, so any walk over constants is at most twice that deep.
+    fn check_constant_graph(&self, first: usize) -> Result<()> {
+        let total = self.m.constants.len();
+        let kind =
+            |i: usize| Handle::<Constant>::from_index(i).and_then(|h| self.m.constants.try_get(h)).map(|c| &c.kind);
+        if !self.m.constants.values().skip(first).any(|c| has_operands(&c.kind)) {
+            return Ok(());
+        }
+        const ON_STACK: u32 = u32::MAX;
+        // 0 = unvisited, ON_STACK, else the nesting depth.
+        let mut depth = vec![0u32; total - first];
+        // (node, next operand, deepest operand so far)
+        let mut stack: Vec<(usize, usize, u32)> = Vec::new();
+        for root in 0..total - first {
+            if depth[root] != 0 || !kind(first + root).is_some_and(has_operands) {
                 continue;
             }
-            state[root] = 1;
-            stack.push((root, 0));
+            depth[root] = ON_STACK;
+            stack.push((root, 0, 0));
             while let Some(top) = stack.last_mut() {
-                let (node, i) = *top;
+                let (node, i, _) = *top;
                 top.1 += 1;
-                match consts.get(node).and_then(|k| edge(k, i)) {
+                match kind(first + node).and_then(|k| operand(k, i)) {
                     None => {
-                        state[node] = 2;
-                        stack.pop();
-                    }
-                    Some(None) => {}
-                    Some(Some(next)) if next < n => match state[next] {
-                        0 => {
-                            state[next] = 1;
-                            stack.push((next, 0));
+                        let d = top.2 + 1;
+                        if d > limits::MAX_RECURSION {
+                            return Err(ReadError::limit(self.off, "constant expression nested too deeply"));
                         }
-                        1 => return Err(self.bad("constant refers to itself")),
-                        _ => {}
-                    },
-                    Some(Some(_)) => {}
+                        depth[node] = d;
+                        stack.pop();
+                        if let Some(parent) = stack.last_mut() {
+                            parent.2 = parent.2.max(d);
+                        }
+                    }
+                    Some(Value::Const(h)) if h.index() >= first && h.index() < total => {
+                        let c = h.index() - first;
+                        match depth[c] {
+                            0 if kind(h.index()).is_some_and(has_operands) => {
+                                depth[c] = ON_STACK;
+                                stack.push((c, 0, 0));
+                            }
+                            ON_STACK => return Err(self.bad("constant refers to itself")),
+                            d => top.2 = top.2.max(d.max(1)),
+                        }
+                    }
+                    Some(_) => top.2 = top.2.max(1),
                 }
             }
         }
@@ -365,6 +368,31 @@ impl Decoder {
             }
         };
         Value::Const(c)
+    }
+}
+
+fn has_operands(k: &ConstKind) -> bool {
+    matches!(k, ConstKind::Aggregate(_) | ConstKind::Expr(_))
+}
+
+/// Operand `i` of an aggregate or constant expression.
+fn operand(k: &ConstKind, i: usize) -> Option<Value> {
+    match k {
+        ConstKind::Aggregate(v) => v.get(i).copied(),
+        ConstKind::Expr(e) => match &**e {
+            ConstExpr::Binary(_, a, b) | ConstExpr::Cmp(_, a, b) => [*a, *b].get(i).copied(),
+            ConstExpr::Unary(_, a) | ConstExpr::Cast(_, a) | ConstExpr::Extract(a, _) => [*a].get(i).copied(),
+            ConstExpr::Select(a, b, c) => [*a, *b, *c].get(i).copied(),
+            ConstExpr::Gep { base, indices } => {
+                if i == 0 {
+                    Some(*base)
+                } else {
+                    indices.get(i - 1).copied()
+                }
+            }
+            ConstExpr::Other(_, v) => v.get(i).copied(),
+        },
+        _ => None,
     }
 }
 

@@ -50,7 +50,10 @@ impl Decoder {
                 Item::Enter(block::VALUE_SYMTAB) => {
                     self.function_vst(rd, &mut f).map_err(|e| e.context("VALUE_SYMTAB"))?;
                 }
-                // Function-local metadata, attachments, use lists: not modelled.
+                Item::Enter(block::METADATA_ATTACHMENT) => {
+                    self.attachment_block(rd, fh, &f).map_err(|e| e.context("METADATA_ATTACHMENT"))?;
+                }
+                // Function-local metadata and use lists: not modelled.
                 Item::Enter(_) => rd.skip_block()?,
                 Item::Record(code) => self.inst(&mut f, code, rd.ops(), rd.block_remaining_bits())?,
             }
@@ -111,6 +114,42 @@ impl Decoder {
             }
         }
         Err(ReadError::eof(rd.offset(), "bitcode ends inside a VALUE_SYMTAB"))
+    }
+
+    fn attachment_block(&mut self, rd: &mut Cursor<'_>, fh: FuncH, f: &FnState) -> Result<()> {
+        while let Some(item) = rd.next_item()? {
+            match item {
+                Item::End => return Ok(()),
+                Item::Enter(_) => rd.skip_block()?,
+                Item::Record(11) => {
+                    let ops = rd.ops();
+                    // Odd length: [instruction index, (kind, node)*]; even: function attachments.
+                    let (inst, pairs) = match ops.split_first() {
+                        Some((&i, rest)) if ops.len() % 2 == 1 => {
+                            let h = Handle::<Inst>::from_index(i as usize).filter(|_| (i as usize) < f.insts.len());
+                            match h {
+                                Some(h) => (Some(h), rest),
+                                None => {
+                                    self.off = rd.record_offset();
+                                    return Err(self.bad(format!("attachment to missing instruction {i}")));
+                                }
+                            }
+                        }
+                        _ => (None, ops),
+                    };
+                    for pair in pairs.chunks_exact(2) {
+                        self.attachments.push(crate::dxil::llvm::Attachment {
+                            function: fh,
+                            inst,
+                            kind: pair[0] as u32,
+                            node: pair[1] as u32,
+                        });
+                    }
+                }
+                Item::Record(_) => {}
+            }
+        }
+        Err(ReadError::eof(rd.offset(), "bitcode ends inside a METADATA_ATTACHMENT block"))
     }
 
     /// Absolute value id of a (possibly relative) operand.
@@ -340,8 +379,12 @@ impl Decoder {
                 let ty = self.ty(ops[0])?;
                 let mut incoming = Vec::with_capacity(ops.len() / 2);
                 for pair in ops[1..].chunks_exact(2) {
-                    let s = decode_signed(pair[0]) as u32;
-                    let vid = if self.relative { (self.vals.len() as u32).wrapping_sub(s) } else { s };
+                    // Relative ids are signed VBR here; absolute ids (VERSION 0) are plain.
+                    let vid = if self.relative {
+                        (self.vals.len() as u32).wrapping_sub(decode_signed(pair[0]) as u32)
+                    } else {
+                        pair[0] as u32
+                    };
                     let v = match self.vals.get(vid as usize) {
                         Some(&(v, _)) => v,
                         None => {
@@ -507,6 +550,9 @@ impl Decoder {
     fn push_inst(&mut self, f: &mut FnState, ty: TypeH, kind: InstKind, fwd: bool) -> Result<()> {
         if f.cur >= f.blocks.len() {
             return Err(self.bad("instruction outside any declared basic block"));
+        }
+        if f.insts.len() >= limits::MAX_VALUES {
+            return Err(ReadError::limit(self.off, format!("more than {} instructions", limits::MAX_VALUES)));
         }
         let defines = !self.is_void(ty);
         let id = if defines { self.vals.len() as u32 } else { u32::MAX };

@@ -18,6 +18,7 @@ fn ref1(ops: &[u64], i: usize) -> Option<MdId> {
 impl Decoder {
     pub(super) fn metadata_block(&mut self, rd: &mut Cursor<'_>) -> Result<()> {
         let mut pending_name: Option<String> = None;
+        self.metadata.reserve((rd.block_remaining_bits() / 24).min(1 << 16) as usize);
         while let Some(item) = rd.next_item()? {
             self.off = rd.record_offset();
             let code = match item {
@@ -56,8 +57,17 @@ impl Decoder {
                     self.named.push((name, ops.iter().map(|&v| v as MdId).collect()));
                     continue;
                 }
-                // KIND: no MD id.
-                6 => continue,
+                // KIND [id, name...]: no MD id.
+                6 => {
+                    if let Some((&id, name)) = ops.split_first() {
+                        let start = self.kind_text.len();
+                        self.kind_text.extend(name.iter().map(|&c| char::from(c as u8)));
+                        if self.kind_text.len() <= u32::MAX as usize {
+                            self.kinds.push((id as u32, start as u32, self.kind_text.len() as u32));
+                        }
+                    }
+                    continue;
+                }
                 7 => Metadata::Location {
                     line: field(ops, 1) as u32,
                     column: field(ops, 2) as u32,

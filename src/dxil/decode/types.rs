@@ -31,6 +31,7 @@ impl Decoder {
                         return Err(self.bad(format!("type id {r} is referenced but never defined")));
                     }
                     self.n_table_types = n;
+                    self.check_type_cycles()?;
                     self.index_types();
                     return Ok(());
                 }
@@ -138,6 +139,55 @@ impl Decoder {
             }
         }
         Err(ReadError::eof(rd.offset(), "bitcode ends inside the TYPE_BLOCK"))
+    }
+
+    /// Rejects types that contain themselves by value (only pointers may close a
+    /// cycle), so later recursive walks over types terminate.
+    fn check_type_cycles(&self) -> Result<()> {
+        let n = self.m.types.len();
+        let mut state = vec![0u8; n];
+        let mut stack: Vec<(usize, usize)> = Vec::new();
+        let types: Vec<&Type> = self.m.types.values().collect();
+        let edge = |t: &Type, i: usize| -> Option<TypeH> {
+            match t {
+                Type::Struct { members, .. } => members.get(i).copied(),
+                Type::Array { elem, .. } | Type::Vector { elem, .. } => (i == 0).then_some(*elem),
+                Type::Function { ret, params } => {
+                    if i == 0 {
+                        Some(*ret)
+                    } else {
+                        params.get(i - 1).copied()
+                    }
+                }
+                _ => None,
+            }
+        };
+        for root in 0..n {
+            if state[root] != 0 {
+                continue;
+            }
+            state[root] = 1;
+            stack.push((root, 0));
+            while let Some(top) = stack.last_mut() {
+                let (node, i) = *top;
+                top.1 += 1;
+                match types.get(node).and_then(|t| edge(t, i)) {
+                    None => {
+                        state[node] = 2;
+                        stack.pop();
+                    }
+                    Some(next) => match state.get(next.index()) {
+                        Some(0) => {
+                            state[next.index()] = 1;
+                            stack.push((next.index(), 0));
+                        }
+                        Some(1) => return Err(self.bad(format!("type {} contains itself", next.index()))),
+                        _ => {}
+                    },
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Fills the pointer/vector lookup caches and the common scalar types.
@@ -302,13 +352,18 @@ impl Decoder {
 
     /// The `{ ty, i1 }` result of cmpxchg.
     pub(crate) fn cmpxchg_type(&mut self, ty: TypeH) -> TypeH {
+        if let Some(&h) = self.cmpxchg_types.get(&ty) {
+            return h;
+        }
         let i1 = self.i1();
         let found = self.m.types.iter().find(|(_, t)| {
             matches!(t, Type::Struct { name: None, members } if members.len() == 2 && members[0] == ty && members[1] == i1)
         });
-        match found {
+        let h = match found {
             Some((h, _)) => h,
             None => self.m.types.append(Type::Struct { name: None, members: vec![ty, i1] }),
-        }
+        };
+        self.cmpxchg_types.insert(ty, h);
+        h
     }
 }
