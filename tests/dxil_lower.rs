@@ -93,7 +93,15 @@ mod common_dxil {
             self.m.functions.append(fb.f)
         }
         pub fn build(self) -> LlvmModule {
-            LlvmModule { module: self.m, metadata: self.md, named: self.named, triple: Some("dxil-ms-dx".into()) }
+            LlvmModule {
+                module: self.m,
+                metadata: self.md,
+                named: self.named,
+                triple: Some("dxil-ms-dx".into()),
+                attachments: Vec::new(),
+                kinds: Vec::new(),
+                kind_text: String::new(),
+            }
         }
     }
 
