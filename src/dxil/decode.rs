@@ -419,3 +419,152 @@ pub(crate) fn chars(ops: &[u64]) -> String {
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{BinOp, InstKind};
+
+    /// A bitstream writer for hand-built modules (unabbreviated records only).
+    #[derive(Default)]
+    struct W {
+        bytes: Vec<u8>,
+        bit: u64,
+        blocks: Vec<(usize, u64)>,
+    }
+
+    impl W {
+        fn new() -> Self {
+            let mut w = W::default();
+            for b in crate::read::bitstream::MAGIC {
+                w.put(u64::from(b), 8);
+            }
+            w
+        }
+        fn put(&mut self, v: u64, n: u32) {
+            for i in 0..n {
+                let byte = (self.bit / 8) as usize;
+                if byte >= self.bytes.len() {
+                    self.bytes.push(0);
+                }
+                self.bytes[byte] |= (((v >> i) & 1) as u8) << (self.bit % 8);
+                self.bit += 1;
+            }
+        }
+        fn vbr(&mut self, mut v: u64, n: u32) {
+            let hi = 1u64 << (n - 1);
+            while v >= hi {
+                self.put((v & (hi - 1)) | hi, n);
+                v >>= n - 1;
+            }
+            self.put(v, n);
+        }
+        fn align(&mut self) {
+            while self.bit % 32 != 0 {
+                self.put(0, 1);
+            }
+        }
+        fn width(&self) -> u32 {
+            if self.blocks.is_empty() {
+                2
+            } else {
+                4
+            }
+        }
+        fn enter(&mut self, id: u32) {
+            self.put(1, self.width());
+            self.vbr(u64::from(id), 8);
+            self.vbr(4, 4);
+            self.align();
+            let at = self.bytes.len();
+            self.put(0, 32);
+            self.blocks.push((at, self.bit));
+        }
+        fn end(&mut self) {
+            self.put(0, 4);
+            self.align();
+            let (at, start) = self.blocks.pop().unwrap();
+            let words = ((self.bit - start) / 32) as u32;
+            self.bytes[at..at + 4].copy_from_slice(&words.to_le_bytes());
+        }
+        fn rec(&mut self, code: u64, ops: &[u64]) {
+            self.put(3, 4);
+            self.vbr(code, 6);
+            self.vbr(ops.len() as u64, 6);
+            for &o in ops {
+                self.vbr(o, 6);
+            }
+        }
+    }
+
+    /// `i32 f(i32 %a)`: bb0: br bb1; bb1: %p = phi [%a, bb0], [%s, bb1]; %s = add %p, %a; ret %s
+    /// `fwd` is the signed-VBR relative id of the phi's second incoming value (3 = %s).
+    fn loop_module(fwd: u64) -> Vec<u8> {
+        let mut w = W::new();
+        w.enter(block::MODULE);
+        w.rec(1, &[1]);
+        w.enter(block::TYPE_NEW);
+        w.rec(1, &[2]);
+        w.rec(7, &[32]); // 0: i32
+        w.rec(21, &[0, 0, 0]); // 1: i32 (i32)
+        w.end();
+        w.rec(8, &[1, 0, 0, 0, 0, 0, 0, 0]); // FUNCTION, defined
+        w.enter(block::VALUE_SYMTAB);
+        w.rec(1, &[0, u64::from(b'f')]);
+        w.end();
+        w.enter(block::FUNCTION);
+        w.rec(1, &[2]); // DECLAREBLOCKS
+        w.rec(11, &[1]); // br bb1
+                         // InstNum 2: phi i32 [%a (id 1, rel +1 → 2), bb0], [%s (id 3, rel -1 → 3), bb1]
+        w.rec(16, &[0, 2, 0, fwd, 1]);
+        w.rec(2, &[1, 2, 0]); // InstNum 3: add %p (rel 1), %a (rel 2)
+        w.rec(10, &[1]); // ret %s
+        w.end();
+        w.end();
+        w.align();
+        w.bytes
+    }
+
+    #[test]
+    fn forward_references_resolve_in_phis() {
+        let bc = loop_module(3);
+        let m = decode(&bc, 0x40).unwrap();
+        crate::ir::verify::verify(&m.module).unwrap();
+        let f = m.module.functions.values().next().unwrap();
+        assert_eq!(f.name, "f");
+        assert_eq!(f.blocks.len(), 2);
+        let bb1: Vec<_> = f.blocks.values().nth(1).unwrap().insts.clone();
+        let (phi, add) = (bb1[0], bb1[1]);
+        let InstKind::Phi { incoming } = &f.insts[phi].kind else { panic!() };
+        assert_eq!(incoming[0].0, Value::Arg(0));
+        assert_eq!(incoming[1].0, Value::Inst(add));
+        assert_eq!(f.insts[add].kind, InstKind::Binary { op: BinOp::Add, lhs: Value::Inst(phi), rhs: Value::Arg(0) });
+        assert_eq!((f.insts[phi].span.id, f.insts[add].span.id), (2, 3));
+        assert!(f.insts[phi].span.offset > 0x40);
+    }
+
+    #[test]
+    fn hostile_modules_are_rejected() {
+        // A type that contains itself by value.
+        let mut w = W::new();
+        w.enter(block::MODULE);
+        w.enter(block::TYPE_NEW);
+        w.rec(1, &[2]);
+        w.rec(18, &[0, 1]);
+        w.rec(18, &[0, 0]);
+        w.end();
+        w.end();
+        let e = decode(&w.bytes, 0).unwrap_err();
+        assert!(e.detail.contains("contains itself"), "{e}");
+
+        // A forward reference to a value that is never defined (id 9: relative -7).
+        let e = decode(&loop_module(15), 0).unwrap_err();
+        assert!(e.detail.contains("undefined value 9"), "{e}");
+
+        // A truncated stream: an error inside the input, never a panic.
+        let mut bc = loop_module(3);
+        bc.truncate(bc.len() - 12);
+        let e = decode(&bc, 0).unwrap_err();
+        assert!(e.offset <= bc.len() as u64, "{e}");
+    }
+}

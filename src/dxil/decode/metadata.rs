@@ -60,6 +60,11 @@ impl Decoder {
                 // KIND [id, name...]: no MD id.
                 6 => {
                     if let Some((&id, name)) = ops.split_first() {
+                        if self.kinds.is_empty() {
+                            // DXC writes ~30 kinds of ~12 characters.
+                            self.kinds.reserve(40);
+                            self.kind_text.reserve(512);
+                        }
                         let start = self.kind_text.len();
                         self.kind_text.extend(name.iter().map(|&c| char::from(c as u8)));
                         if self.kind_text.len() <= u32::MAX as usize {

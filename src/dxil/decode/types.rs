@@ -21,6 +21,7 @@ impl Decoder {
         }
         let mut declared: Option<usize> = None;
         let mut max_ref: Option<usize> = None;
+        let mut fwd_by_value = false;
         let mut pending_name: Option<String> = None;
         while let Some(item) = rd.next_item()? {
             self.off = rd.record_offset();
@@ -31,7 +32,9 @@ impl Decoder {
                         return Err(self.bad(format!("type id {r} is referenced but never defined")));
                     }
                     self.n_table_types = n;
-                    self.check_type_cycles()?;
+                    if fwd_by_value {
+                        self.check_type_cycles()?;
+                    }
                     self.index_types();
                     return Ok(());
                 }
@@ -45,7 +48,12 @@ impl Decoder {
             let mut vararg = false;
             let limit = declared.unwrap_or(limits::MAX_TYPES);
             let off = self.off;
-            let mut tref = |id: u64| type_ref(id, limit, off, &mut max_ref);
+            let here = self.m.types.len() as u64;
+            // A by-value reference to this or a later type could close a cycle.
+            let mut tref = |id: u64| {
+                fwd_by_value |= id >= here;
+                type_ref(id, limit, off, &mut max_ref)
+            };
             let ty = match code {
                 // NUMENTRY
                 1 => {
@@ -74,7 +82,7 @@ impl Decoder {
                     Type::Int { bits: w as u16 }
                 }
                 8 => {
-                    let pointee = tref(field(ops, 0))?;
+                    let pointee = type_ref(field(ops, 0), limit, off, &mut max_ref)?;
                     Type::Pointer { pointee, space: field(ops, 1) as u32 }
                 }
                 10 => Type::Float { bits: 16 },
@@ -192,6 +200,17 @@ impl Decoder {
 
     /// Fills the pointer/vector lookup caches and the common scalar types.
     fn index_types(&mut self) {
+        let (mut np, mut nv) = (0, 0);
+        for t in self.m.types.values() {
+            match t {
+                Type::Pointer { .. } => np += 1,
+                Type::Vector { .. } => nv += 1,
+                _ => {}
+            }
+        }
+        // Room for the few types the decoder adds (function pointers, GEP results).
+        self.ptr_cache.reserve(np + 8);
+        self.vec_cache.reserve(nv);
         for (h, t) in self.m.types.iter() {
             match t {
                 Type::Pointer { pointee, space } => {
