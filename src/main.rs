@@ -201,7 +201,10 @@ fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> ExitCode {
     let opts = BatchOptions {
         config,
         overrides,
-        analysis: irlint::analysis::AnalysisOptions { spec_constants: args.spec_constants.clone() },
+        analysis: irlint::analysis::AnalysisOptions {
+            spec_constants: args.spec_constants.clone(),
+            ..Default::default()
+        },
         hlsl,
         dxc_path: args.dxc.clone(),
         jobs: args.jobs,

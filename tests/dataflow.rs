@@ -9,7 +9,7 @@ use irlint::analysis::{analyze, AbsValue, AnalysisOptions};
 use irlint::ir::*;
 
 fn value(b: &B, v: Value) -> AbsValue {
-    value_with(b, v, &AnalysisOptions::default())
+    value_with(b, v, &AnalysisOptions { all_functions: true, ..Default::default() })
 }
 
 fn value_with(b: &B, v: Value, opts: &AnalysisOptions) -> AbsValue {
@@ -166,9 +166,9 @@ fn function_local_array_store_and_load() {
     assert_eq!(value(&b, l2), AbsValue::Set(vec![96]));
     assert_eq!(value(&b, ld), AbsValue::Set(vec![16, 64, 96, 128]));
     // Override K = 24 → (48 + 15) & ~15 = 48.
-    let opts = AnalysisOptions { spec_constants: vec![(1, 24)] };
+    let opts = AnalysisOptions { spec_constants: vec![(1, 24)], all_functions: true };
     assert_eq!(value_with(&b, l0, &opts), AbsValue::Set(vec![48]));
-    let a = analyze(&b.m, &AnalysisOptions::default());
+    let a = analyze(&b.m, &AnalysisOptions { all_functions: true, ..Default::default() });
     assert_eq!(a.spec_deps(&b.m, b.f, Operand::Value(l0)), vec![(1, 1)]);
     assert_eq!(a.spec_deps(&b.m, b.f, Operand::Value(l2)), vec![]);
     let a = analyze(&b.m, &opts);
@@ -300,7 +300,7 @@ fn spec_constant_default_and_override() {
     let x = b.bin(BinOp::Mul, k, c2);
     b.ret();
     assert_eq!(value(&b, x), AbsValue::Set(vec![32]));
-    let opts = AnalysisOptions { spec_constants: vec![(3, 40)] };
+    let opts = AnalysisOptions { spec_constants: vec![(3, 40)], all_functions: true };
     assert_eq!(value_with(&b, x, &opts), AbsValue::Set(vec![80]));
     let a = analyze(&b.m, &opts);
     assert_eq!(a.spec_deps(&b.m, b.f, Operand::Value(x)), vec![(3, 40)]);
@@ -347,7 +347,7 @@ fn long_chain_stays_within_budget() {
     }
     b.cur = exit;
     b.ret();
-    let a = analyze(&b.m, &AnalysisOptions::default());
+    let a = analyze(&b.m, &AnalysisOptions { all_functions: true, ..Default::default() });
     assert!(!a.budget_exceeded, "steps {}", a.steps);
     // 20 000 × 64 = 625 × 2^11.
     assert_eq!(a.value(&b.m, b.f, Operand::Value(x)), cong(0, 2048));

@@ -228,7 +228,7 @@ fn stride_mismatch_spirv_names_spec_constants() {
         "matrix stride is 16 bytes but a 16x16 f16 row-major matrix has 32-byte rows (assuming spec constant 1 (K) = 16)"
     );
     // With K = 8 the stride is right.
-    let a = analyze(&b.m, &AnalysisOptions { spec_constants: vec![(1, 8)] });
+    let a = analyze(&b.m, &AnalysisOptions { spec_constants: vec![(1, 8)], ..Default::default() });
     assert_eq!(rules::check_module(&b.m, &a, &Settings::default()), vec![]);
 }
 
@@ -606,7 +606,7 @@ fn fp8_spirv_layout_from_spec_constant_says_so() {
          (matrixLayout) = 0)"
     );
     // With the layout overridden to InferencingOptimal the call is fine.
-    let a = analyze(&b.m, &AnalysisOptions { spec_constants: vec![(15, 2)] });
+    let a = analyze(&b.m, &AnalysisOptions { spec_constants: vec![(15, 2)], ..Default::default() });
     let d = rules::check_module(&b.m, &a, &Settings::default());
     assert_eq!(only(d.clone(), "coopvec-fp8-with-non-optimal-layout"), vec![]);
     // ... but its stride must then be 0.

@@ -31,6 +31,9 @@ use std::collections::BTreeMap;
 pub struct AnalysisOptions {
     /// Spec-constant overrides `(SpecId, value)`.
     pub spec_constants: Vec<(u32, u64)>,
+    /// Analyse every function, not only those holding facts (rules only read
+    /// fact operands, so the default skips the rest; tests and `dump` use this).
+    pub all_functions: bool,
 }
 
 /// Results of the analysis of one module.
@@ -257,8 +260,10 @@ pub fn analyze(m: &Module, opts: &AnalysisOptions) -> Analysis {
     let mut exceeded = false;
     let mut order: Vec<FuncH> = Vec::new();
     let mut listed = vec![false; m.functions.len()];
-    let facts = m.facts.iter().map(|f| f.function);
-    for h in facts.chain(m.functions.iter().map(|(h, _)| h)) {
+    // Rules only read values of fact operands, in the fact's own function, so
+    // only functions holding facts are analysed (most modules have none).
+    let all = m.functions.iter().map(|(h, _)| h).filter(|_| opts.all_functions);
+    for h in m.facts.iter().map(|f| f.function).chain(all) {
         if let Some(l) = listed.get_mut(h.index()) {
             if !*l {
                 *l = true;

@@ -61,9 +61,11 @@ pub fn verify(m: &Module) -> Result<(), VerifyError> {
                 if inst.kind.is_terminator() != last {
                     return Err(err(format!("block {} terminator misplaced", bh.index())));
                 }
-                for s in inst.kind.successors() {
-                    if f.blocks.try_get(s).is_none() {
-                        return Err(err(format!("branch to missing block {}", s.index())));
+                if last {
+                    for s in inst.kind.successors() {
+                        if f.blocks.try_get(s).is_none() {
+                            return Err(err(format!("branch to missing block {}", s.index())));
+                        }
                     }
                 }
                 for_each_operand(&inst.kind, |v| check_value(v))?;
