@@ -5,6 +5,7 @@
 //! [`dump_bytes`] builds a [`DumpFile`] whose `details` map is the JSON shape
 //! documented in `docs/dump.md`; [`render_text`] prints the same data for people.
 
+use crate::analysis::{AbsValue, Analysis};
 use crate::check::{FileStatus, InputKind, LEGACY_DXBC};
 use crate::dxil::{dxop, linalg, lower, resources};
 use crate::ir::{
@@ -135,18 +136,37 @@ fn program_json(c: &Container<'_>) -> Option<Json> {
     Some(j)
 }
 
-/// An operand as JSON: a number when it is an integer constant, `"undef"`, or
-/// the IR text of the SSA value (`"%7"`).
-fn operand_json(m: &Module, f: Option<&ir::Function>, op: Operand) -> Json {
+/// The function of the fact being dumped, with the dataflow results that
+/// recover non-constant operands.
+#[derive(Clone, Copy)]
+struct Ctx<'a> {
+    f: Option<&'a ir::Function>,
+    values: Option<(&'a Analysis, ir::FuncH)>,
+}
+
+/// An operand as JSON: a number when it is an integer constant (or the
+/// dataflow proves it one, spec constants folded), `"undef"`, or the IR text of
+/// the SSA value with what the dataflow knows (`"%7 = {32, 48}"`).
+fn operand_json(m: &Module, cx: Ctx<'_>, op: Operand) -> Json {
     match op {
         Operand::Imm(v) => json!(v),
-        Operand::Value(v) => value_json(m, f, v),
+        Operand::Value(v) => value_json(m, cx, v),
     }
 }
 
-fn value_json(m: &Module, f: Option<&ir::Function>, v: Value) -> Json {
+fn value_json(m: &Module, cx: Ctx<'_>, v: Value) -> Json {
+    let f = cx.f;
     if let Some(x) = m.const_int(v) {
         return json!(x);
+    }
+    if let Some((a, fh)) = cx.values {
+        match a.value(m, fh, Operand::Value(v)) {
+            AbsValue::Set(s) if s.len() == 1 => return json!(s[0]),
+            av @ (AbsValue::Set(_) | AbsValue::Congruence { .. }) => {
+                return json!(format!("{} = {}", ir::print::value(m, f, v), av.describe()))
+            }
+            _ => {}
+        }
     }
     if let Value::Const(c) = v {
         if matches!(m.constants.try_get(c).map(|c| &c.kind), Some(ConstKind::Undef)) {
@@ -191,9 +211,9 @@ fn overload_of(m: &Module, f: &ir::Function, inst: ir::InstH) -> Option<String> 
     (!ovl.is_empty()).then(|| ovl.join("."))
 }
 
-fn raw_vector_json(m: &Module, f: Option<&ir::Function>, name: &str, ovl: Option<&str>, r: &RawVectorAccess) -> Json {
-    let index = operand_json(m, f, r.index);
-    let eo = r.element_offset.map(|o| operand_json(m, f, o)).unwrap_or(json!("undef"));
+fn raw_vector_json(m: &Module, cx: Ctx<'_>, name: &str, ovl: Option<&str>, r: &RawVectorAccess) -> Json {
+    let index = operand_json(m, cx, r.index);
+    let eo = r.element_offset.map(|o| operand_json(m, cx, o)).unwrap_or(json!("undef"));
     let ty = format!("v{}{}{}", r.count, if r.float { 'f' } else { 'i' }, r.component_bytes * 8);
     let res = resource_label(m, r.resource);
     let mut text = format!("{name} {}", ovl.unwrap_or(&ty));
@@ -225,8 +245,8 @@ fn raw_vector_json(m: &Module, f: Option<&ir::Function>, name: &str, ovl: Option
     })
 }
 
-fn matrix_json(m: &Module, f: Option<&ir::Function>, name: &str, x: &MatrixMemOp) -> Json {
-    let o = |op: Option<Operand>| op.map(|v| operand_json(m, f, v)).unwrap_or(Json::Null);
+fn matrix_json(m: &Module, cx: Ctx<'_>, name: &str, x: &MatrixMemOp) -> Json {
+    let o = |op: Option<Operand>| op.map(|v| operand_json(m, cx, v)).unwrap_or(Json::Null);
     let preview = x.element_numbering == ComponentNumbering::DxilPreview;
     let linalg_layout = x.layout_numbering == LayoutNumbering::DxilLinAlg;
     let (rows, cols, element, layout) = (o(x.rows), o(x.cols), o(x.element), o(x.layout));
@@ -400,8 +420,10 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
         .collect();
     d.insert("resources".into(), json!(res));
     let mut ops = Vec::new();
+    let analysis = crate::analysis::analyze(m, &Default::default());
     for fact in &m.facts {
         let f = m.functions.try_get(fact.function);
+        let cx = Ctx { f, values: Some((&analysis, fact.function)) };
         let (opcode, encoding) = match &fact.kind {
             FactKind::Matrix(x) => (x.opcode, Some(x.encoding)),
             FactKind::RawVector(r) => {
@@ -418,8 +440,8 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
         let name = op_name(encoding, opcode, m);
         let ovl = f.and_then(|f| overload_of(m, f, fact.inst));
         let mut j = match &fact.kind {
-            FactKind::RawVector(r) => raw_vector_json(m, f, &name, ovl.as_deref(), r),
-            FactKind::Matrix(x) => matrix_json(m, f, &name, x),
+            FactKind::RawVector(r) => raw_vector_json(m, cx, &name, ovl.as_deref(), r),
+            FactKind::Matrix(x) => matrix_json(m, cx, &name, x),
         };
         if let Some(obj) = j.as_object_mut() {
             obj.insert("op".into(), json!(name));
