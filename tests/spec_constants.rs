@@ -13,7 +13,10 @@ use irlint::analysis::{analyze, AbsValue, AnalysisOptions};
 use irlint::check::{check_bytes, CheckOptions};
 use irlint::ir::{FactKind, MatrixOpKind};
 
-fn first_muladd_stride(spec: Vec<(u32, u64)>) -> Option<(AbsValue, Vec<(u32, u64)>, AbsValue)> {
+/// (stride value, its spec-constant dependencies, layout value).
+type Folded = (AbsValue, Vec<(u32, u64)>, AbsValue);
+
+fn first_muladd_stride(spec: Vec<(u32, u64)>) -> Option<Folded> {
     let dir = common::shared("corpus/spirv/vk-cooperative-vector-perf")?;
     let bytes = std::fs::read(dir.join("matvecmul.spv")).expect("read");
     let m = irlint::spirv::lower(&bytes, 0).expect("lowers");
