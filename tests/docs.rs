@@ -6,11 +6,8 @@ mod common;
 fn limits_page_names_every_limit() {
     let src = std::fs::read_to_string(common::root().join("src/read/limits.rs")).expect("limits.rs");
     let doc = std::fs::read_to_string(common::root().join("docs/limits.md")).expect("docs/limits.md");
-    let names: Vec<&str> = src
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("pub const "))
-        .filter_map(|l| l.split(':').next())
-        .collect();
+    let names: Vec<&str> =
+        src.lines().filter_map(|l| l.trim().strip_prefix("pub const ")).filter_map(|l| l.split(':').next()).collect();
     assert!(names.len() >= 10);
     for n in names {
         assert!(doc.contains(&format!("`{n}`")), "docs/limits.md does not document {n}");

@@ -7,8 +7,8 @@ use super::dxop::{self, linalg as la};
 use super::linalg::MatrixTypes;
 use super::resources::{call_opcode, HandleInfo, Resolver};
 use crate::ir::{
-    ComponentNumbering, ConstKind, Fact, FactKind, FuncH, Function, InstH, InstKind, LayoutNumbering, MatrixEncoding,
-    MatrixMemOp, MatrixOpKind, Module, Operand, RawVectorAccess, Type, TypeH, Value,
+    ConstKind, Fact, FactKind, FuncH, Function, InstH, InstKind, MatrixEncoding, MatrixMemOp, MatrixOpKind, Module,
+    Operand, RawVectorAccess, Type, TypeH, Value,
 };
 
 /// The type of a value inside function `f`.
@@ -60,29 +60,7 @@ fn arg_type(m: &Module, f: &Function, callee: Value, args: &[Value], i: usize) -
 }
 
 fn empty_matrix(op: MatrixOpKind, encoding: MatrixEncoding, opcode: u32) -> MatrixMemOp {
-    let (element_numbering, layout_numbering) = match encoding {
-        MatrixEncoding::DxilPreview => (ComponentNumbering::DxilPreview, LayoutNumbering::DxilPreview),
-        _ => (ComponentNumbering::Dxil, LayoutNumbering::DxilLinAlg),
-    };
-    MatrixMemOp {
-        op,
-        encoding,
-        opcode,
-        rows: None,
-        cols: None,
-        element: None,
-        element_numbering,
-        layout: None,
-        layout_numbering,
-        transpose: None,
-        stride: None,
-        offset: None,
-        align: None,
-        bias_offset: None,
-        matrix_use: None,
-        scope: None,
-        resource: None,
-    }
+    MatrixMemOp::new(op, encoding, opcode)
 }
 
 /// Collects facts from every function body, resolving handles with `res`.

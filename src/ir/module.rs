@@ -749,6 +749,39 @@ pub struct MatrixMemOp {
     pub resource: Option<ResourceH>,
 }
 
+impl MatrixMemOp {
+    /// A fact with no operands yet; the enum numberings follow from the encoding.
+    pub fn new(op: MatrixOpKind, encoding: MatrixEncoding, opcode: u32) -> Self {
+        let (element_numbering, layout_numbering) = match encoding {
+            MatrixEncoding::DxilPreview => (ComponentNumbering::DxilPreview, LayoutNumbering::DxilPreview),
+            MatrixEncoding::DxilLinAlg | MatrixEncoding::DxilLinAlgGroupShared => {
+                (ComponentNumbering::Dxil, LayoutNumbering::DxilLinAlg)
+            }
+            MatrixEncoding::SpirvCoopVec => (ComponentNumbering::Spirv, LayoutNumbering::SpirvNv),
+            MatrixEncoding::SpirvCoopMatrix => (ComponentNumbering::Spirv, LayoutNumbering::SpirvKhr),
+        };
+        MatrixMemOp {
+            op,
+            encoding,
+            opcode,
+            rows: None,
+            cols: None,
+            element: None,
+            element_numbering,
+            layout: None,
+            layout_numbering,
+            transpose: None,
+            stride: None,
+            offset: None,
+            align: None,
+            bias_offset: None,
+            matrix_use: None,
+            scope: None,
+            resource: None,
+        }
+    }
+}
+
 /// A raw-buffer vector load or store (DXIL 303/304; SPIR-V long-vector access).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawVectorAccess {

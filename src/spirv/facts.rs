@@ -83,25 +83,8 @@ impl Lowerer<'_> {
             _ => 0,
         };
         let resource = args.get(ptr_at).and_then(|&id| self.try_value(id)).and_then(|p| self.resource_of(f, p));
-        let mut mm = MatrixMemOp {
-            op: MatrixOpKind::MatVecMul,
-            encoding: MatrixEncoding::SpirvCoopVec,
-            opcode,
-            rows: None,
-            cols: None,
-            element: None,
-            element_numbering: ComponentNumbering::Spirv,
-            layout: None,
-            layout_numbering: LayoutNumbering::SpirvNv,
-            transpose: None,
-            stride: None,
-            offset: None,
-            align: None,
-            bias_offset: None,
-            matrix_use: None,
-            scope: None,
-            resource,
-        };
+        let mut mm = MatrixMemOp::new(MatrixOpKind::MatVecMul, MatrixEncoding::SpirvCoopVec, opcode);
+        mm.resource = resource;
         let value_ty =
             |l: &Self, i: usize| args.get(i).and_then(|&id| l.try_value(id)).and_then(|v| l.value_type(Some(f), v));
         match opcode {

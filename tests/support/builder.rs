@@ -168,29 +168,5 @@ impl B {
 
 /// A matrix fact with everything unset.
 pub fn matrix(op: MatrixOpKind, encoding: MatrixEncoding, opcode: u32) -> MatrixMemOp {
-    let (element_numbering, layout_numbering) = match encoding {
-        MatrixEncoding::DxilPreview => (ComponentNumbering::DxilPreview, LayoutNumbering::DxilPreview),
-        MatrixEncoding::DxilLinAlg => (ComponentNumbering::Dxil, LayoutNumbering::DxilLinAlg),
-        MatrixEncoding::SpirvCoopVec => (ComponentNumbering::Spirv, LayoutNumbering::SpirvNv),
-        _ => (ComponentNumbering::Spirv, LayoutNumbering::SpirvKhr),
-    };
-    MatrixMemOp {
-        op,
-        encoding,
-        opcode,
-        rows: None,
-        cols: None,
-        element: None,
-        element_numbering,
-        layout: None,
-        layout_numbering,
-        transpose: None,
-        stride: None,
-        offset: None,
-        align: None,
-        bias_offset: None,
-        matrix_use: None,
-        scope: None,
-        resource: None,
-    }
+    MatrixMemOp::new(op, encoding, opcode)
 }
