@@ -17,10 +17,12 @@
 //!
 //! After `verify` succeeds, analyses and rules index arenas directly.
 
+pub mod facts;
 pub mod handle;
 pub mod module;
 pub mod print;
 pub mod verify;
 
+pub use facts::*;
 pub use handle::{Arena, Handle, HandleVec};
 pub use module::*;
