@@ -16,7 +16,8 @@
 //! their initializer. Everything else loaded is unknown.
 
 use super::cfg::Cfg;
-use super::lattice::{self, AbsValue, BitOp};
+pub(crate) use super::consteval::{binary, cast, select, unary, ConstEval};
+use super::lattice::{self, AbsValue};
 use crate::ir::*;
 use crate::read::limits::{MAX_DATAFLOW_STEPS, MAX_RECURSION};
 use rustc_hash::FxHashMap;
@@ -25,7 +26,7 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 /// Leaves an aggregate value may have before it is treated as unknown.
-const MAX_AGG_LEAVES: usize = 256;
+pub(crate) const MAX_AGG_LEAVES: usize = 256;
 
 /// An abstract SSA value: an integer, an aggregate of values, or unknown.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,7 +42,7 @@ pub(crate) enum Val {
 }
 
 impl Val {
-    fn int(a: AbsValue, bits: u32) -> Val {
+    pub(crate) fn int(a: AbsValue, bits: u32) -> Val {
         match a {
             AbsValue::Bottom => Val::Bottom,
             a => Val::Int(a, bits.clamp(1, 64) as u8),
@@ -56,14 +57,14 @@ impl Val {
         }
     }
 
-    fn leaves(&self) -> usize {
+    pub(crate) fn leaves(&self) -> usize {
         match self {
             Val::Agg(v) => v.iter().map(Val::leaves).sum::<usize>().max(1),
             _ => 1,
         }
     }
 
-    fn agg(v: Vec<Val>) -> Val {
+    pub(crate) fn agg(v: Vec<Val>) -> Val {
         let val = Val::Agg(v.into());
         if val.leaves() > MAX_AGG_LEAVES {
             Val::Top
@@ -84,7 +85,7 @@ impl Val {
     }
 
     /// The member at `path` (`None` elements: any member).
-    fn navigate(&self, path: &[PathElem]) -> Val {
+    pub(crate) fn navigate(&self, path: &[PathElem]) -> Val {
         let Some((first, rest)) = path.split_first() else {
             return self.clone();
         };
@@ -204,209 +205,6 @@ pub(crate) fn for_each_operand(kind: &InstKind, mut f: impl FnMut(Value)) {
             }
         }
         InstKind::Other { operands, .. } => operands.iter().for_each(|v| f(*v)),
-    }
-}
-
-/// Module-level evaluation of constants (with spec-constant overrides).
-pub(crate) struct ConstEval<'m> {
-    pub m: &'m Module,
-    spec: FxHashMap<u32, u64>,
-    memo: FxHashMap<ConstH, Val>,
-}
-
-impl<'m> ConstEval<'m> {
-    pub fn new(m: &'m Module, overrides: &[(u32, u64)]) -> Self {
-        ConstEval { m, spec: overrides.iter().copied().collect(), memo: FxHashMap::default() }
-    }
-
-    /// The value a spec constant takes (override or default), if `c` is one.
-    pub fn spec_value(&self, c: ConstH) -> Option<(u32, u64)> {
-        let k = self.m.constants.try_get(c)?;
-        let id = k.spec_id?;
-        if let Some(v) = self.spec.get(&id) {
-            let bits = scalar_bits(self.m, k.ty).unwrap_or(64);
-            return Some((id, v & lattice::mask(bits)));
-        }
-        match k.kind {
-            ConstKind::Int(x) => Some((id, x)),
-            ConstKind::Null => Some((id, 0)),
-            _ => None,
-        }
-    }
-
-    pub fn value(&mut self, c: ConstH) -> Val {
-        self.value_depth(c, 0)
-    }
-
-    fn operand(&mut self, v: Value, depth: u32) -> Val {
-        match v {
-            Value::Const(c) => self.value_depth(c, depth + 1),
-            _ => Val::Top,
-        }
-    }
-
-    fn value_depth(&mut self, c: ConstH, depth: u32) -> Val {
-        if let Some(v) = self.memo.get(&c) {
-            return v.clone();
-        }
-        if depth > MAX_RECURSION {
-            return Val::Top;
-        }
-        let v = self.compute(c, depth);
-        self.memo.insert(c, v.clone());
-        v
-    }
-
-    fn zero(&self, ty: TypeH, depth: u32) -> Val {
-        if depth > MAX_RECURSION {
-            return Val::Top;
-        }
-        if let Some(bits) = scalar_bits(self.m, ty) {
-            return Val::int(AbsValue::constant(0, bits), bits);
-        }
-        let (elem, count): (Vec<TypeH>, usize) = match self.m.types.try_get(ty) {
-            Some(Type::Vector { elem, count }) => (vec![*elem], *count as usize),
-            Some(Type::Array { elem, count: Some(n), .. }) => (vec![*elem], *n as usize),
-            Some(Type::Struct { members, .. }) => (members.clone(), 1),
-            _ => return Val::Top,
-        };
-        if elem.len().saturating_mul(count) > MAX_AGG_LEAVES {
-            return Val::Top;
-        }
-        let mut out = Vec::new();
-        for _ in 0..count {
-            for e in &elem {
-                out.push(self.zero(*e, depth + 1));
-            }
-        }
-        Val::agg(out)
-    }
-
-    fn compute(&mut self, c: ConstH, depth: u32) -> Val {
-        let m = self.m;
-        let Some(k) = m.constants.try_get(c) else {
-            return Val::Top;
-        };
-        let bits = scalar_bits(m, k.ty);
-        match &k.kind {
-            ConstKind::Int(_) | ConstKind::Null if k.spec_id.is_some() && bits.is_some() => {
-                let bits = bits.unwrap_or(64);
-                match self.spec_value(c) {
-                    Some((_, v)) => Val::int(AbsValue::constant(v, bits), bits),
-                    None => Val::Top,
-                }
-            }
-            ConstKind::Int(x) => match bits {
-                Some(b) => Val::int(AbsValue::constant(*x, b), b),
-                None => Val::Top,
-            },
-            ConstKind::Null => self.zero(k.ty, depth),
-            ConstKind::Undef => Val::Bottom,
-            ConstKind::Float(_) | ConstKind::String(_) => Val::Top,
-            ConstKind::Aggregate(vals) => {
-                if vals.len() > MAX_AGG_LEAVES {
-                    return Val::Top;
-                }
-                let members: Vec<Val> = vals.iter().map(|v| self.operand(*v, depth)).collect();
-                Val::agg(members)
-            }
-            ConstKind::Expr(e) => {
-                let Some(bits) = bits else {
-                    // Aggregate-typed expressions: only extraction is modelled.
-                    if let ConstExpr::Extract(a, idx) = &**e {
-                        let path: Vec<PathElem> = idx.iter().map(|i| PathElem::Idx(u64::from(*i))).collect();
-                        return self.operand(*a, depth).navigate(&path);
-                    }
-                    return Val::Top;
-                };
-                let e = (**e).clone();
-                let r = match e {
-                    ConstExpr::Binary(op, a, b) => {
-                        let (a, b) = (self.operand(a, depth).abs(), self.operand(b, depth).abs());
-                        binary(op, &a, &b, bits)
-                    }
-                    ConstExpr::Unary(op, a) => unary(op, &self.operand(a, depth).abs(), bits),
-                    ConstExpr::Cast(op, a) => {
-                        let from = self.type_of(a).and_then(|t| scalar_bits(m, t));
-                        cast(op, &self.operand(a, depth).abs(), from, bits)
-                    }
-                    ConstExpr::Cmp(p, a, b) => {
-                        let from = self.type_of(a).and_then(|t| scalar_bits(m, t)).unwrap_or(64);
-                        lattice::icmp(p.0, &self.operand(a, depth).abs(), &self.operand(b, depth).abs(), from)
-                    }
-                    ConstExpr::Select(cnd, a, b) => {
-                        let cv = self.operand(cnd, depth).abs();
-                        let (a, b) = (self.operand(a, depth), self.operand(b, depth));
-                        return select(&cv, &a, &b);
-                    }
-                    ConstExpr::Extract(a, idx) => {
-                        let path: Vec<PathElem> = idx.iter().map(|i| PathElem::Idx(u64::from(*i))).collect();
-                        return self.operand(a, depth).navigate(&path);
-                    }
-                    ConstExpr::Gep { .. } | ConstExpr::Other(..) => AbsValue::Top,
-                };
-                Val::int(r, bits)
-            }
-        }
-    }
-
-    fn type_of(&self, v: Value) -> Option<TypeH> {
-        match v {
-            Value::Const(c) => self.m.constants.try_get(c).map(|k| k.ty),
-            Value::Global(g) => self.m.globals.try_get(g).map(|g| g.ty),
-            _ => None,
-        }
-    }
-}
-
-/// A binary operation on integers.
-pub(crate) fn binary(op: BinOp, a: &AbsValue, b: &AbsValue, bits: u32) -> AbsValue {
-    match op {
-        BinOp::Add => lattice::add(a, b, bits),
-        BinOp::Sub => lattice::sub(a, b, bits),
-        BinOp::Mul => lattice::mul(a, b, bits),
-        BinOp::Shl => lattice::shl(a, b, bits),
-        BinOp::LShr => lattice::shr(a, b, bits, false),
-        BinOp::AShr => lattice::shr(a, b, bits, true),
-        BinOp::And => lattice::bitwise(BitOp::And, a, b, bits),
-        BinOp::Or => lattice::bitwise(BitOp::Or, a, b, bits),
-        BinOp::Xor => lattice::bitwise(BitOp::Xor, a, b, bits),
-        BinOp::UDiv => lattice::divrem(a, b, bits, false, false),
-        BinOp::SDiv => lattice::divrem(a, b, bits, true, false),
-        BinOp::URem => lattice::divrem(a, b, bits, false, true),
-        BinOp::SRem => lattice::divrem(a, b, bits, true, true),
-        BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FRem => AbsValue::Top,
-    }
-}
-
-fn unary(op: UnOp, a: &AbsValue, bits: u32) -> AbsValue {
-    match op {
-        UnOp::Neg => lattice::sub(&AbsValue::constant(0, bits), a, bits),
-        UnOp::Not => lattice::bitwise(BitOp::Xor, a, &AbsValue::constant(u64::MAX, bits), bits),
-        UnOp::LogicalNot => lattice::bitwise(BitOp::Xor, a, &AbsValue::constant(1, bits), bits),
-        UnOp::FNeg => AbsValue::Top,
-    }
-}
-
-fn cast(op: CastOp, a: &AbsValue, from: Option<u32>, to: u32) -> AbsValue {
-    let Some(from) = from else {
-        return AbsValue::Top;
-    };
-    match op {
-        CastOp::Trunc => lattice::trunc(a, to),
-        CastOp::ZExt => lattice::zext(a, from, to),
-        CastOp::SExt => lattice::sext_value(a, from, to),
-        CastOp::Bitcast if from == to => a.clone(),
-        _ => AbsValue::Top,
-    }
-}
-
-fn select(cond: &AbsValue, a: &Val, b: &Val) -> Val {
-    match cond.as_const() {
-        Some(1) => a.clone(),
-        Some(0) => b.clone(),
-        _ if cond.is_bottom() => Val::Bottom,
-        _ => a.join(b),
     }
 }
 
@@ -776,38 +574,6 @@ fn replace(base: &Val, path: &[u32], v: Val) -> Val {
         }
         Val::Bottom => Val::Bottom,
         _ => Val::Top,
-    }
-}
-
-impl ConstEval<'_> {
-    /// An aggregate of the type's shape with every member ⊥ (for inserts into `undef`).
-    fn zero_shape(&self, ty: TypeH) -> Val {
-        fn go(m: &Module, ty: TypeH, depth: u32, budget: &mut usize) -> Val {
-            if depth > MAX_RECURSION || *budget == 0 {
-                return Val::Top;
-            }
-            let (elems, count): (Vec<TypeH>, u64) = match m.types.try_get(ty) {
-                Some(Type::Vector { elem, count }) => (vec![*elem], u64::from(*count)),
-                Some(Type::Array { elem, count: Some(n), .. }) => (vec![*elem], *n),
-                Some(Type::Struct { members, .. }) => (members.clone(), 1),
-                _ => {
-                    *budget -= 1;
-                    return Val::Bottom;
-                }
-            };
-            if (elems.len() as u64).saturating_mul(count) > MAX_AGG_LEAVES as u64 {
-                return Val::Top;
-            }
-            let mut out = Vec::new();
-            for _ in 0..count {
-                for e in &elems {
-                    out.push(go(m, *e, depth + 1, budget));
-                }
-            }
-            Val::Agg(out.into())
-        }
-        let mut budget = MAX_AGG_LEAVES;
-        go(self.m, ty, 0, &mut budget)
     }
 }
 

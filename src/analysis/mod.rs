@@ -16,6 +16,7 @@
 //! ```
 
 pub mod cfg;
+pub mod consteval;
 pub mod dataflow;
 pub mod lattice;
 
