@@ -29,7 +29,9 @@ echo "== irlint $($BIN --version 2>/dev/null || echo '?')"
 
 echo
 echo "== in-process, one thread (cargo bench --bench throughput)"
-cargo bench --quiet --bench throughput 2>/dev/null | grep -v '^$' || true
+cargo bench --quiet --bench throughput 2>/dev/null | grep -v '^$' | tee /tmp/irlint-bench-inproc.txt || true
+inproc() { awk -v k="$1" 'index($0, k) == 1 { for (i = 1; i <= NF; i++) if ($(i+1) == "modules/s") { print $i; exit } }' /tmp/irlint-bench-inproc.txt; }
+DXIL_LOWER=$(inproc "dxil decode+lower"); DXIL_CHECK=$(inproc "dxil check"); SPV_CHECK=$(inproc "spirv check")
 
 now() { date +%s.%N; }
 rate() { python3 -c "import sys; n=float(sys.argv[1]); s=float(sys.argv[2]); print(f'{n/s:10.0f}/s' if s>0 else 'n/a')" "$1" "$2"; }
@@ -43,6 +45,7 @@ for sub in dxil spirv dxbc; do
     t0=$(now); $BIN check -j 1 --format json "$CORPUS/$sub" > /tmp/irlint-bench-$sub.json || true; t1=$(now)
     secs=$(python3 -c "print($t1-$t0)")
     echo "irlint check $sub: $n files in ${secs}s -> $(rate "$n" "$secs")"
+    eval "CLI_${sub}=$(python3 -c "print($n/$secs)")"
 done
 n_all=$(count_files "$CORPUS")
 t0=$(now); $BIN check --format json "$CORPUS" > /tmp/irlint-bench-all.json || true; t1=$(now)
@@ -73,6 +76,7 @@ PY
     t0=$(now); for f in "$tmp"/*.bc; do llvm-dis-14 -o /dev/null "$f" 2>/dev/null || true; done; t1=$(now)
     secs=$(python3 -c "print($t1-$t0)")
     echo "llvm-dis-14: $n blobs in ${secs}s -> $(rate "$n" "$secs")"
+    LLVM_DIS=$(python3 -c "print($n/$secs)")
     rm -rf "$tmp"
 else
     echo "llvm-dis-14 not installed (run with --install)"
@@ -97,10 +101,18 @@ if [ -n "$SPV_VAL" ]; then
     t0=$(now); for f in $files; do "$SPV_VAL" "$f" >/dev/null 2>&1 || true; done; t1=$(now)
     secs=$(python3 -c "print($t1-$t0)")
     echo "spirv-val ($("$SPV_VAL" --version 2>/dev/null | head -1)): $n files in ${secs}s -> $(rate "$n" "$secs")"
+    SPIRV_VAL=$(python3 -c "print($n/$secs)")
 else
     echo "spirv-val not installed (run with --install)"
 fi
 
 echo
-echo "== anchors measured in-process on this machine class (formats/crates notes)"
-echo "LLVM 14 full bitcode parse: 10-14k modules/s; raw bitstream walk: 36-41k/s; spvValidate: 3.2-3.6k files/s"
+echo "== ratios"
+ratio() { python3 -c "import sys; a, b = sys.argv[1], sys.argv[2]; print(f'{float(a)/float(b):6.1f}x' if a and b else '   n/a')" "${1:-}" "${2:-}"; }
+echo "in-process anchors on this machine class: LLVM 14 full bitcode parse 10-14k modules/s; spvValidate 3.2-3.6k files/s"
+echo "irlint dxil decode+lower vs LLVM 14 parse (12k):   $(ratio "$DXIL_LOWER" 12000)  (target >= 2x)"
+echo "irlint dxil check vs LLVM 14 parse (12k):          $(ratio "$DXIL_CHECK" 12000)"
+echo "irlint spirv check vs spvValidate (3.4k):          $(ratio "$SPV_CHECK" 3400)  (target >= 10x)"
+echo "irlint CLI dxil vs llvm-dis-14, per process:       $(ratio "${CLI_dxil:-}" "${LLVM_DIS:-}")"
+echo "irlint CLI spirv vs spirv-val, per process:        $(ratio "${CLI_spirv:-}" "${SPIRV_VAL:-}")"
+echo "whole corpus end to end (target < 1 s):            ${all_secs}s"
