@@ -1,6 +1,9 @@
 //! The `irlint` binary: exit codes, formats, `--output`, config errors,
 //! `rules`/`explain`, `dump --blobs`.
 
+mod common;
+
+use common::shared_dir;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -323,14 +326,6 @@ fn dump_blobs_lists_offsets() {
     );
     let (code, _, _) = run(irlint().current_dir(d.path()).args(["dump", "missing.bin"]));
     assert_eq!(code, 2);
-}
-
-fn shared_dir() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("IRLINT_SHARED").map(PathBuf::from).filter(|p| p.is_dir()) {
-        return Some(p);
-    }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    [root.join("../shared"), root.join("../../shared")].into_iter().find(|p| p.is_dir())
 }
 
 /// Compiles every `fixtures/hlsl/*.hlsl` with the arguments of its `// compile:`

@@ -1,25 +1,12 @@
 //! `irlint dump` on real inputs: fixtures, the legacy DXBC corpus, damaged files.
 
+mod common;
+
+use common::shared_dir;
 use irlint::check::{FileStatus, InputKind, LEGACY_DXBC};
 use irlint::dump::{dump_bytes, render_text, DumpOptions};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
-
-fn shared_dir() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("IRLINT_SHARED") {
-        return Some(PathBuf::from(p));
-    }
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    [manifest.join("../shared"), manifest.join("../../shared")].into_iter().find(|p| p.is_dir())
-}
-
-/// True once the bitcode decoder is wired in (the stub answers "not implemented").
-fn decoder_ready() -> bool {
-    match irlint::dxil::llvm::decode(&[0x42, 0x43, 0xC0, 0xDE], 0) {
-        Err(e) => !e.detail.contains("not implemented"),
-        Ok(_) => true,
-    }
-}
 
 fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else { return };
@@ -107,10 +94,6 @@ fn fixture_dumps() {
         eprintln!("skipping: ../shared not found");
         return;
     };
-    if !decoder_ready() {
-        eprintln!("skipping: bitcode decoder not available yet");
-        return;
-    }
     for suffix in ["dxil", "g.dxil"] {
         let d = dump_fixture(&shared, &format!("sb_stride20_pos_uv.{suffix}"));
         let res = d.details["resources"].as_array().unwrap();
@@ -175,10 +158,6 @@ fn raw_bitcode_uses_shader_model_metadata() {
         eprintln!("skipping: ../shared not found");
         return;
     };
-    if !decoder_ready() {
-        eprintln!("skipping: bitcode decoder not available yet");
-        return;
-    }
     let bytes = std::fs::read(shared.join("fixtures/dxil/lv_load_misaligned_const.dxil")).unwrap();
     let c = irlint::read::dxbc::parse(&bytes, 0).unwrap();
     let part = c.part(irlint::read::dxbc::FourCc::DXIL).unwrap();
@@ -221,10 +200,6 @@ fn ir_option_prints_the_module() {
         eprintln!("skipping: ../shared not found");
         return;
     };
-    if !decoder_ready() {
-        eprintln!("skipping: bitcode decoder not available yet");
-        return;
-    }
     let bytes = std::fs::read(shared.join("fixtures/dxil/sb_stride20_pos_uv.dxil")).unwrap();
     let d = dump_bytes("sb.dxil", &bytes, &DumpOptions { ir: true });
     let ir = d.ir.as_deref().unwrap();

@@ -2,22 +2,14 @@
 //! decodes and verifies, instruction counts and dx.op sequences match the DXC
 //! disassembly, debug locations resolve, and damaged inputs never panic.
 
+mod common;
+
+use common::shared_dir;
 use irlint::dxil::llvm::{decode, LlvmModule};
 use irlint::ir::{verify::verify, InstKind, Module};
 use irlint::read::bitstream;
 use irlint::read::dxbc::{self, FourCc};
 use std::path::{Path, PathBuf};
-
-fn shared_dir() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("IRLINT_SHARED") {
-        let p = PathBuf::from(p);
-        if p.is_dir() {
-            return Some(p);
-        }
-    }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    [root.join("../shared"), root.join("../../shared")].into_iter().find(|p| p.is_dir())
-}
 
 fn shared(sub: &str) -> Option<PathBuf> {
     match shared_dir().map(|s| s.join(sub)) {

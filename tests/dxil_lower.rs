@@ -1,6 +1,9 @@
 //! DXIL semantics (resources, handle resolution, facts) on hand-built
 //! `LlvmModule`s, and on the real fixtures and corpus once bitcode decodes.
 
+mod common;
+
+use common::shared_dir;
 mod common_dxil {
     use irlint::dxil::llvm::{LlvmModule, MdId, Metadata};
     use irlint::ir::*;
@@ -534,21 +537,6 @@ mod ll {
     }
 }
 
-fn shared_dir() -> Option<std::path::PathBuf> {
-    if let Ok(p) = std::env::var("IRLINT_SHARED") {
-        return Some(p.into());
-    }
-    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    [manifest.join("../shared"), manifest.join("../../shared")].into_iter().find(|p| p.is_dir())
-}
-
-fn decoder_ready() -> bool {
-    match irlint::dxil::llvm::decode(&[0x42, 0x43, 0xC0, 0xDE], 0) {
-        Err(e) => !e.detail.contains("not implemented"),
-        Ok(_) => true,
-    }
-}
-
 fn lower_file(path: &std::path::Path) -> Module {
     let bytes = std::fs::read(path).unwrap();
     let c = irlint::read::dxbc::parse(&bytes, 0).unwrap();
@@ -731,10 +719,6 @@ fn fixtures_agree_with_disassembly() {
         eprintln!("skipping: ../shared not found");
         return;
     };
-    if !decoder_ready() {
-        eprintln!("skipping: bitcode decoder not available yet");
-        return;
-    }
     let fx = shared.join("fixtures");
     let mut names: Vec<String> = std::fs::read_dir(fx.join("dis"))
         .unwrap()
@@ -762,10 +746,6 @@ fn fixture_values() {
         eprintln!("skipping: ../shared not found");
         return;
     };
-    if !decoder_ready() {
-        eprintln!("skipping: bitcode decoder not available yet");
-        return;
-    }
     let fx = shared.join("fixtures/dxil");
     for suffix in ["dxil", "g.dxil"] {
         let m = lower_file(&fx.join(format!("sb_stride20_pos_uv.{suffix}")));
@@ -850,10 +830,6 @@ fn corpus_lowers_and_agrees_with_disassembly() {
         eprintln!("skipping: ../shared not found");
         return;
     };
-    if !decoder_ready() {
-        eprintln!("skipping: bitcode decoder not available yet");
-        return;
-    }
     let dir = shared.join("corpus/dxil/vkd3d-proton");
     let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
     files.sort();
@@ -1006,10 +982,6 @@ fn damaged_fixtures_never_panic() {
         eprintln!("skipping: ../shared not found");
         return;
     };
-    if !decoder_ready() {
-        eprintln!("skipping: bitcode decoder not available yet");
-        return;
-    }
     let mut seed = 0x2545_F491_4F6C_DD1Du64;
     let mut next = move || {
         seed ^= seed << 13;

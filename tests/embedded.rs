@@ -1,20 +1,15 @@
 //! Embedded-shader scanning: fixture shaders hidden at odd offsets in junk, in
 //! a hand-built ELF with a `.shaders` section, and through the batch driver.
 
+mod common;
+
+use common::shared_dir;
 use irlint::check::{FileStatus, InputKind};
 use irlint::input::embedded::{scan, sections, Blob};
 use std::path::{Path, PathBuf};
 
 fn data(name: &str) -> Vec<u8> {
     std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)).unwrap()
-}
-
-fn shared_dir() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("IRLINT_SHARED").map(PathBuf::from).filter(|p| p.is_dir()) {
-        return Some(p);
-    }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    [root.join("../shared"), root.join("../../shared")].into_iter().find(|p| p.is_dir())
 }
 
 /// Deterministic junk that never contains a magic by accident.

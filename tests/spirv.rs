@@ -1,6 +1,9 @@
 //! SPIR-V front end: corpus sweep, malformed inputs, facts, resources, locations,
 //! and the grammar table cross-checked against rspirv.
 
+mod common;
+
+use common::shared_dir;
 use std::path::{Path, PathBuf};
 
 use rspirv::grammar::{OperandKind as K, OperandQuantifier as Q, INSTRUCTION_TABLE};
@@ -81,17 +84,6 @@ fn grammar_table_matches_rspirv() {
 
 // ---------------------------------------------------------------------------
 // Shared data.
-
-fn shared_dir() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("IRLINT_SHARED") {
-        let p = PathBuf::from(p);
-        if p.is_dir() {
-            return Some(p);
-        }
-    }
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    [manifest.join("../shared"), manifest.join("../../shared")].into_iter().find(|c| c.is_dir())
-}
 
 fn spv_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else { return };
