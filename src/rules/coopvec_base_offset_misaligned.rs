@@ -1,8 +1,8 @@
 //! `coopvec-base-offset-misaligned` (rules.md §4).
 
-use super::{finding_value, judge, or_list, At, Finding, RuleContext, RuleMeta};
+use super::{finding_value, judge, matrix_facts, or_list, At, Finding, RuleContext, RuleMeta};
 use crate::analysis::AbsValue;
-use crate::ir::{FactKind, MatrixEncoding, MatrixMemOp, MatrixOpKind, Operand};
+use crate::ir::{MatrixEncoding, MatrixMemOp, MatrixOpKind, Operand};
 use crate::report::{FindingValue, Level};
 
 /// Rule metadata.
@@ -133,8 +133,7 @@ fn checks(cx: &RuleContext<'_>, f: crate::ir::FuncH, mo: &MatrixMemOp) -> Vec<(&
 /// Runs the rule.
 pub fn check(cx: &mut RuleContext<'_>) {
     let m = cx.m;
-    for fact in &m.facts {
-        let FactKind::Matrix(mo) = &fact.kind else { continue };
+    for (fact, mo) in matrix_facts(m) {
         let f = fact.function;
         for (what, op, align) in checks(cx, f, mo) {
             let v = cx.value(f, op);

@@ -1,8 +1,7 @@
 //! `coopvec-fp8-with-non-optimal-layout` (rules.md §4).
 
 use super::coopvec_stride_mismatch::element_info;
-use super::{is_coopvec_mul, layout_class, At, Finding, LayoutClass, RuleContext, RuleMeta};
-use crate::ir::FactKind;
+use super::{is_coopvec_mul, layout_class, matrix_facts, At, Finding, LayoutClass, RuleContext, RuleMeta};
 use crate::report::{Certainty, FindingValue, Level};
 
 /// Rule metadata.
@@ -61,8 +60,7 @@ None.
 /// Runs the rule.
 pub fn check(cx: &mut RuleContext<'_>) {
     let m = cx.m;
-    for fact in &m.facts {
-        let FactKind::Matrix(mo) = &fact.kind else { continue };
+    for (fact, mo) in matrix_facts(m) {
         if !is_coopvec_mul(mo) {
             continue;
         }

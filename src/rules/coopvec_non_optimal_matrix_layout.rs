@@ -1,7 +1,7 @@
 //! `coopvec-non-optimal-matrix-layout` (rules.md §4; off by default).
 
-use super::{is_coopvec_mul, layout_class, At, Finding, LayoutClass, RuleContext, RuleMeta};
-use crate::ir::{FactKind, MatrixEncoding};
+use super::{is_coopvec_mul, layout_class, matrix_facts, At, Finding, LayoutClass, RuleContext, RuleMeta};
+use crate::ir::MatrixEncoding;
 use crate::report::{Certainty, FindingValue};
 
 /// Rule metadata.
@@ -63,8 +63,7 @@ None.
 /// Runs the rule.
 pub fn check(cx: &mut RuleContext<'_>) {
     let m = cx.m;
-    for fact in &m.facts {
-        let FactKind::Matrix(mo) = &fact.kind else { continue };
+    for (fact, mo) in matrix_facts(m) {
         let linalg_thread_load =
             mo.encoding == MatrixEncoding::DxilLinAlg && mo.opcode & 0x7FFF_FFFF == 14 && mo.scope == Some(0);
         if !is_coopvec_mul(mo) && !linalg_thread_load {

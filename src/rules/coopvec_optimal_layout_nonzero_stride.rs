@@ -1,8 +1,9 @@
 //! `coopvec-optimal-layout-nonzero-stride` (rules.md §4).
 
-use super::{finding_value, is_coopvec_mul, is_linalg_descriptor_op, judge, layout_class, At, Finding, LayoutClass};
+use super::{
+    finding_value, is_coopvec_mul, is_linalg_descriptor_op, judge, layout_class, matrix_facts, At, Finding, LayoutClass,
+};
 use super::{RuleContext, RuleMeta};
-use crate::ir::FactKind;
 use crate::report::{FindingValue, Level};
 
 /// Rule metadata.
@@ -63,8 +64,7 @@ None.
 /// Runs the rule.
 pub fn check(cx: &mut RuleContext<'_>) {
     let m = cx.m;
-    for fact in &m.facts {
-        let FactKind::Matrix(mo) = &fact.kind else { continue };
+    for (fact, mo) in matrix_facts(m) {
         if !is_coopvec_mul(mo) && !is_linalg_descriptor_op(mo) {
             continue;
         }

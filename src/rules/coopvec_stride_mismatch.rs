@@ -1,8 +1,8 @@
 //! `coopvec-stride-mismatch` (rules.md §1).
 
-use super::{finding_value, judge, or_list, At, Finding, RuleContext, RuleMeta};
+use super::{finding_value, judge, matrix_facts, or_list, At, Finding, RuleContext, RuleMeta};
 use crate::analysis::AbsValue;
-use crate::ir::{ComponentNumbering, FactKind, MatrixEncoding, MatrixMemOp, MatrixOpKind};
+use crate::ir::{ComponentNumbering, MatrixEncoding, MatrixMemOp, MatrixOpKind};
 use crate::report::{FindingValue, Level};
 
 /// Rule metadata.
@@ -156,8 +156,7 @@ fn stride_text(v: &AbsValue) -> String {
 /// Runs the rule.
 pub fn check(cx: &mut RuleContext<'_>) {
     let m = cx.m;
-    for fact in &m.facts {
-        let FactKind::Matrix(mo) = &fact.kind else { continue };
+    for (fact, mo) in matrix_facts(m) {
         if !judged(mo) {
             continue;
         }

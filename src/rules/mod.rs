@@ -400,6 +400,14 @@ pub fn layout_class(n: crate::ir::LayoutNumbering, v: u64) -> Option<(LayoutClas
     })
 }
 
+/// Every matrix fact of a module, with its payload.
+pub fn matrix_facts(m: &Module) -> impl Iterator<Item = (&crate::ir::Fact, &crate::ir::MatrixMemOp)> {
+    m.facts.iter().filter_map(|f| match &f.kind {
+        crate::ir::FactKind::Matrix(mo) => Some((f, mo)),
+        _ => None,
+    })
+}
+
 /// Is the matrix op a preview or SPIR-V NV matrix-vector multiply?
 pub fn is_coopvec_mul(mo: &crate::ir::MatrixMemOp) -> bool {
     use crate::ir::{MatrixEncoding, MatrixOpKind};
