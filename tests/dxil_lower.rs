@@ -726,7 +726,7 @@ fn fixtures_agree_with_disassembly() {
         .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".ll")).map(String::from))
         .collect();
     names.sort();
-    assert_eq!(names.len(), 40);
+    assert_eq!(names.len(), 43);
     let mut failures = Vec::new();
     for name in &names {
         let text = std::fs::read_to_string(fx.join("dis").join(format!("{name}.ll"))).unwrap();
