@@ -13,11 +13,65 @@ pub(crate) struct ConstEval<'m> {
     pub m: &'m Module,
     spec: FxHashMap<u32, u64>,
     memo: FxHashMap<ConstH, Val>,
+    /// Zero values (`OpConstantNull`, `zeroinitializer`) and ⊥-shapes by type.
+    zero_memo: FxHashMap<(TypeH, bool), Val>,
+    /// Scalar leaves of a type (saturating), by type.
+    leaves_memo: FxHashMap<TypeH, u64>,
+    /// Work spent (nodes built, types walked): charged to the module's dataflow
+    /// budget ([`crate::read::limits::MAX_DATAFLOW_STEPS`]).
+    pub steps: u64,
 }
 
 impl<'m> ConstEval<'m> {
     pub fn new(m: &'m Module, overrides: &[(u32, u64)]) -> Self {
-        ConstEval { m, spec: overrides.iter().copied().collect(), memo: FxHashMap::default() }
+        ConstEval {
+            m,
+            spec: overrides.iter().copied().collect(),
+            memo: FxHashMap::default(),
+            zero_memo: FxHashMap::default(),
+            leaves_memo: FxHashMap::default(),
+            steps: 0,
+        }
+    }
+
+    /// True when the work charged here has used up the module's budget.
+    pub fn exhausted(&self) -> bool {
+        self.steps > crate::read::limits::MAX_DATAFLOW_STEPS
+    }
+
+    /// Scalar leaves of a type's value (1 for scalars and anything unmodelled),
+    /// saturating at `u64::MAX`; memoised, so a type shared by many members is
+    /// walked once and a deeply nested aggregate costs its number of types, not
+    /// its number of leaves.
+    fn type_leaves(&mut self, ty: TypeH, depth: u32) -> u64 {
+        if let Some(&n) = self.leaves_memo.get(&ty) {
+            return n;
+        }
+        if depth > MAX_RECURSION {
+            return u64::MAX;
+        }
+        self.steps += 1;
+        let m = self.m;
+        let n = match m.types.try_get(ty) {
+            // As `Val::leaves` counts them: an empty aggregate is one leaf.
+            Some(Type::Vector { elem, count }) => {
+                self.type_leaves(*elem, depth + 1).saturating_mul(u64::from(*count)).max(1)
+            }
+            Some(Type::Array { elem, count: Some(c), .. }) => {
+                self.type_leaves(*elem, depth + 1).saturating_mul(*c).max(1)
+            }
+            Some(Type::Struct { members, .. }) => {
+                self.steps += members.len() as u64;
+                let mut sum = 0u64;
+                for mt in members {
+                    sum = sum.saturating_add(self.type_leaves(*mt, depth + 1));
+                }
+                sum.max(1)
+            }
+            _ => 1,
+        };
+        self.leaves_memo.insert(ty, n);
+        n
     }
 
     /// The value a spec constant takes (override or default), if `c` is one.
@@ -58,29 +112,51 @@ impl<'m> ConstEval<'m> {
         v
     }
 
-    fn zero(&self, ty: TypeH, depth: u32) -> Val {
-        if depth > MAX_RECURSION {
+    /// The zero value of a type (`bottom = false`), or its shape with every leaf
+    /// ⊥ (`bottom = true`, for inserts into `undef`). Aggregates of more than
+    /// `MAX_AGG_LEAVES` leaves are ⊤, decided before anything is built.
+    fn zero_of(&mut self, ty: TypeH, bottom: bool, depth: u32) -> Val {
+        if let Some(v) = self.zero_memo.get(&(ty, bottom)) {
+            return v.clone();
+        }
+        if depth > MAX_RECURSION || self.exhausted() {
             return Val::Top;
         }
-        if let Some(bits) = scalar_bits(self.m, ty) {
-            return Val::int(AbsValue::constant(0, bits), bits);
-        }
-        let (elem, count): (Vec<TypeH>, usize) = match self.m.types.try_get(ty) {
-            Some(Type::Vector { elem, count }) => (vec![*elem], *count as usize),
-            Some(Type::Array { elem, count: Some(n), .. }) => (vec![*elem], *n as usize),
-            Some(Type::Struct { members, .. }) => (members.clone(), 1),
-            _ => return Val::Top,
-        };
-        if elem.len().saturating_mul(count) > MAX_AGG_LEAVES {
-            return Val::Top;
-        }
-        let mut out = Vec::new();
-        for _ in 0..count {
-            for e in &elem {
-                out.push(self.zero(*e, depth + 1));
+        self.steps += 1;
+        let m = self.m;
+        let v = if let Some(bits) = scalar_bits(m, ty) {
+            if bottom {
+                Val::Bottom
+            } else {
+                Val::int(AbsValue::constant(0, bits), bits)
             }
-        }
-        Val::agg(out)
+        } else {
+            let (elems, count): (&[TypeH], u64) = match m.types.try_get(ty) {
+                Some(Type::Vector { elem, count }) => (std::slice::from_ref(elem), u64::from(*count)),
+                Some(Type::Array { elem, count: Some(n), .. }) => (std::slice::from_ref(elem), *n),
+                Some(Type::Struct { members, .. }) => (members.as_slice(), 1),
+                _ if bottom => return Val::Bottom,
+                _ => return Val::Top,
+            };
+            if self.type_leaves(ty, depth) > MAX_AGG_LEAVES as u64 {
+                Val::Top
+            } else {
+                let mut out = Vec::with_capacity(elems.len() * count as usize);
+                for _ in 0..count {
+                    for e in elems {
+                        out.push(self.zero_of(*e, bottom, depth + 1));
+                    }
+                }
+                self.steps += out.len() as u64;
+                Val::Agg(out.into())
+            }
+        };
+        self.zero_memo.insert((ty, bottom), v.clone());
+        v
+    }
+
+    fn zero(&mut self, ty: TypeH, depth: u32) -> Val {
+        self.zero_of(ty, false, depth)
     }
 
     fn compute(&mut self, c: ConstH, depth: u32) -> Val {
@@ -213,32 +289,7 @@ pub(crate) fn select(cond: &AbsValue, a: &Val, b: &Val) -> Val {
 
 impl ConstEval<'_> {
     /// An aggregate of the type's shape with every member ⊥ (for inserts into `undef`).
-    pub(crate) fn zero_shape(&self, ty: TypeH) -> Val {
-        fn go(m: &Module, ty: TypeH, depth: u32, budget: &mut usize) -> Val {
-            if depth > MAX_RECURSION || *budget == 0 {
-                return Val::Top;
-            }
-            let (elems, count): (Vec<TypeH>, u64) = match m.types.try_get(ty) {
-                Some(Type::Vector { elem, count }) => (vec![*elem], u64::from(*count)),
-                Some(Type::Array { elem, count: Some(n), .. }) => (vec![*elem], *n),
-                Some(Type::Struct { members, .. }) => (members.clone(), 1),
-                _ => {
-                    *budget -= 1;
-                    return Val::Bottom;
-                }
-            };
-            if (elems.len() as u64).saturating_mul(count) > MAX_AGG_LEAVES as u64 {
-                return Val::Top;
-            }
-            let mut out = Vec::new();
-            for _ in 0..count {
-                for e in &elems {
-                    out.push(go(m, *e, depth + 1, budget));
-                }
-            }
-            Val::Agg(out.into())
-        }
-        let mut budget = MAX_AGG_LEAVES;
-        go(self.m, ty, 0, &mut budget)
+    pub(crate) fn zero_shape(&mut self, ty: TypeH) -> Val {
+        self.zero_of(ty, true, 0)
     }
 }

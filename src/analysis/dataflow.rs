@@ -646,7 +646,8 @@ pub(crate) fn analyze_function<'m>(ce: &mut ConstEval<'m>, f: &'m Function, step
     }
     while let Some(Reverse(p)) = heap.pop() {
         *eng.steps += 1;
-        if *eng.steps > MAX_DATAFLOW_STEPS {
+        // Constant folding (zero values, aggregates) is charged to the same budget.
+        if eng.steps.saturating_add(eng.ce.steps) > MAX_DATAFLOW_STEPS {
             return None;
         }
         let Some(&h) = order.get(p as usize) else { continue };

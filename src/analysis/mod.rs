@@ -285,5 +285,7 @@ pub fn analyze(m: &Module, opts: &AnalysisOptions) -> Analysis {
             }
         }
     }
+    let exceeded = exceeded || ce.exhausted();
+    let steps = steps.saturating_add(ce.steps);
     Analysis { budget_exceeded: exceeded, steps, funcs, spec_constants: opts.spec_constants.clone() }
 }

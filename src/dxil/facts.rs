@@ -24,20 +24,24 @@ pub fn value_type(m: &Module, f: &Function, v: Value) -> Option<TypeH> {
 
 /// `(count, component bytes, float)` of a vector type, or of the first member of
 /// a `%dx.types.ResRet.v<N><t>` struct.
-pub fn vector_shape(m: &Module, ty: TypeH) -> Option<(u32, u32, bool)> {
-    match m.types.try_get(ty)? {
-        Type::Vector { elem, count } => {
-            let (bits, float) = match m.types.try_get(*elem)? {
-                Type::Int { bits } => (*bits, false),
-                Type::Bool => (32, false),
-                Type::Float { bits } => (*bits, true),
-                _ => return None,
-            };
-            Some((*count, u32::from(bits).div_ceil(8), float))
+pub fn vector_shape(m: &Module, mut ty: TypeH) -> Option<(u32, u32, bool)> {
+    // Iterative: a chain of single-member structs may be as deep as the type table allows.
+    for _ in 0..=crate::read::limits::MAX_TYPE_DEPTH {
+        match m.types.try_get(ty)? {
+            Type::Vector { elem, count } => {
+                let (bits, float) = match m.types.try_get(*elem)? {
+                    Type::Int { bits } => (*bits, false),
+                    Type::Bool => (32, false),
+                    Type::Float { bits } => (*bits, true),
+                    _ => return None,
+                };
+                return Some((*count, u32::from(bits).div_ceil(8), float));
+            }
+            Type::Struct { members, .. } => ty = *members.first()?,
+            _ => return None,
         }
-        Type::Struct { members, .. } => vector_shape(m, *members.first()?),
-        _ => None,
     }
+    None
 }
 
 /// True for an `undef` constant.

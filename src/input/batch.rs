@@ -21,7 +21,7 @@ use crate::analysis::AnalysisOptions;
 use crate::check::{self, CheckOptions, FileReport, FileStatus, InputKind};
 use crate::config::{self, RuleLevel, Settings};
 use crate::read::limits;
-use crate::report::{Certainty, Diagnostic, Level, RunReport, Stats, INPUT_ERROR};
+use crate::report::{Certainty, Diagnostic, Level, RunReport, Stats, BUDGET_EXCEEDED, INPUT_ERROR};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::Read;
@@ -86,10 +86,25 @@ pub fn apply_overrides(mut s: Settings, overrides: &[(String, RuleLevel)]) -> Re
     Ok(s)
 }
 
-/// Reads a whole input file, refusing files over [`limits::MAX_FILE_BYTES`].
+/// Reads a whole input file, refusing files over [`limits::MAX_FILE_BYTES`] and
+/// anything that is not a regular file.
+///
+/// A FIFO, socket or device is refused from its `stat`, before it is opened:
+/// opening a FIFO for reading blocks until a writer appears, and a device such
+/// as `/dev/zero` reports size 0 and never ends. The file is then opened
+/// non-blocking and checked again on the open handle (it may have been replaced
+/// in between), and the size limit is enforced while reading.
 pub fn read_input(path: &Path) -> Result<Vec<u8>, String> {
-    let f = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
-    let declared = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    let f = open_nonblocking(path).map_err(|e| format!("cannot read: {e}"))?;
+    let meta = f.metadata().map_err(|e| format!("cannot read: {e}"))?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    let declared = meta.len();
     if declared > limits::MAX_FILE_BYTES {
         return Err(format!("file is {declared} bytes, over the {}-byte input limit", limits::MAX_FILE_BYTES));
     }
@@ -99,6 +114,45 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, String> {
         return Err(format!("file is over the {}-byte input limit", limits::MAX_FILE_BYTES));
     }
     Ok(bytes)
+}
+
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
+}
+
+/// "not a regular file (a FIFO)": the refusal for special files.
+fn not_regular(meta: &std::fs::Metadata) -> String {
+    let ft = meta.file_type();
+    let what = if ft.is_dir() { "a directory" } else { special_kind(&ft) };
+    format!("not a regular file ({what}); only regular files are read")
+}
+
+#[cfg(unix)]
+fn special_kind(ft: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_fifo() {
+        "a FIFO"
+    } else if ft.is_socket() {
+        "a socket"
+    } else if ft.is_char_device() {
+        "a character device"
+    } else if ft.is_block_device() {
+        "a block device"
+    } else {
+        "a special file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_: &std::fs::FileType) -> &'static str {
+    "a special file"
 }
 
 fn error_entry(path: &str, kind: InputKind, message: String) -> (FileReport, Diagnostic) {
@@ -361,7 +415,17 @@ fn hlsl_error_text(e: &HlslError) -> String {
 /// Scans a binary for embedded shaders and checks each: one entry for the
 /// file, one per blob.
 fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, out: &mut Outcome) {
-    let blobs = embedded::scan(bytes);
+    let embedded::Scan { blobs, stopped } = embedded::scan_bounded(bytes);
+    if let Some((at, why)) = stopped {
+        let mut d = Diagnostic::new(
+            BUDGET_EXCEEDED,
+            Level::Note,
+            Certainty::Proven,
+            format!("embedded-shader scan stopped at byte offset {at}: {why}; the rest of the file was not scanned"),
+        );
+        d.location.path = path.to_string();
+        out.diagnostics.push(d);
+    }
     if blobs.is_empty() {
         out.files.push(skipped_entry(path, InputKind::Binary, bytes.len() as u64, "no embedded shader found".into()));
         return;

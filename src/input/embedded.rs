@@ -57,32 +57,80 @@ const OP_NO_LINE: u32 = 317;
 const OP_GRAPH_ARM: u32 = 4183;
 const OP_GRAPH_END_ARM: u32 = 4186;
 
-/// Finds every embedded shader, in file order.
+/// Finds every embedded shader, in file order (see [`scan_bounded`]).
 pub fn scan(bytes: &[u8]) -> Vec<Blob> {
-    let mut blobs = Vec::new();
+    scan_bounded(bytes).blobs
+}
+
+/// What [`scan_bounded`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scan {
+    /// The shaders found, in file order.
+    pub blobs: Vec<Blob>,
+    /// Where the scan stopped early and why, when a limit was reached: the
+    /// bytes from there on were not scanned.
+    pub stopped: Option<(u64, String)>,
+}
+
+/// Finds embedded shaders in time linear in the file size. Each candidate
+/// header's validation is charged to one work allowance for the file
+/// ([`limits::EMBEDDED_SCAN_WORK_PER_BYTE`] per byte plus
+/// [`limits::EMBEDDED_SCAN_SLACK`]); a file of crafted headers whose instruction
+/// walks overlap exhausts it and the scan stops there, as it does after
+/// [`limits::MAX_EMBEDDED_BLOBS`] shaders. Real files, whose accepted blobs are
+/// skipped over, stay far below both.
+pub fn scan_bounded(bytes: &[u8]) -> Scan {
+    let mut out = Scan::default();
+    let mut budget = (bytes.len() as u64)
+        .saturating_mul(limits::EMBEDDED_SCAN_WORK_PER_BYTE)
+        .saturating_add(limits::EMBEDDED_SCAN_SLACK);
     let mut i = 0usize;
     while i + 4 <= bytes.len() {
         let found = match bytes.get(i) {
-            Some(b'D') => dxbc_at(bytes, i),
-            Some(0x03) | Some(0x07) => spirv_at(bytes, i),
-            _ => None,
+            Some(b'D') => dxbc_at(bytes, i, &mut budget),
+            Some(0x03) | Some(0x07) => spirv_at(bytes, i, &mut budget),
+            _ => Ok(None),
         };
         match found {
-            Some((len, kind)) => {
-                blobs.push(Blob { offset: i as u64, len: len as u64, kind, section: None });
+            Ok(Some((len, kind))) => {
+                if out.blobs.len() >= limits::MAX_EMBEDDED_BLOBS {
+                    out.stopped = Some((
+                        i as u64,
+                        format!("more than {} embedded shaders in one file", limits::MAX_EMBEDDED_BLOBS),
+                    ));
+                    break;
+                }
+                out.blobs.push(Blob { offset: i as u64, len: len as u64, kind, section: None });
                 i += len.max(1);
             }
-            None => i += 1,
+            Ok(None) => i += 1,
+            Err(Exhausted) => {
+                out.stopped = Some((
+                    i as u64,
+                    "the scan's work limit was reached (many overlapping candidate shader headers)".to_string(),
+                ));
+                break;
+            }
         }
     }
-    if !blobs.is_empty() {
+    if !out.blobs.is_empty() {
         let sections = sections(bytes);
-        for b in &mut blobs {
+        for b in &mut out.blobs {
             b.section =
                 sections.iter().find(|(_, r)| r.start <= b.offset && b.offset < r.end).map(|(name, _)| name.clone());
         }
     }
-    blobs
+    out
+}
+
+/// The scan's work allowance ran out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Exhausted;
+
+/// Takes `n` units from the allowance.
+fn charge(budget: &mut u64, n: u64) -> Result<(), Exhausted> {
+    *budget = budget.checked_sub(n).ok_or(Exhausted)?;
+    Ok(())
 }
 
 fn u32_le(bytes: &[u8], at: usize) -> Option<u32> {
@@ -91,10 +139,17 @@ fn u32_le(bytes: &[u8], at: usize) -> Option<u32> {
 }
 
 /// A valid DXBC container at `at`: its size and kind.
-fn dxbc_at(bytes: &[u8], at: usize) -> Option<(usize, InputKind)> {
-    if bytes.get(at..at + 4)? != b"DXBC" {
-        return None;
+fn dxbc_at(bytes: &[u8], at: usize, budget: &mut u64) -> Result<Option<(usize, InputKind)>, Exhausted> {
+    if bytes.get(at..at + 4) != Some(b"DXBC") {
+        return Ok(None);
     }
+    // Parsing reads the part table: charge its declared length first.
+    let parts = u32_le(bytes, at + 28).map_or(0, |n| n.min(limits::MAX_PARTS));
+    charge(budget, 1 + u64::from(parts))?;
+    Ok(dxbc_candidate(bytes, at))
+}
+
+fn dxbc_candidate(bytes: &[u8], at: usize) -> Option<(usize, InputKind)> {
     let size = u32_le(bytes, at + 24)? as usize;
     if size < 32 || size as u64 > limits::MAX_CONTAINER_BYTES {
         return None;
@@ -112,8 +167,17 @@ fn dxbc_at(bytes: &[u8], at: usize) -> Option<(usize, InputKind)> {
     Some((size, kind))
 }
 
-/// A plausible SPIR-V module at `at`: its length and kind.
-fn spirv_at(bytes: &[u8], at: usize) -> Option<(usize, InputKind)> {
+/// A plausible SPIR-V module at `at`: its length and kind. Every instruction
+/// walked is charged to the scan's allowance.
+fn spirv_at(bytes: &[u8], at: usize, budget: &mut u64) -> Result<Option<(usize, InputKind)>, Exhausted> {
+    let mut walked = 0u64;
+    let found = spirv_walk(bytes, at, *budget, &mut walked);
+    charge(budget, walked.max(1))?;
+    Ok(found)
+}
+
+/// The walk behind [`spirv_at`]; it stops once `walked` passes `allowance`.
+fn spirv_walk(bytes: &[u8], at: usize, allowance: u64, walked: &mut u64) -> Option<(usize, InputKind)> {
     let raw = u32_le(bytes, at)?;
     let big_endian = match raw {
         SPIRV_MAGIC => false,
@@ -143,6 +207,10 @@ fn spirv_at(bytes: &[u8], at: usize) -> Option<(usize, InputKind)> {
     let mut known_end: Option<usize> = None;
     let mut all_known = true;
     while pos < total_words {
+        *walked += 1;
+        if *walked > allowance {
+            return None;
+        }
         let w = word(pos)?;
         if w == SPIRV_MAGIC || w.swap_bytes() == SPIRV_MAGIC {
             break;

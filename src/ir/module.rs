@@ -606,12 +606,24 @@ impl Module {
 
     /// The bit width of an integer (or bool) type, or of a vector's element.
     pub fn int_bits(&self, ty: TypeH) -> Option<u16> {
-        match self.types.try_get(ty)? {
+        match self.types.try_get(self.scalar_of(ty)?)? {
             Type::Int { bits } => Some(*bits),
             Type::Bool => Some(1),
-            Type::Vector { elem, .. } => self.int_bits(*elem),
             _ => None,
         }
+    }
+
+    /// The scalar type of a vector (or of a vector of vectors, which front ends
+    /// may see in malformed input), or `ty` itself. Iterative and bounded: a
+    /// type that is its own element gives `None`.
+    pub fn scalar_of(&self, mut ty: TypeH) -> Option<TypeH> {
+        for _ in 0..=crate::read::limits::MAX_TYPE_DEPTH {
+            match self.types.try_get(ty)? {
+                Type::Vector { elem, .. } => ty = *elem,
+                _ => return Some(ty),
+            }
+        }
+        None
     }
 
     /// The integer value of a constant operand, when it is a plain integer constant

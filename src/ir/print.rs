@@ -2,18 +2,35 @@
 //! the IR line of human diagnostics).
 
 use super::module::*;
+use crate::read::limits::MAX_PRINTED_ITEM;
 use std::fmt::Write;
 
-/// Prints a type.
+/// Prints a type (at most about [`MAX_PRINTED_ITEM`] bytes; the rest is `...`).
 pub fn type_name(m: &Module, ty: TypeH) -> String {
     let mut s = String::new();
-    write_type(m, ty, &mut s, 0);
+    write_type(m, ty, &mut s, 0, MAX_PRINTED_ITEM);
     s
 }
 
-fn write_type(m: &Module, ty: TypeH, out: &mut String, depth: u32) {
+/// True once `out` has reached `limit` bytes; marks the cut with `...` once.
+/// Aggregates nest and repeat, so their text can grow exponentially with the
+/// input: every writer stops at the limit, and every loop over members breaks.
+fn full(out: &mut String, limit: usize) -> bool {
+    if out.len() < limit {
+        return false;
+    }
+    if !out.ends_with("...") {
+        out.push_str("...");
+    }
+    true
+}
+
+fn write_type(m: &Module, ty: TypeH, out: &mut String, depth: u32, limit: usize) {
     if depth > 16 {
         out.push_str("...");
+        return;
+    }
+    if full(out, limit) {
         return;
     }
     let Some(t) = m.types.try_get(ty) else {
@@ -31,7 +48,7 @@ fn write_type(m: &Module, ty: TypeH, out: &mut String, depth: u32) {
         }
         Type::Vector { elem, count } => {
             let _ = write!(out, "<{count} x ");
-            write_type(m, *elem, out, depth + 1);
+            write_type(m, *elem, out, depth + 1, limit);
             out.push('>');
         }
         Type::Array { elem, count, stride } => {
@@ -42,7 +59,7 @@ fn write_type(m: &Module, ty: TypeH, out: &mut String, depth: u32) {
                 }
                 None => out.push_str("? x "),
             }
-            write_type(m, *elem, out, depth + 1);
+            write_type(m, *elem, out, depth + 1, limit);
             if let Some(s) = stride {
                 let _ = write!(out, ", stride {s}");
             }
@@ -54,28 +71,34 @@ fn write_type(m: &Module, ty: TypeH, out: &mut String, depth: u32) {
         Type::Struct { name: None, members } => {
             out.push('{');
             for (i, mt) in members.iter().enumerate() {
+                if full(out, limit) {
+                    break;
+                }
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_type(m, *mt, out, depth + 1);
+                write_type(m, *mt, out, depth + 1, limit);
             }
             out.push('}');
         }
         Type::Pointer { pointee, space } => {
-            write_type(m, *pointee, out, depth + 1);
+            write_type(m, *pointee, out, depth + 1, limit);
             if *space != 0 {
                 let _ = write!(out, " addrspace({space})");
             }
             out.push('*');
         }
         Type::Function { ret, params } => {
-            write_type(m, *ret, out, depth + 1);
+            write_type(m, *ret, out, depth + 1, limit);
             out.push_str(" (");
             for (i, p) in params.iter().enumerate() {
+                if full(out, limit) {
+                    break;
+                }
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_type(m, *p, out, depth + 1);
+                write_type(m, *p, out, depth + 1, limit);
             }
             out.push(')');
         }
@@ -90,11 +113,11 @@ fn write_type(m: &Module, ty: TypeH, out: &mut String, depth: u32) {
 /// Prints a value operand (`%12`, `@g`, `i32 7`, `undef`).
 pub fn value(m: &Module, f: Option<&Function>, v: Value) -> String {
     let mut s = String::new();
-    write_value(m, f, v, &mut s, 0);
+    write_value(m, f, v, &mut s, 0, MAX_PRINTED_ITEM);
     s
 }
 
-fn write_value(m: &Module, f: Option<&Function>, v: Value, out: &mut String, depth: u32) {
+fn write_value(m: &Module, f: Option<&Function>, v: Value, out: &mut String, depth: u32, limit: usize) {
     match v {
         Value::Inst(h) => {
             let _ = write!(out, "%{}", h.index());
@@ -116,11 +139,11 @@ fn write_value(m: &Module, f: Option<&Function>, v: Value, out: &mut String, dep
             }
             None => out.push_str("@<bad function>"),
         },
-        Value::Const(c) => write_const(m, f, c, out, depth),
+        Value::Const(c) => write_const(m, f, c, out, depth, limit),
     }
 }
 
-fn write_const(m: &Module, f: Option<&Function>, c: ConstH, out: &mut String, depth: u32) {
+fn write_const(m: &Module, f: Option<&Function>, c: ConstH, out: &mut String, depth: u32, limit: usize) {
     let Some(k) = m.constants.try_get(c) else {
         out.push_str("<bad const>");
         return;
@@ -129,10 +152,13 @@ fn write_const(m: &Module, f: Option<&Function>, c: ConstH, out: &mut String, de
         out.push_str("...");
         return;
     }
+    if full(out, limit) {
+        return;
+    }
     if let Some(id) = k.spec_id {
         let _ = write!(out, "spec({id}) ");
     }
-    write_type(m, k.ty, out, 0);
+    write_type(m, k.ty, out, 0, limit);
     out.push(' ');
     match &k.kind {
         ConstKind::Int(x) => {
@@ -160,10 +186,13 @@ fn write_const(m: &Module, f: Option<&Function>, c: ConstH, out: &mut String, de
         ConstKind::Aggregate(vals) => {
             out.push_str("{ ");
             for (i, v) in vals.iter().enumerate() {
+                if full(out, limit) {
+                    break;
+                }
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_value(m, f, *v, out, depth + 1);
+                write_value(m, f, *v, out, depth + 1, limit);
             }
             out.push_str(" }");
         }
@@ -187,10 +216,13 @@ fn write_const(m: &Module, f: Option<&Function>, c: ConstH, out: &mut String, de
             };
             let _ = write!(out, "{name}(");
             for (i, v) in ops.iter().enumerate() {
+                if full(out, limit) {
+                    break;
+                }
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_value(m, f, *v, out, depth + 1);
+                write_value(m, f, *v, out, depth + 1, limit);
             }
             out.push(')');
         }

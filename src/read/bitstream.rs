@@ -76,10 +76,20 @@ pub enum Item {
 struct Scope {
     block_id: u32,
     outer_width: u32,
-    /// Start of this scope's abbreviations in `Cursor::scope_abbrevs`.
+    /// Start of this scope's own abbreviations in `Cursor::scope_abbrevs`.
     abbrev_start: usize,
+    /// The BLOCKINFO list for this block id (index into `blockinfo`) and its
+    /// length when the block was entered: abbreviation ids 4.. name those
+    /// first, then the block's own. Referenced, never copied, so entering a
+    /// block costs the same however many BLOCKINFO abbreviations exist.
+    bi: u32,
+    bi_len: u32,
     /// Bit position just past the block (from `numwords`).
     end_bit: u64,
+    /// `defs` / `ops_store` lengths when the scope opened: definitions made
+    /// inside it are dropped when it ends.
+    defs_start: u32,
+    ops_start: u32,
 }
 
 /// Bit-level reader: a bit position over borrowed bytes. Reads of up to 56
@@ -191,7 +201,15 @@ pub struct Scratch {
     /// BLOCKINFO abbreviations per block id; only the first `bi_used` entries are live.
     blockinfo: Vec<(u32, Vec<u32>)>,
     bi_used: usize,
+    /// True once a BLOCKINFO block was read: later ones are skipped, as LLVM does.
+    bi_seen: bool,
+    /// `defs` / `ops_store` lengths that must survive scope ends (the BLOCKINFO definitions).
+    keep_defs: u32,
+    keep_ops: u32,
     record: Vec<u64>,
+    /// Record operands delivered so far, and the stream's allowance.
+    ops_total: u64,
+    ops_limit: u64,
 }
 
 impl Scratch {
@@ -219,7 +237,12 @@ impl Scratch {
         self.defs.clear();
         self.ops_store.clear();
         self.bi_used = 0;
+        self.bi_seen = false;
+        self.keep_defs = 0;
+        self.keep_ops = 0;
         self.record.clear();
+        self.ops_total = 0;
+        self.ops_limit = 0;
     }
 }
 
@@ -242,6 +265,7 @@ impl<'a> Cursor<'a> {
         let mut c = Self::raw(data, base);
         c.s = scratch;
         c.s.reset();
+        c.s.ops_limit = stream_ops_limit(data.len());
         c.bits.seek(32);
         Ok(c)
     }
@@ -253,7 +277,8 @@ impl<'a> Cursor<'a> {
 
     /// A cursor over a bare bitstream with no magic (top-level abbrev width 2).
     pub fn raw(data: &'a [u8], base: u64) -> Self {
-        Cursor { bits: Bits { data, pos: 0 }, base, width: 2, s: Scratch::default(), blob: None, record_bit: 0 }
+        let s = Scratch { ops_limit: stream_ops_limit(data.len()), ..Scratch::default() };
+        Cursor { bits: Bits { data, pos: 0 }, base, width: 2, s, blob: None, record_bit: 0 }
     }
 
     /// Absolute byte offset of the next bit to read.
@@ -435,7 +460,13 @@ impl<'a> Cursor<'a> {
                 1 => {
                     let block_id = self.enter()?;
                     if block_id == BLOCKINFO_BLOCK_ID {
-                        self.read_blockinfo()?;
+                        if self.s.bi_seen {
+                            // LLVM honours the first BLOCKINFO block only.
+                            self.skip_block()?;
+                        } else {
+                            self.s.bi_seen = true;
+                            self.read_blockinfo()?;
+                        }
                         continue;
                     }
                     return Ok(Some(Item::Enter(block_id)));
@@ -466,8 +497,39 @@ impl<'a> Cursor<'a> {
     fn pop_scope(&mut self) {
         if let Some(s) = self.s.scopes.pop() {
             self.s.scope_abbrevs.truncate(s.abbrev_start);
+            // Definitions made in the block are unreachable once it ends (only
+            // the BLOCKINFO ones, below `keep_*`, are referenced from outside).
+            let defs = s.defs_start.max(self.s.keep_defs) as usize;
+            let ops = s.ops_start.max(self.s.keep_ops) as usize;
+            self.s.defs.truncate(defs);
+            self.s.ops_store.truncate(ops);
             self.width = s.outer_width;
         }
+    }
+
+    /// Charges `n` delivered operands to the stream's allowance.
+    #[inline]
+    fn charge_ops(&mut self, n: u64) -> Result<()> {
+        self.s.ops_total = self.s.ops_total.saturating_add(n);
+        if self.s.ops_total > self.s.ops_limit {
+            return Err(self.limit_ops());
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn limit_ops(&self) -> ReadError {
+        ReadError::new(
+            ErrorKind::LimitExceeded,
+            self.record_offset(),
+            format!(
+                "records carry more than {} operands in total for {} bytes of bitcode \
+                 (abbreviations of literal operands)",
+                self.s.ops_limit,
+                self.bits.data.len()
+            ),
+        )
     }
 
     /// Reads an ENTER_SUBBLOCK header (after the abbrev id) and pushes the scope.
@@ -493,10 +555,21 @@ impl<'a> Cursor<'a> {
             return Err(self.err(ErrorKind::LimitExceeded, "blocks nested too deeply"));
         }
         let abbrev_start = self.s.scope_abbrevs.len();
-        if let Some((_, list)) = self.s.blockinfo[..self.s.bi_used].iter().find(|(b, _)| *b == block_id) {
-            self.s.scope_abbrevs.extend_from_slice(list);
-        }
-        self.s.scopes.push(Scope { block_id, outer_width: self.width, abbrev_start, end_bit });
+        let (bi, bi_len) = match self.s.blockinfo[..self.s.bi_used].iter().position(|(b, _)| *b == block_id) {
+            Some(i) => (i as u32, self.s.blockinfo[i].1.len() as u32),
+            None => (u32::MAX, 0),
+        };
+        let (defs_start, ops_start) = (self.s.defs.len() as u32, self.s.ops_store.len() as u32);
+        self.s.scopes.push(Scope {
+            block_id,
+            outer_width: self.width,
+            abbrev_start,
+            bi,
+            bi_len,
+            end_bit,
+            defs_start,
+            ops_start,
+        });
         self.width = width as u32;
         Ok(block_id)
     }
@@ -519,6 +592,12 @@ impl<'a> Cursor<'a> {
         }
         if numops as u64 > self.bits.remaining() {
             return Err(self.eof("an abbreviation"));
+        }
+        if self.s.ops_store.len() + numops > limits::MAX_ABBREV_STATE {
+            return Err(self.err(
+                ErrorKind::LimitExceeded,
+                format!("more than {} abbreviation operands defined at once", limits::MAX_ABBREV_STATE),
+            ));
         }
         let start = self.s.ops_store.len();
         let mut i = 0;
@@ -568,6 +647,14 @@ impl<'a> Cursor<'a> {
                 if k + 2 != ops.len() || matches!(elt, Some(AbbrevOp::Array | AbbrevOp::Blob) | None) {
                     return Err(self.err(ErrorKind::Malformed, "array must be followed by exactly one element operand"));
                 }
+                // As in LLVM: an element must be read from the stream. A literal
+                // (or a 0-bit fixed/VBR field) would make every element free.
+                if matches!(elt, Some(AbbrevOp::Literal(_))) {
+                    return Err(self.err(
+                        ErrorKind::Malformed,
+                        "array element is a literal or a 0-bit field (it must be fixed, VBR or char6)",
+                    ));
+                }
             }
         }
         if self.s.defs.len() >= u32::MAX as usize - 1 {
@@ -585,6 +672,9 @@ impl<'a> Cursor<'a> {
             match id {
                 0 => {
                     self.align32()?;
+                    // Its definitions are referenced from `blockinfo`: keep them.
+                    self.s.keep_defs = self.s.defs.len() as u32;
+                    self.s.keep_ops = self.s.ops_store.len() as u32;
                     self.pop_scope();
                     return Ok(());
                 }
@@ -602,6 +692,12 @@ impl<'a> Cursor<'a> {
                     let entry = match self.s.blockinfo[..used].iter().position(|(b, _)| *b == bid) {
                         Some(i) => i,
                         None => {
+                            if used >= limits::MAX_BLOCKINFO_IDS {
+                                return Err(self.err(
+                                    ErrorKind::LimitExceeded,
+                                    format!("BLOCKINFO describes more than {} block ids", limits::MAX_BLOCKINFO_IDS),
+                                ));
+                            }
                             // Reuse a slot left by an earlier stream, or add one.
                             if used < self.s.blockinfo.len() {
                                 self.s.blockinfo[used].0 = bid;
@@ -632,6 +728,19 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// The definition (index into `defs`) that abbreviation id `id` (≥ 4) names
+    /// in the current block: its BLOCKINFO abbreviations first, then its own.
+    #[inline]
+    fn abbrev(&self, id: u64) -> Option<u32> {
+        let scope = self.s.scopes.last()?;
+        let rel = usize::try_from(id.checked_sub(4)?).ok()?;
+        let bi_len = scope.bi_len as usize;
+        if rel < bi_len {
+            return self.s.blockinfo.get(scope.bi as usize)?.1.get(rel).copied();
+        }
+        self.s.scope_abbrevs.get(scope.abbrev_start + (rel - bi_len)).copied()
+    }
+
     /// Reads a record with abbreviation id `id` (≥ 3) into `self.s.record`.
     fn read_record(&mut self, id: u64) -> Result<u32> {
         self.s.record.clear();
@@ -642,6 +751,7 @@ impl<'a> Cursor<'a> {
             if n > limits::MAX_RECORD_OPS || (n as u64).saturating_mul(6) > self.bits.remaining() {
                 return Err(self.err(ErrorKind::BadSize, format!("record with {n} operands exceeds the data left")));
             }
+            self.charge_ops(n as u64 + 1)?;
             self.s.record.reserve(n);
             for _ in 0..n {
                 let v = self.vbr(6, "a record")?;
@@ -649,14 +759,14 @@ impl<'a> Cursor<'a> {
             }
             return self.code(code);
         }
-        let start = self.s.scopes.last().map_or(0, |s| s.abbrev_start);
-        let idx = start + (id as usize - 4);
-        let def = if id >= 4 { self.s.scope_abbrevs.get(idx).copied() } else { None };
-        let Some(def) = def.filter(|_| idx < self.s.scope_abbrevs.len()) else {
+        let def = self.abbrev(id);
+        let Some(def) = def else {
             return Err(self.err(ErrorKind::Malformed, format!("abbreviation id {id} is not defined")));
         };
         let (s, e) = self.s.defs[def as usize];
         let (s, e) = (s as usize, e as usize);
+        // Every operand of the abbreviation (an array counts its length below).
+        self.charge_ops((e - s) as u64)?;
         // The code operand (validated at definition: never an array or blob).
         let code = match self.s.ops_store[s] {
             AbbrevOp::Literal(v) => v,
@@ -690,9 +800,9 @@ impl<'a> Cursor<'a> {
                     // Validated at definition: exactly one element operand follows.
                     let elt = self.s.ops_store[i];
                     i += 1;
+                    // Never a literal (refused at definition): every element costs bits.
                     let min_bits = match elt {
-                        AbbrevOp::Literal(_) => 0,
-                        AbbrevOp::Fixed(w) | AbbrevOp::Vbr(w) => u64::from(w),
+                        AbbrevOp::Fixed(w) | AbbrevOp::Vbr(w) => u64::from(w).max(1),
                         _ => 6,
                     };
                     if n > limits::MAX_RECORD_OPS
@@ -703,6 +813,7 @@ impl<'a> Cursor<'a> {
                             self.err(ErrorKind::BadSize, format!("array of {n} elements exceeds the data left"))
                         );
                     }
+                    self.charge_ops(n as u64)?;
                     self.s.record.reserve(n);
                     match elt {
                         AbbrevOp::Literal(v) => self.s.record.extend(std::iter::repeat_n(v, n)),
@@ -747,6 +858,12 @@ impl<'a> Cursor<'a> {
     fn code(&self, code: u64) -> Result<u32> {
         u32::try_from(code).map_err(|_| self.err(ErrorKind::Malformed, format!("record code {code} is out of range")))
     }
+}
+
+/// Operands a stream of `bytes` bytes may deliver: one per bit plus a slack,
+/// at most [`limits::MAX_STREAM_OPS`].
+fn stream_ops_limit(bytes: usize) -> u64 {
+    (bytes as u64).saturating_mul(8).saturating_add(limits::STREAM_OPS_SLACK).min(limits::MAX_STREAM_OPS)
 }
 
 /// Decodes a 6-bit character.

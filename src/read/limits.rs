@@ -15,6 +15,19 @@ pub const MAX_ABBREV_OPS: usize = 1024;
 pub const MAX_ABBREVS: usize = 4096;
 /// Operands in one bitcode record (also capped by the bits left in the block).
 pub const MAX_RECORD_OPS: usize = 1 << 20;
+/// Record operands one bitstream may deliver in total (every operand counted,
+/// literals included). Also capped at the stream's bit count plus
+/// [`STREAM_OPS_SLACK`], so abbreviations of literal operands cannot turn a few
+/// bits into millions of operands.
+pub const MAX_STREAM_OPS: u64 = 1 << 25;
+/// Operands a bitstream may deliver beyond one per bit of input.
+pub const STREAM_OPS_SLACK: u64 = 1 << 20;
+/// Block ids one BLOCKINFO block may describe (LLVM 3.7 writes abbreviations
+/// for 3).
+pub const MAX_BLOCKINFO_IDS: usize = 256;
+/// Abbreviation operands live at once in one bitstream cursor (every open
+/// scope's definitions plus the BLOCKINFO ones).
+pub const MAX_ABBREV_STATE: usize = 1 << 20;
 /// Types in a module.
 pub const MAX_TYPES: usize = 1 << 20;
 /// Values (globals + constants + instructions) in a module or function.
@@ -23,6 +36,9 @@ pub const MAX_VALUES: usize = 1 << 22;
 pub const MAX_METADATA: usize = 1 << 22;
 /// Basic blocks per function.
 pub const MAX_BLOCKS: usize = 1 << 20;
+/// Nesting depth of a type (struct, array, vector, function; a pointer counts
+/// as a leaf). Deeper types are an input error, so every walk over types is bounded.
+pub const MAX_TYPE_DEPTH: u32 = 256;
 /// Depth of type/metadata/constant-expression recursion.
 pub const MAX_RECURSION: u32 = 64;
 /// SPIR-V id bound.
@@ -30,5 +46,17 @@ pub const MAX_SPIRV_ID_BOUND: u32 = 1 << 22;
 /// Dataflow work (transfer-function evaluations) per module before the module
 /// is reported as `analysis-budget-exceeded`.
 pub const MAX_DATAFLOW_STEPS: u64 = 4_000_000;
+/// Shaders taken from one file by the embedded-blob scan; past it the scan stops
+/// with an `analysis-budget-exceeded` note.
+pub const MAX_EMBEDDED_BLOBS: usize = 4096;
+/// Work of the embedded-blob scan (SPIR-V words walked plus DXBC part entries
+/// read, over all candidate headers) per byte of the file, plus a constant
+/// [`EMBEDDED_SCAN_SLACK`]; past it the scan stops with a note, so its time stays
+/// linear in the file size.
+pub const EMBEDDED_SCAN_WORK_PER_BYTE: u64 = 2;
+/// Scan work allowed on top of the per-byte allowance.
+pub const EMBEDDED_SCAN_SLACK: u64 = 1 << 20;
+/// Bytes of text one type or constant prints as in `dump --ir` (past it: `...`).
+pub const MAX_PRINTED_ITEM: usize = 1024;
 /// Constants kept in a value set before it widens to a congruence.
 pub const MAX_CONST_SET: usize = 8;

@@ -15,7 +15,7 @@ use super::decorations::Annotations;
 use super::function::Class;
 use super::reader::{self, RawInst, Words};
 use crate::ir::*;
-use crate::read::Result;
+use crate::read::{limits, ErrorKind, ReadError, Result};
 
 /// What an id names.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -82,6 +82,15 @@ pub(super) struct Lowerer<'a> {
     pub(super) last_source: Option<usize>,
     /// Index of the function being lowered (`u32::MAX` at module scope).
     pub(super) cur_func: u32,
+    /// Per type handle: nesting depth (pointers and scalars are 1).
+    pub(super) type_depth: Vec<u32>,
+    /// Ids reserved by `OpTypeForwardPointer` and not yet declared.
+    pub(super) forward_pointers: rustc_hash::FxHashSet<u32>,
+    /// Byte offset of the module-scope instruction being lowered.
+    pub(super) cur_at: u64,
+    /// The first structural error (a type declared twice or nested too deep):
+    /// lowering stops and the module is an input error.
+    pub(super) error: Option<ReadError>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -109,6 +118,28 @@ impl<'a> Lowerer<'a> {
             cur_loc: None,
             last_source: None,
             cur_func: u32::MAX,
+            type_depth: Vec::new(),
+            forward_pointers: Default::default(),
+            cur_at: 0,
+            error: None,
+        }
+    }
+
+    /// Records a structural error at the current instruction (the first one wins).
+    pub(super) fn fail(&mut self, detail: String) {
+        if self.error.is_none() {
+            self.error = Some(ReadError::new(ErrorKind::Malformed, self.cur_at, detail));
+        }
+    }
+
+    /// Nesting depth of a type built from already-declared types.
+    fn depth_of(&self, t: &Type) -> u32 {
+        let d = |h: &TypeH| self.type_depth.get(h.index()).copied().unwrap_or(1);
+        match t {
+            Type::Vector { elem, .. } | Type::Array { elem, .. } => 1 + d(elem),
+            Type::Struct { members, .. } => 1 + members.iter().map(d).max().unwrap_or(0),
+            Type::Function { ret, params } => 1 + params.iter().map(d).max().unwrap_or(0).max(d(ret)),
+            _ => 1,
         }
     }
 
@@ -178,21 +209,35 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(super) fn add_type(&mut self, id: u32, t: Type, extra: u32) -> TypeH {
-        // A forward-declared pointer already owns a handle: fill it in.
         if let Slot::Type(h) = self.slot(id) {
-            if let Some(slot) = self.type_ids.get(h.index()) {
-                if *slot == id {
+            if self.type_ids.get(h.index()) == Some(&id) {
+                // A forward-declared pointer already owns a handle: fill it in.
+                // Anything else would let a type contain itself (`%t = OpTypeVector %t 4`
+                // after an earlier `%t`), so a second declaration is an error.
+                if matches!(t, Type::Pointer { .. }) && self.forward_pointers.remove(&id) {
                     self.m.types[h] = t;
                     if let Some(e) = self.type_extra.get_mut(h.index()) {
                         *e = extra;
                     }
                     return h;
                 }
+                let what = if self.forward_pointers.contains(&id) {
+                    "forward-declared as a pointer but declared as a non-pointer type"
+                } else {
+                    "declared twice"
+                };
+                self.fail(format!("type id %{id} is {what}"));
+                return h;
             }
+        }
+        let depth = self.depth_of(&t);
+        if depth > limits::MAX_TYPE_DEPTH {
+            self.fail(format!("type %{id} nests {depth} levels deep, over the limit of {}", limits::MAX_TYPE_DEPTH));
         }
         let h = self.m.types.append(t);
         self.type_ids.push(id);
         self.type_extra.push(extra);
+        self.type_depth.push(depth);
         if id != u32::MAX {
             self.set_slot(id, Slot::Type(h));
         }
@@ -266,11 +311,10 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(super) fn float_bits(&self, ty: TypeH) -> Option<u16> {
-        match self.m.types.try_get(ty)? {
+        self.m.scalar_of(ty).and_then(|t| match self.m.types.try_get(t)? {
             Type::Float { bits } => Some(*bits),
-            Type::Vector { elem, .. } => self.float_bits(*elem),
             _ => None,
-        }
+        })
     }
 
     /// The cast for a resize class given result and operand types.
@@ -313,8 +357,12 @@ impl<'a> Lowerer<'a> {
             if inst.opcode == 54 {
                 i = self.function(i);
             } else {
+                self.cur_at = w.offset(inst);
                 self.module_inst(inst);
                 i += 1;
+            }
+            if let Some(e) = self.error.take() {
+                return Err(e);
             }
         }
         if self.unresolved > 0 {

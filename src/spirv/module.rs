@@ -121,6 +121,7 @@ impl Lowerer<'_> {
                 // OpTypeForwardPointer: reserve the pointer's handle; OpTypePointer fills it in.
                 if matches!(self.slot(id), Slot::None) {
                     self.add_type(id, Type::Opaque { name: "OpTypeForwardPointer".into() }, 0);
+                    self.forward_pointers.insert(id);
                 }
                 return;
             }

@@ -150,10 +150,12 @@ impl Decoder {
     }
 
     /// Rejects types that contain themselves by value (only pointers may close a
-    /// cycle), so later recursive walks over types terminate.
+    /// cycle) or nest deeper than `limits::MAX_TYPE_DEPTH`, so later recursive
+    /// walks over types terminate within a bounded stack.
     fn check_type_cycles(&self) -> Result<()> {
         let n = self.m.types.len();
         let mut state = vec![0u8; n];
+        let mut depth = vec![0u32; n];
         let mut stack: Vec<(usize, usize)> = Vec::new();
         let types: Vec<&Type> = self.m.types.values().collect();
         let edge = |t: &Type, i: usize| -> Option<TypeH> {
@@ -181,6 +183,21 @@ impl Decoder {
                 top.1 += 1;
                 match types.get(node).and_then(|t| edge(t, i)) {
                     None => {
+                        // Every by-value child is finished: the depth is known.
+                        let t = types.get(node);
+                        let d = 1
+                            + (0..)
+                                .map_while(|k| t.and_then(|t| edge(t, k)))
+                                .map(|c| depth[c.index()])
+                                .max()
+                                .unwrap_or(0);
+                        if d > limits::MAX_TYPE_DEPTH {
+                            return Err(self.bad(format!(
+                                "type {node} nests {d} levels deep, over the limit of {}",
+                                limits::MAX_TYPE_DEPTH
+                            )));
+                        }
+                        depth[node] = d;
                         state[node] = 2;
                         stack.pop();
                     }
