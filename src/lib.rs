@@ -30,6 +30,7 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod atoms;
 pub mod check;
 pub mod config;
 pub mod dump;
