@@ -16,23 +16,47 @@ fn msg<T: std::fmt::Debug>(r: Result<T, AtomDiag>) -> String {
 
 // ------------------------------------------------------------------ seed strings
 
+/// The seed's strings, copied independently of `SEED_MESSAGES`, in seed order.
+const SEED_TEXT: [&str; 20] = [
+    "unsupported swizzle, got ",
+    "Not a canonical UMMA_MN Layout: Expected K-size 256/sizeof_bits<T> or 512/sizeof_bits(T) in sparse gemm kernels.",
+    "Not a canonical UMMA_MN Layout: No flat offset mode",
+    "Not a canonical UMMA_MN Layout: Expected stride failure.",
+    "Not a canonical UMMA_K Layout: Expected MN-size multiple of ",
+    "Not a canonical UMMA_K Layout: No flat offset mode",
+    "Not a canonical UMMA_K Layout: Expected stride failure.",
+    "INT8 type is supported only on arch-conditional variants.",
+    "MXF4 and MXF4NVF4 types with Sparsity are supported only on arch-conditional variants.",
+    "Explicit scale vector size is supported only on arch-conditional variants.",
+    "Scale input accumulator is not supported on this architecture.",
+    "Scale input accumulator can only be used with f16 and tf32 types",
+    "Block scale is not supported for f16, tf32, f8f6f4, and i8 types",
+    "ashift is not supported with tcgen05.mma.block_scale variants",
+    "cta_group::2 is not supported with weight stationary",
+    "Cannot use weight stationary with mxf8f6f4 and fp4 types",
+    "Cannot use collector::a::use or colletor::a::fill with ashift",
+    "Cannot use 2X or 4X as scale vector size for mxf8f6f4 type",
+    "Cannot use 1X as scale vector size for mxf4nvf4 type",
+    "Cannot use 1X or 4X as scale vector size for mxf4 type",
+];
+
 #[test]
 fn seed_strings_are_byte_exact() {
-    let texts: Vec<&str> = SEED_MESSAGES.iter().map(|(_, _, t)| *t).collect();
-    assert_eq!(texts.len(), 20);
-    assert_eq!(texts[0], "unsupported swizzle, got ");
-    assert!(texts.contains(&"Cannot use collector::a::use or colletor::a::fill with ashift"));
-    assert!(texts.contains(&"Block scale is not supported for f16, tf32, f8f6f4, and i8 types"));
-    assert!(texts.contains(
-        &"Not a canonical UMMA_MN Layout: Expected K-size 256/sizeof_bits<T> or 512/sizeof_bits(T) in sparse gemm kernels."
-    ));
-    assert!(texts.contains(&"Not a canonical UMMA_K Layout: Expected MN-size multiple of "));
-    // Rule ids follow the strings.
-    for (m, rule, _) in SEED_MESSAGES {
-        assert_eq!(m.rule(), rule);
-        let want = if (m as usize) < 7 { AtomRule::UmmaCanonicalLayout } else { AtomRule::Tcgen05Kind };
-        assert_eq!(rule, want);
+    for (i, ((m, rule, text), want)) in SEED_MESSAGES.iter().zip(SEED_TEXT).enumerate() {
+        assert_eq!(text.as_bytes(), want.as_bytes(), "string {i}");
+        assert_eq!(m.text(), want);
+        assert_eq!(m.rule(), *rule);
+        let want_rule = if i < 7 { AtomRule::UmmaCanonicalLayout } else { AtomRule::Tcgen05Kind };
+        assert_eq!(*rule, want_rule);
     }
+    for n in 1..=13u8 {
+        assert_eq!(SeedMsg::tcgen05_rule(n).map(SeedMsg::text), Some(SEED_TEXT[6 + usize::from(n)]));
+    }
+    // Appended values: nothing else around them.
+    let d = AtomDiag { rule: AtomRule::UmmaCanonicalLayout, msg: Msg::MnSizeMultiple(8) };
+    assert_eq!(d.to_string(), format!("{}8.", SEED_TEXT[4]));
+    let d = AtomDiag { rule: AtomRule::UmmaCanonicalLayout, msg: Msg::UnsupportedSwizzle(Swizzle::new(2, 5, 2)) };
+    assert_eq!(d.to_string(), format!("{}Sw<2,5,2>", SEED_TEXT[0]));
 }
 
 #[test]
@@ -813,4 +837,36 @@ fn typed_records_dispatch() {
     assert_eq!(verify(&atoms[1]), Ok(AtomValue::Umma(UmmaShape { elem_class: 2, k_size: 16, mn_size: 128 })));
     assert_eq!(verify(&atoms[2]).map_err(|e| e.rule), Err(AtomRule::TmaRankMode));
     assert_eq!(atoms.map(|a| a.verifier()), ["tcgen05-kind", "umma-layout", "tma"]);
+}
+
+/// Hostile text never panics the parser, and no parsed layout panics the UMMA verifier.
+#[test]
+fn layout_parser_and_umma_never_panic_on_random_input() {
+    let alphabet: &[u8] = b"(),:_0123456789 84216()";
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut parsed = 0;
+    for _ in 0..20_000 {
+        let len = (next() % 40) as usize;
+        let text: String = (0..len).map(|_| alphabet[(next() % alphabet.len() as u64) as usize] as char).collect();
+        if let Ok(l) = Layout::parse(&text) {
+            parsed += 1;
+            assert_eq!(Layout::parse(&l.to_string()).as_ref(), Ok(&l), "print/parse round trip of {text}");
+            for bits in [4, 8, 16, 32, 64] {
+                for sw in [Swizzle::NONE, Swizzle::SW32, Swizzle::SW128, Swizzle::SW128_BASE32B] {
+                    for d in [UmmaDirection::Mn, UmmaDirection::K] {
+                        let _ = verify_umma(&UmmaInput { direction: d, elem_bits: bits, swizzle: sw, layout: &l });
+                    }
+                }
+                let _ = l.recast_16b(bits);
+                let _ = verify_register_fragment(&l, next() % 64);
+            }
+        }
+    }
+    assert!(parsed > 100, "{parsed}");
 }

@@ -230,18 +230,8 @@ fn explain_and_rules_know_the_atom_rules() {
     assert!(out.starts_with("atom-tcgen05-kind (default: error)"), "{out}");
     assert!(out.contains("## What it does") && out.contains("colletor"), "{out}");
     let (_, out, _) = run(&["rules"], None);
-    for id in [
-        "atom-ldsm-mode",
-        "atom-stsm-mode",
-        "atom-matrix-copy",
-        "atom-register-fragment",
-        "atom-umma-canonical-layout",
-        "atom-tcgen05-kind",
-        "atom-sm120-block-scale",
-        "atom-swizzle-commutation",
-        "atom-tma-rank-mode",
-    ] {
-        assert!(out.lines().any(|l| l.starts_with(id)), "{id}");
+    for rule in irlint::atoms::AtomRule::ALL {
+        assert!(out.lines().any(|l| l.starts_with(rule.id())), "{rule}");
     }
     let (code, _, err) = run(&["atoms"], None);
     assert_eq!(code, 2, "{err}");
