@@ -870,3 +870,45 @@ fn layout_parser_and_umma_never_panic_on_random_input() {
     }
     assert!(parsed > 100, "{parsed}");
 }
+
+#[test]
+fn record_parsing_lines_ids_and_defaults() {
+    use irlint::atoms::records::{parse_input, OwnedAtom};
+    // Brackets, braces, commas and escaped quotes inside strings do not confuse the line scan.
+    let text = "\u{feff}[\n  {\"verifier\": \"tma\", \"id\": \"a,[{\\\"\", \"mode\": \"tile\", \"rank\": 1, \"target\": \"sm_90\"},\n\n  7,\n  {\"verifier\": \"tcgen05-kind\",\n   \"raw\": \"0x1E2\", \"isa\": \"sm_103a\"}\n]\n";
+    let recs = parse_input(text).unwrap();
+    let lines: Vec<Option<u32>> = recs.iter().map(|r| r.line).collect();
+    assert_eq!(lines, [Some(2), Some(4), Some(5)]);
+    assert_eq!(recs[0].id, serde_json::json!("a,[{\""));
+    assert_eq!(recs[0].label(), "record 0 (id \"a,[{\\\"\")");
+    assert_eq!(recs[1].atom.as_ref().unwrap_err().to_string(), "a record is a JSON object, got a number");
+    let Ok(OwnedAtom::Tcgen05(t)) = &recs[2].atom else { panic!("{:?}", recs[2].atom) };
+    // Defaults: collector 0, not sparse, block-scale opcode from bit 5, arch-conditional from the `a` suffix.
+    assert_eq!((t.raw, t.collector, t.sparse, t.block_scale_opcode, t.is_arch_cond), (0x1E2, 0, false, true, true));
+    assert_eq!(t.isa, Target::new(103, Suffix::A));
+    let t0 = parse_input(r#"{"verifier": "tcgen05-kind", "raw": 66}"#).unwrap();
+    let Ok(OwnedAtom::Tcgen05(t)) = &t0[0].atom else { panic!() };
+    assert_eq!((t.is_arch_cond, t.isa, t.block_scale_opcode), (false, Target::new(100, Suffix::A), false));
+    // Type and value errors name the key.
+    let bad = [
+        (r#"{"verifier": "umma-layout", "direction": "K", "elem_bits": 16, "swizzle": [3, 4], "layout": "8:1"}"#, "key `swizzle`: expected [B, M, S] (three integers 0..=31)"),
+        (r#"{"verifier": "umma-layout", "direction": "K", "elem_bits": 16, "swizzle": [3, 4, 3], "layout": "(8,:1"}"#, "key `layout`: bad layout at byte 3: an integer or `(`"),
+        (r#"{"verifier": "umma-layout", "direction": "KM", "elem_bits": 16, "swizzle": [3, 4, 3], "layout": "8:1"}"#, "key `direction`: unknown value \"KM\" (one of: MN, K)"),
+        (r#"{"verifier": "matrix-copy", "direction": "store", "src": "register", "dst": "shared", "mode": "MT1616", "num_matrices": 1, "result_shape": [1], "shared_alignment": 16}"#, "key `mode`: unknown value \"MT1616\" (one of: M88, MT88, MT168)"),
+        (r#"{"verifier": "matrix-copy", "direction": "load", "src": "shared", "dst": "register", "mode": "M88", "num_matrices": 1, "result_shape": [1], "shared_alignment": 24}"#, "key `shared_alignment`: 24 is not a power of two"),
+        (r#"{"verifier": "tcgen05-kind", "raw": 70000}"#, "key `raw`: 70000 does not fit a 9-bit word"),
+        (r#"{"verifier": "tcgen05-kind", "raw": 66, "isa": "gfx90a"}"#, "key `isa`: unknown target \"gfx90a\" (e.g. sm_100a, sm_90, sm_120f)"),
+        (r#"{"verifier": "tma", "mode": "tile", "rank": -1, "target": "sm_90"}"#, "key `rank`: expected a non-negative integer, got -1"),
+        (r#"{"verifier": "ldsm", "mode": "M88", "size": "u16", "num_matrices": 1, "transpose": "no", "result_shape": [1]}"#, "key `transpose`: expected true or false, got a string"),
+        (r#"{"verifier": "ldsm", "mode": "M88", "size": "u16", "num_matrices": 1, "transpose": false, "result_shape": [1.5]}"#, "key `result_shape`: extents are non-negative integers, got 1.5"),
+        (r#"{"id": 1}"#, "key `verifier`: missing (one of: ldsm, stsm, matrix-copy, register-fragment, umma-layout, tcgen05-kind, sm120-block-scale, swizzle-commutation, tma)"),
+        (r#"{"verifier": "wgmma"}"#, "key `verifier`: unknown value \"wgmma\" (one of: ldsm, stsm, matrix-copy, register-fragment, umma-layout, tcgen05-kind, sm120-block-scale, swizzle-commutation, tma)"),
+    ];
+    for (text, want) in bad {
+        let recs = parse_input(text).unwrap();
+        assert_eq!(recs.len(), 1);
+        assert_eq!(recs[0].atom.as_ref().map(|_| ()).unwrap_err().to_string(), want, "{text}");
+    }
+    assert!(parse_input("[1, 2").unwrap_err().starts_with("invalid JSON array of records: "));
+    assert!(parse_input("").unwrap().is_empty());
+}

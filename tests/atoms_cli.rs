@@ -115,6 +115,10 @@ fn mixed_file_json_results_in_input_order() {
         ]
     );
     assert_eq!(findings[0]["function"], "record 0 (id \"worked-0x42\")");
+    // Each record's line in the file (the array starts on line 1).
+    let lines: Vec<u64> = findings.iter().map(|f| f["source"]["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines, [2, 4, 5, 7, 8, 9, 11, 13, 15, 17, 19, 21, 22, 23]);
+    assert!(findings.iter().all(|f| f["source"]["file"] == MIXED));
     assert_eq!(findings[0]["values"]["verifier"], "tcgen05-kind");
     assert_eq!(v["files"][0]["kind"], "atoms");
     assert_eq!(v["stats"]["modules"], 22);
@@ -132,7 +136,7 @@ fn only_valid_records_exit_0_findings_exit_1() {
     assert_eq!(code, 1);
     assert_eq!(
         out,
-        "error[atom-tcgen05-kind]: INT8 type is supported only on arch-conditional variants.\n  --> <stdin> (function record 0)\n\n1 error, 0 warnings in 1 file\n"
+        "error[atom-tcgen05-kind]: INT8 type is supported only on arch-conditional variants.\n  --> <stdin>:1\n   = note: in <stdin> (function record 0)\n\n1 error, 0 warnings in 1 file\n"
     );
 }
 
@@ -162,6 +166,10 @@ fn json_lines_from_stdin_with_a_malformed_line_among_good_ones() {
         "key `extra`: unknown key for verifier ldsm (keys: id, mode, size, num_matrices, transpose, result_shape)"
     );
     assert_eq!(v["results"][0]["path"], "<stdin>");
+    // Lines count the blank line: records start on lines 1, 3, 4, 5, 6, 7.
+    let lines: Vec<u64> =
+        v["findings"].as_array().unwrap().iter().map(|f| f["source"]["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines, [3, 4, 5, 7]);
 }
 
 #[test]
@@ -211,13 +219,14 @@ fn sarif_and_github_formats() {
     for id in ["atom-ldsm-mode", "atom-umma-canonical-layout", "atom-tcgen05-kind", "atom-tma-rank-mode"] {
         assert!(rules.contains(&id), "{id}");
     }
+    assert_eq!(results[0]["locations"][1]["physicalLocation"]["region"]["startLine"], 2);
     let notes = run0["invocations"][0]["toolExecutionNotifications"].as_array().unwrap();
     assert_eq!(notes.len(), 3);
     let (code, out, _) = run(&["atoms", "--format", "github", MIXED], None);
     assert_eq!(code, 2);
     let first = out.lines().next().unwrap();
     assert!(
-        first.starts_with("::error file=tests/data/atoms/mixed.json,title=atom-tcgen05-kind::INT8 type is supported only on arch-conditional variants."),
+        first.starts_with("::error file=tests/data/atoms/mixed.json,line=2,title=atom-tcgen05-kind::INT8 type is supported only on arch-conditional variants."),
         "{first}"
     );
     assert_eq!(out.lines().filter(|l| l.starts_with("::error")).count(), 14);

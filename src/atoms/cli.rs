@@ -4,7 +4,7 @@
 
 use super::records::{parse_input, run_record, Outcome, Record, ResultJson};
 use crate::check::{FileReport, FileStatus, InputKind};
-use crate::report::{self, Certainty, Diagnostic, FindingValue, Format, Level, RunReport, INPUT_ERROR};
+use crate::report::{self, Certainty, Diagnostic, FindingValue, Format, Level, RunReport, SourceLocation, INPUT_ERROR};
 use std::io::Read;
 
 /// What one `irlint atoms` run produced.
@@ -106,6 +106,9 @@ pub fn diagnostic(path: &str, r: &Record, o: &Outcome) -> Option<Diagnostic> {
     };
     d.location.path = path.to_string();
     d.location.function = Some(label);
+    if let Some(line) = r.line {
+        d.location.source = Some(SourceLocation { file: path.to_string(), line, column: 0 });
+    }
     if let Some(v) = &r.verifier {
         d.values.push(("verifier".into(), FindingValue::Text(v.clone())));
     }

@@ -115,6 +115,8 @@ impl fmt::Display for RecordError {
 pub struct Record {
     /// 0-based position in its input.
     pub index: usize,
+    /// 1-based line where the record starts, when known.
+    pub line: Option<u32>,
     /// The `id`, echoed back (`Null` when absent).
     pub id: Value,
     /// The `verifier` name, when it is a string.
@@ -150,45 +152,100 @@ pub const VERIFIERS: [&str; 9] = [
 /// when the input is a JSON array that does not parse (no record can be
 /// told apart); a bad JSON Lines line is an input error of that record.
 pub fn parse_input(text: &str) -> Result<Vec<Record>, String> {
-    let trimmed = text.trim_start_matches('\u{feff}').trim();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let trimmed = text.trim();
     if trimmed.starts_with('[') {
         let v: Value = serde_json::from_str(trimmed).map_err(|e| format!("invalid JSON array of records: {e}"))?;
         let Value::Array(items) = v else {
             return Err("expected a JSON array of records".into());
         };
-        return Ok(items.into_iter().enumerate().map(|(i, v)| parse_record(i, v)).collect());
+        let lines = element_lines(text);
+        return Ok(items
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| Record { line: lines.get(i).copied(), ..parse_record(i, v) })
+            .collect());
     }
     // A single pretty-printed object is one record.
     if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(trimmed) {
-        return Ok(vec![parse_record(0, v)]);
+        let line = text.lines().position(|l| !l.trim().is_empty()).and_then(|n| u32::try_from(n + 1).ok());
+        return Ok(vec![Record { line, ..parse_record(0, v) }]);
     }
-    Ok(trimmed
+    Ok(text
         .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
         .enumerate()
-        .map(|(i, line)| match serde_json::from_str::<Value>(line) {
-            Ok(v) => parse_record(i, v),
-            Err(e) => Record {
-                index: i,
-                id: Value::Null,
-                verifier: None,
-                atom: Err(RecordError { key: None, reason: format!("invalid JSON: {e}") }),
-            },
+        .filter(|(_, l)| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, (n, line))| {
+            let line_no = u32::try_from(n + 1).ok();
+            match serde_json::from_str::<Value>(line.trim()) {
+                Ok(v) => Record { line: line_no, ..parse_record(i, v) },
+                Err(e) => Record {
+                    index: i,
+                    line: line_no,
+                    id: Value::Null,
+                    verifier: None,
+                    atom: Err(RecordError { key: None, reason: format!("invalid JSON: {e}") }),
+                },
+            }
         })
         .collect())
+}
+
+/// The 1-based line on which each element of a top-level JSON array starts
+/// (a lexical scan: strings and nesting are tracked, nothing is parsed).
+fn element_lines(text: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    let (mut line, mut depth) = (1u32, 0u32);
+    let (mut in_string, mut escaped, mut expect_value) = (false, false, false);
+    for c in text.chars() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            if c == '\n' {
+                line = line.saturating_add(1);
+            }
+            continue;
+        }
+        if depth == 1 && expect_value && !c.is_whitespace() && c != ']' {
+            out.push(line);
+            expect_value = false;
+        }
+        match c {
+            '\n' => line = line.saturating_add(1),
+            '"' => in_string = true,
+            '[' | '{' => {
+                depth = depth.saturating_add(1);
+                expect_value = depth == 1;
+            }
+            ']' | '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 1 => expect_value = true,
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Parses one record value.
 pub fn parse_record(index: usize, v: Value) -> Record {
     let Value::Object(obj) = v else {
         let reason = format!("a record is a JSON object, got {}", type_name(&v));
-        return Record { index, id: Value::Null, verifier: None, atom: Err(RecordError { key: None, reason }) };
+        return Record {
+            index,
+            line: None,
+            id: Value::Null,
+            verifier: None,
+            atom: Err(RecordError { key: None, reason }),
+        };
     };
     let id = obj.get("id").cloned().unwrap_or(Value::Null);
     let verifier = obj.get("verifier").and_then(Value::as_str).map(String::from);
     let atom = Fields { obj: &obj }.atom();
-    Record { index, id, verifier, atom }
+    Record { index, line: None, id, verifier, atom }
 }
 
 fn type_name(v: &Value) -> &'static str {
