@@ -652,7 +652,7 @@ fn umma_seven_strings_fire_with_near_misses() {
 fn umma_rejects_each_way_of_breaking_a_canonical_atom() {
     // For every canonical tiled layout: swapping the swizzle for another width, swapping the
     // direction, and doubling the row pitch are all rejected.
-    for bits in [8u32, 16, 32] {
+    for bits in [4u32, 8, 16, 32] {
         let t = 128 / u64::from(bits);
         let kmma = 256 / u64::from(bits);
         for (sw, w, name) in SWIZZLES {
