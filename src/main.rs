@@ -349,8 +349,10 @@ fn reserved_doc(id: &str) -> Option<&'static str> {
              it with the input attached. Other inputs are still checked; the exit status is 2."
         }
         irlint::report::BUDGET_EXCEEDED => {
-            "analysis-budget-exceeded (note): the dataflow work budget for a module ran out, so the module \
-             was analysed only partially and some findings may be missing."
+            "analysis-budget-exceeded (note): a work budget ran out, so some findings may be missing. Either \
+             the dataflow budget of a module (constant folding included) ran out and the module was analysed \
+             only partially, or the scan of a binary for embedded shaders reached its work or blob limit \
+             (docs/limits.md) and the rest of the file was not scanned."
         }
         _ => return None,
     })

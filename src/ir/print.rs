@@ -166,7 +166,7 @@ fn write_const(m: &Module, f: Option<&Function>, c: ConstH, out: &mut String, de
             let bits = m.int_bits(k.ty).unwrap_or(64);
             if bits == 1 {
                 out.push_str(if *x != 0 { "true" } else { "false" });
-            } else if bits < 64 && (x >> (bits - 1)) & 1 == 1 {
+            } else if (2..64).contains(&bits) && (x >> (bits - 1)) & 1 == 1 {
                 let signed = (*x as i64) - (1i64 << bits);
                 let _ = write!(out, "{signed}");
             } else {
