@@ -5,7 +5,7 @@
 mod builder;
 
 use builder::B;
-use irlint::analysis::{analyze, AbsValue, AnalysisOptions};
+use irlint::analysis::{analyze, AbsValue, AnalysisOptions, KnownBits};
 use irlint::ir::*;
 
 fn value(b: &B, v: Value) -> AbsValue {
@@ -19,7 +19,7 @@ fn value_with(b: &B, v: Value, opts: &AnalysisOptions) -> AbsValue {
 }
 
 fn cong(rem: u64, modulus: u64) -> AbsValue {
-    AbsValue::Congruence { rem, k: modulus.trailing_zeros() as u8 }
+    AbsValue::congruence(rem, modulus.trailing_zeros(), 32)
 }
 
 #[test]
@@ -288,7 +288,9 @@ fn aggregates_extract_insert_and_casts() {
     b.ret();
     assert_eq!(value(&b, e1), cong(0, 8));
     assert_eq!(value(&b, e0), AbsValue::Set(vec![5]));
-    assert_eq!(value(&b, z), cong(0, 8));
+    // Zero extension: still 0 mod 8, and bits 32-63 are now known 0.
+    assert_eq!(value(&b, z), AbsValue::Known(KnownBits { zero: 0xFFFF_FFFF_0000_0007, one: 0 }));
+    assert_eq!(value(&b, z).to_congruence(64), Some((0, 3)));
     assert_eq!(value(&b, tr), AbsValue::Set(vec![0x10]));
 }
 

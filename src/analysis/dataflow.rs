@@ -3,10 +3,11 @@
 //! [`super::lattice`] until a fixpoint.
 //!
 //! Values only grow (each new result is joined with the old one) and the lattice
-//! has finite height (a set grows to 8 members, then a congruence loses known
-//! bits one by one), so loops converge without a separate widening operator:
-//! `phi(0, phi + 16)` goes `{0}`, `{0, 16}`, … and widens to `0 mod 16` when the
-//! set passes 8 members.
+//! has finite height (a set grows to 8 members, then known bits are lost one by
+//! one, at most 64 times), so loops converge without a separate widening
+//! operator: `phi(0, phi + 16)` goes `{0}`, `{0, 16}`, … widens to the bits
+//! `{0, …, 128}` share when the set passes 8 members, and the carries of `+ 16`
+//! then clear the known high zeros until `0 mod 16` is left.
 //!
 //! Memory: a function-local variable (`alloca` / SPIR-V `Function` storage) whose
 //! address never escapes (only loaded, stored to, or indexed) is tracked
