@@ -1,8 +1,12 @@
 //! In-process throughput over `../shared/corpus` (files already in memory, one
 //! thread): DXIL decode+lower, DXIL end-to-end check, SPIR-V lower, SPIR-V
-//! end-to-end check. Prints modules/s and MB/s. Run: `cargo bench --bench throughput`.
+//! end-to-end check, and the dataflow alone over every function of the lowered
+//! modules (the lattice's worst case: `check` analyses only functions holding
+//! facts). Prints modules/s and MB/s. Run: `cargo bench --bench throughput`.
 
+use irlint::analysis::{analyze, AnalysisOptions};
 use irlint::check::{self, CheckOptions, InputKind};
+use irlint::ir::Module;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -55,6 +59,35 @@ fn measure(name: &str, files: &[(String, Vec<u8>)], mut f: impl FnMut(&str, &[u8
     );
 }
 
+/// The dataflow over every function of already lowered modules.
+fn measure_dataflow(name: &str, kind: Option<InputKind>, files: &[(String, Vec<u8>)]) {
+    let modules: Vec<Module> = files
+        .iter()
+        .filter_map(|(p, b)| check::load_module(kind.unwrap_or_else(|| check::classify(p, b)), b, 0).ok().flatten())
+        .collect();
+    let opts = AnalysisOptions { all_functions: true, ..Default::default() };
+    let mut steps = 0u64;
+    for m in &modules {
+        steps += analyze(m, &opts).steps;
+    }
+    let mut rounds = 0u32;
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_millis(1500) || rounds < 2 {
+        for m in &modules {
+            std::hint::black_box(analyze(m, &opts));
+        }
+        rounds += 1;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let n = modules.len() as f64 * f64::from(rounds);
+    println!(
+        "{name:<28} {:>9.0} modules/s {:>8.1} Msteps/s ({} modules, {steps} steps each round)",
+        n / secs,
+        steps as f64 * f64::from(rounds) / secs / 1e6,
+        modules.len()
+    );
+}
+
 fn main() {
     let Some(shared) = shared() else {
         println!("skipping: ../shared not found (set IRLINT_SHARED)");
@@ -75,4 +108,6 @@ fn main() {
     measure("spirv check (end to end)", &spirv, |p, b| {
         check::check_bytes(p, b, &opts).files.iter().all(|f| f.status == check::FileStatus::Ok)
     });
+    measure_dataflow("dxil dataflow (all fns)", None, &dxil);
+    measure_dataflow("spirv dataflow (all fns)", Some(InputKind::Spirv), &spirv);
 }
