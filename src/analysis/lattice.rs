@@ -190,6 +190,20 @@ impl AbsValue {
         self.field(lo, len, bits).as_const()
     }
 
+    /// Every admitted value, ascending, when there are at most `2^max_unknown`
+    /// (a set's members; the values of known bits with that many unknown bits,
+    /// ⊤ of a narrow width). `None` for ⊥ or too many. A descriptor rule uses
+    /// it on a [`AbsValue::field`] to fire only when every admitted value of a
+    /// partially known field is invalid.
+    pub fn admitted(&self, bits: u32, max_unknown: u32) -> Option<Vec<u64>> {
+        let bits = bits.clamp(1, 64);
+        match self {
+            AbsValue::Bottom => None,
+            AbsValue::Set(v) => Some(v.clone()),
+            other => other.known_bits(bits)?.enumerate(bits, max_unknown.min(16)),
+        }
+    }
+
     /// Does the value admit the concrete `x` (masked to the width)?
     pub fn admits(&self, x: u64, bits: u32) -> bool {
         let x = x & mask(bits);
@@ -807,6 +821,12 @@ mod tests {
         assert_eq!(desc.known_field(46, 3, 64), Some(1), "version 1");
         assert_eq!(desc.known_field(32, 14, 64).map(|sbo| sbo << 4), Some(1024), "SBO 1024 bytes");
         assert_eq!(desc.known_field(0, 14, 64), None);
+        // A partially known field: its admitted values.
+        let partial = bitwise(BitOp::Or, &desc, &shl(&bitwise(BitOp::And, &top(), &c(1), 64), &c(61), 64), 64);
+        assert_eq!(partial.field(61, 3, 64).admitted(3, 4), Some(vec![2, 3]));
+        assert_eq!(desc.field(61, 3, 64).admitted(3, 4), Some(vec![2]));
+        assert_eq!(top().field(0, 3, 64).admitted(3, 4), Some((0..8).collect()));
+        assert_eq!(top().admitted(32, 4), None);
         assert_eq!(desc.field(8, 8, 64), AbsValue::Known(KnownBits { zero: 0xC0, one: 0 }));
         // A run-time start address that is 16-byte aligned keeps the low bits too.
         let aligned = bitwise(BitOp::And, &top(), &c(!0xFu64 & 0xFFFF_FFFF), 32);
