@@ -2,7 +2,10 @@
 //! thread): DXIL decode+lower, DXIL end-to-end check, SPIR-V lower, SPIR-V
 //! end-to-end check, and the dataflow alone over every function of the lowered
 //! modules (the lattice's worst case: `check` analyses only functions holding
-//! facts). Prints modules/s and MB/s. Run: `cargo bench --bench throughput`.
+//! facts). Prints modules/s and MB/s. Run: `cargo bench --bench throughput`;
+//! `-- dataflow` runs only the measures whose name contains `dataflow`, and
+//! `IRLINT_BENCH_ROUNDS=N` runs exactly N rounds (for `perf stat`, whose counts
+//! do not depend on the load of a shared machine).
 
 use irlint::analysis::{analyze, AnalysisOptions};
 use irlint::check::{self, CheckOptions, InputKind};
@@ -31,7 +34,25 @@ fn collect(dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
     }
 }
 
+/// Whether a measure is selected by the command-line filter (arguments not
+/// starting with `--`; none selects all).
+fn selected(name: &str) -> bool {
+    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()))
+}
+
+/// Keeps going: at least 1.5 s and 2 rounds, or exactly `IRLINT_BENCH_ROUNDS`.
+fn more(start: Instant, rounds: u32) -> bool {
+    match std::env::var("IRLINT_BENCH_ROUNDS").ok().and_then(|v| v.parse::<u32>().ok()) {
+        Some(n) => rounds < n,
+        None => start.elapsed() < Duration::from_millis(1500) || rounds < 2,
+    }
+}
+
 fn measure(name: &str, files: &[(String, Vec<u8>)], mut f: impl FnMut(&str, &[u8]) -> bool) {
+    if !selected(name) {
+        return;
+    }
     if files.is_empty() {
         println!("{name:<28} skipped (no files)");
         return;
@@ -41,7 +62,7 @@ fn measure(name: &str, files: &[(String, Vec<u8>)], mut f: impl FnMut(&str, &[u8
     let failures = files.iter().filter(|(p, b)| !f(p, b)).count();
     let mut rounds = 0u32;
     let start = Instant::now();
-    while start.elapsed() < Duration::from_millis(1500) || rounds < 2 {
+    while more(start, rounds) {
         for (p, b) in files {
             std::hint::black_box(f(p, b));
         }
@@ -61,6 +82,9 @@ fn measure(name: &str, files: &[(String, Vec<u8>)], mut f: impl FnMut(&str, &[u8
 
 /// The dataflow over every function of already lowered modules.
 fn measure_dataflow(name: &str, kind: Option<InputKind>, files: &[(String, Vec<u8>)]) {
+    if !selected(name) {
+        return;
+    }
     let modules: Vec<Module> = files
         .iter()
         .filter_map(|(p, b)| check::load_module(kind.unwrap_or_else(|| check::classify(p, b)), b, 0).ok().flatten())
@@ -72,7 +96,7 @@ fn measure_dataflow(name: &str, kind: Option<InputKind>, files: &[(String, Vec<u
     }
     let mut rounds = 0u32;
     let start = Instant::now();
-    while start.elapsed() < Duration::from_millis(1500) || rounds < 2 {
+    while more(start, rounds) {
         for m in &modules {
             std::hint::black_box(analyze(m, &opts));
         }
