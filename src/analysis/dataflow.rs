@@ -11,7 +11,7 @@
 //!
 //! Known bits make the lattice taller than it needs to be for loops: a counter
 //! `i + 1` loses one known high zero per trip. So after an instruction's value
-//! has grown [`WIDEN_AFTER`] times as known bits, it keeps only its run of
+//! has grown `WIDEN_AFTER` (2) times as known bits, it keeps only its run of
 //! known low bits (the congruence `r mod 2^k`), which the carries of `+` do not
 //! erode; values that are not loop-carried (descriptor fields, masks) settle
 //! long before that.

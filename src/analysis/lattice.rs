@@ -16,6 +16,30 @@
 //! Transfer functions are exact on small sets (every pair is evaluated), join
 //! the results member by member when one operand is a set, and otherwise apply
 //! the known-bits transfer function of [`super::knownbits`].
+//!
+//! # For the PTX front end
+//!
+//! No IR operation maps to the PTX bit-field forms yet; a PTX lowering calls
+//! these functions directly (`bits` is the instruction type's width):
+//!
+//! | PTX | lattice |
+//! |---|---|
+//! | `add`, `sub`, `mul.lo`, `mad.lo` | [`add`], [`sub`], [`mul`] (`mad.lo` = `add(mul(a, b), c)`) |
+//! | `mul.wide.u32` / `.s32` | [`mul`] at 64 bits of [`zext`] / [`sext_value`] operands |
+//! | `and`, `or`, `xor`, `not` | [`bitwise`], [`not`] |
+//! | `shl`, `shr.u`, `shr.s` | [`shl`], [`shr`]; an amount that may be ≥ the width gives ⊤ here (LLVM poison), PTX clamps it: lower a known large amount as 0 / the sign |
+//! | `cvt.u64.u32`, `cvt.s64.s32`, `cvt.u32.u64` | [`zext`], [`sext_value`], [`trunc`] |
+//! | `bfe.u32` / `.s32` / `.u64` / `.s64` | [`bfe`] |
+//! | `bfi.b32` / `.b64` | [`bfi`] |
+//! | `mov.b64 %rd, {%lo, %hi}` | [`concat`]`(lo, hi, 32, 32)`; unpacking `mov.b64 {%lo, %hi}, %rd` is [`AbsValue::field`] |
+//! | `prmt.b32` (default mode) | [`prmt`] |
+//! | `setp` on integers | [`icmp`] with the LLVM predicate numbers |
+//!
+//! `mul.hi`, `popc`, `clz`, `brev` and the other `prmt` modes are not modelled
+//! (⊤). Descriptor rules read fields with [`AbsValue::known_field`] (all bits
+//! known), [`AbsValue::field`] + [`AbsValue::admitted`] (partially known:
+//! fire only when every admitted value is invalid) and [`AbsValue::alignment`]
+//! for addresses.
 
 use super::knownbits::of_constants;
 pub use super::knownbits::KnownBits;
