@@ -31,7 +31,7 @@
 //! | `cvt.u64.u32`, `cvt.s64.s32`, `cvt.u32.u64` | [`zext`], [`sext_value`], [`trunc`] |
 //! | `bfe.u32` / `.s32` / `.u64` / `.s64` | [`bfe`] |
 //! | `bfi.b32` / `.b64` | [`bfi`] |
-//! | `mov.b64 %rd, {%lo, %hi}` | [`concat`]`(lo, hi, 32, 32)`; unpacking `mov.b64 {%lo, %hi}, %rd` is [`AbsValue::field`] |
+//! | `mov.b64 %rd, {%lo, %hi}` | [`concat()`]`(lo, hi, 32, 32)`; unpacking `mov.b64 {%lo, %hi}, %rd` is [`AbsValue::field`] |
 //! | `prmt.b32` (default mode) | [`prmt`] |
 //! | `setp` on integers | [`icmp`] with the LLVM predicate numbers |
 //!
