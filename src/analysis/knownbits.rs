@@ -143,10 +143,11 @@ impl KnownBits {
         self.field(lo, len).as_const(len)
     }
 
-    /// Every admitted value, when at most `2^max_unknown` of them (ascending).
+    /// Every admitted value, when at most `2^max_unknown` of them (ascending;
+    /// `max_unknown` is capped at 20).
     pub fn enumerate(self, bits: u32, max_unknown: u32) -> Option<Vec<u64>> {
         let unk = self.unknown(bits);
-        if unk.count_ones() > max_unknown {
+        if unk.count_ones() > max_unknown.min(20) {
             return None;
         }
         let mut out = Vec::with_capacity(1 << unk.count_ones());
@@ -283,6 +284,7 @@ impl KnownBits {
     /// Sign extension from `from` bits to `to` bits.
     #[must_use]
     pub fn sext(self, from: u32, to: u32) -> KnownBits {
+        let (from, to) = (from.min(64), to.min(64));
         let a = self.normalize(from);
         if from == 0 || from >= to {
             return a.normalize(to);
@@ -309,6 +311,7 @@ impl KnownBits {
     /// msb read as 0 (unsigned) or as the msb (signed), and `len == 0` gives 0.
     #[must_use]
     pub fn bfe(self, pos: u32, len: u32, signed: bool, bits: u32) -> KnownBits {
+        let bits = bits.clamp(1, 64);
         let (pos, len) = (pos & 0xFF, len & 0xFF);
         let a = self.normalize(bits);
         if len == 0 {
@@ -328,6 +331,7 @@ impl KnownBits {
     /// `pos` (`pos`, `len` mod 256; bits past the msb are dropped).
     #[must_use]
     pub fn bfi(insert: KnownBits, base: KnownBits, pos: u32, len: u32, bits: u32) -> KnownBits {
+        let bits = bits.clamp(1, 64);
         let (pos, len) = (pos & 0xFF, len & 0xFF);
         if pos >= bits {
             return base.normalize(bits);

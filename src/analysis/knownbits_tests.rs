@@ -308,6 +308,17 @@ fn the_triton_descriptor_decodes() {
 }
 
 #[test]
+fn odd_widths_do_not_panic() {
+    let x = KnownBits { zero: 0xF0, one: 0x0F };
+    for bits in [0u32, 1, 63, 64, 65, 200] {
+        let _ = (x.bfe(3, 9, true, bits), KnownBits::bfi(x, x, 70, 3, bits), x.sext(bits, bits + 8));
+        let _ = (x.shl(bits, 64), x.lshr(bits, 64), x.ashr(bits, 64), x.zext(bits, 64), x.field(bits, 8));
+        let _ = (KnownBits::concat(x, x, bits, 8), x.mul(x, bits.clamp(1, 64)), x.alignment(bits));
+    }
+    assert_eq!(KnownBits::UNKNOWN.enumerate(64, 64), None);
+}
+
+#[test]
 fn queries() {
     let v = KnownBits::low(12, 6, 32);
     assert_eq!(v.alignment(32), 4);

@@ -163,7 +163,7 @@ impl AbsValue {
         match self {
             AbsValue::Known(kb) => {
                 let (rem, k) = kb.low_congruence(64);
-                (k > 0).then_some((rem, k))
+                (k > 0 && k < 64).then_some((rem, k))
             }
             _ => None,
         }
