@@ -1,15 +1,8 @@
 //! In-process throughput over `../shared/corpus` (files already in memory, one
 //! thread): DXIL decode+lower, DXIL end-to-end check, SPIR-V lower, SPIR-V
-//! end-to-end check, and the dataflow alone over every function of the lowered
-//! modules (the lattice's worst case: `check` analyses only functions holding
-//! facts). Prints modules/s and MB/s. Run: `cargo bench --bench throughput`;
-//! `-- dataflow` runs only the measures whose name contains `dataflow`, and
-//! `IRLINT_BENCH_ROUNDS=N` runs exactly N rounds (for `perf stat`, whose counts
-//! do not depend on the load of a shared machine).
+//! end-to-end check. Prints modules/s and MB/s. Run: `cargo bench --bench throughput`.
 
-use irlint::analysis::{analyze, AnalysisOptions};
 use irlint::check::{self, CheckOptions, InputKind};
-use irlint::ir::Module;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -34,25 +27,7 @@ fn collect(dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
     }
 }
 
-/// Whether a measure is selected by the command-line filter (arguments not
-/// starting with `--`; none selects all).
-fn selected(name: &str) -> bool {
-    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
-    filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()))
-}
-
-/// Keeps going: at least 1.5 s and 2 rounds, or exactly `IRLINT_BENCH_ROUNDS`.
-fn more(start: Instant, rounds: u32) -> bool {
-    match std::env::var("IRLINT_BENCH_ROUNDS").ok().and_then(|v| v.parse::<u32>().ok()) {
-        Some(n) => rounds < n,
-        None => start.elapsed() < Duration::from_millis(1500) || rounds < 2,
-    }
-}
-
 fn measure(name: &str, files: &[(String, Vec<u8>)], mut f: impl FnMut(&str, &[u8]) -> bool) {
-    if !selected(name) {
-        return;
-    }
     if files.is_empty() {
         println!("{name:<28} skipped (no files)");
         return;
@@ -62,7 +37,7 @@ fn measure(name: &str, files: &[(String, Vec<u8>)], mut f: impl FnMut(&str, &[u8
     let failures = files.iter().filter(|(p, b)| !f(p, b)).count();
     let mut rounds = 0u32;
     let start = Instant::now();
-    while more(start, rounds) {
+    while start.elapsed() < Duration::from_millis(1500) || rounds < 2 {
         for (p, b) in files {
             std::hint::black_box(f(p, b));
         }
@@ -77,38 +52,6 @@ fn measure(name: &str, files: &[(String, Vec<u8>)], mut f: impl FnMut(&str, &[u8
         files.len(),
         bytes as f64 / 1e6,
         failures
-    );
-}
-
-/// The dataflow over every function of already lowered modules.
-fn measure_dataflow(name: &str, kind: Option<InputKind>, files: &[(String, Vec<u8>)]) {
-    if !selected(name) {
-        return;
-    }
-    let modules: Vec<Module> = files
-        .iter()
-        .filter_map(|(p, b)| check::load_module(kind.unwrap_or_else(|| check::classify(p, b)), b, 0).ok().flatten())
-        .collect();
-    let opts = AnalysisOptions { all_functions: true, ..Default::default() };
-    let mut steps = 0u64;
-    for m in &modules {
-        steps += analyze(m, &opts).steps;
-    }
-    let mut rounds = 0u32;
-    let start = Instant::now();
-    while more(start, rounds) {
-        for m in &modules {
-            std::hint::black_box(analyze(m, &opts));
-        }
-        rounds += 1;
-    }
-    let secs = start.elapsed().as_secs_f64();
-    let n = modules.len() as f64 * f64::from(rounds);
-    println!(
-        "{name:<28} {:>9.0} modules/s {:>8.1} Msteps/s ({} modules, {steps} steps each round)",
-        n / secs,
-        steps as f64 * f64::from(rounds) / secs / 1e6,
-        modules.len()
     );
 }
 
@@ -132,6 +75,4 @@ fn main() {
     measure("spirv check (end to end)", &spirv, |p, b| {
         check::check_bytes(p, b, &opts).files.iter().all(|f| f.status == check::FileStatus::Ok)
     });
-    measure_dataflow("dxil dataflow (all fns)", None, &dxil);
-    measure_dataflow("spirv dataflow (all fns)", Some(InputKind::Spirv), &spirv);
 }
