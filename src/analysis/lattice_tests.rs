@@ -183,6 +183,24 @@ fn triton_descriptor_fields_are_known() {
     assert_eq!(desc.alignment(64), Some(1));
 }
 
+/// Triton's next K step adds the descriptor constant instead of OR-ing it:
+/// `add.s64 %rd326, %rd330, 0x4000404000000002` (mm_f16_128x128x64.sm100.ptx
+/// line 1084). The carry out of the start address can reach bit 14 only.
+#[test]
+fn triton_descriptor_built_with_add_keeps_bits_15_to_63() {
+    let start = zext(&bfe(&top(), &c(4), &c(14), 32, false), 32, 64);
+    let desc = add(&start, &AbsValue::constant(0x4000_4040_0000_0002, 64), 64);
+    assert_eq!(desc.known_bits(64).map(|k| k.unknown(64)), Some(0x7FFF));
+    assert_eq!(desc.known_field(61, 3, 64), Some(2));
+    assert_eq!(desc.known_field(46, 3, 64), Some(1));
+    assert_eq!(desc.known_field(32, 14, 64), Some(64));
+    assert_eq!(desc.known_field(16, 14, 64), Some(0));
+    // Without the bfe (an opaque 32-bit value), the carry may reach bit 32.
+    let opaque = add(&zext(&top(), 32, 64), &AbsValue::constant(0x4000_4040_0000_0002, 64), 64);
+    assert_eq!(opaque.known_field(32, 14, 64), None);
+    assert_eq!(opaque.known_field(46, 3, 64), Some(1));
+}
+
 #[test]
 fn ptx_helpers_on_sets_and_unknown_parameters() {
     // bfe on a set is exact; a signed field sign-extends.
