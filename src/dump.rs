@@ -163,7 +163,7 @@ fn value_json(m: &Module, cx: Ctx<'_>, v: Value) -> Json {
     if let Some((a, fh)) = cx.values {
         match a.value(m, fh, Operand::Value(v)) {
             AbsValue::Set(s) if s.len() == 1 => return json!(s[0]),
-            av @ (AbsValue::Set(_) | AbsValue::Congruence { .. }) => {
+            av @ (AbsValue::Set(_) | AbsValue::Known(_)) => {
                 return json!(format!("{} = {}", ir::print::value(m, f, v), av.describe()))
             }
             _ => {}

@@ -11,9 +11,9 @@
 //!   [`ir::Module`]: arenas of types, constants, functions (SSA basic blocks,
 //!   phis first), resources, and typed [`ir::Fact`]s (matrix memory ops,
 //!   raw-buffer vector accesses) that the rules consume.
-//! - [`analysis`] runs a sparse constant + congruence dataflow over the SSA:
-//!   every integer value becomes a small set of constants, a congruence
-//!   `r mod 2^k`, or unknown.
+//! - [`analysis`] runs a sparse constant + known-bits dataflow over the SSA:
+//!   every integer value becomes a small set of constants, known bits (per
+//!   bit 0, 1 or unknown; `r mod 2^k` is "the low `k` bits known"), or unknown.
 //! - [`rules`] turn facts plus dataflow values into [`report::Diagnostic`]s;
 //!   [`report`] renders them (human, JSON, SARIF, GitHub annotations).
 //! - [`check`] ties the pipeline together for one input.

@@ -275,6 +275,45 @@ fn long_vector_congruence_offset() {
 }
 
 #[test]
+fn long_vector_offset_with_known_high_bits_reads_its_low_bits() {
+    // ((tid & 0xFFFF) << 6) | 12: bits 22-31 are known 0 too; the rule reasons
+    // with the known low bits, as for a plain congruence.
+    let mut b = B::new(SourceKind::Dxil);
+    let r = bab(&mut b);
+    let tid = b.unknown();
+    let (m16, c6, c12) = (b.c32(0xFFFF), b.c32(6), b.c32(12));
+    let low = b.bin(BinOp::And, tid, m16);
+    let s = b.bin(BinOp::Shl, low, c6);
+    let off = b.bin(BinOp::Or, s, c12);
+    b.raw_vector(false, r, off, 8, 4, true);
+    b.ret();
+    let a = analyze(&b.m, &AnalysisOptions::default());
+    let v = a.value(&b.m, b.f, Operand::Value(off));
+    assert_eq!(v.describe(), "12 mod 64, bits 22-31 = 0");
+    let d = run(&b);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].message, "byte offset is always 12 mod 64, never 32-byte aligned");
+    assert_eq!(d[0].values[0], ("offset".to_string(), FindingValue::Congruence { rem: 12, modulus: 64 }));
+}
+
+#[test]
+fn long_vector_offset_with_only_high_bits_known_is_silent() {
+    // (tid & 0xFF) | 0x100: bit 8 is known 1 but the low bits are not, so the
+    // alignment is unknown: no finding.
+    let mut b = B::new(SourceKind::Dxil);
+    let r = bab(&mut b);
+    let tid = b.unknown();
+    let (mff, c100) = (b.c32(0xFF), b.c32(0x100));
+    let low = b.bin(BinOp::And, tid, mff);
+    let off = b.bin(BinOp::Or, low, c100);
+    b.raw_vector(false, r, off, 8, 4, true);
+    b.ret();
+    let a = analyze(&b.m, &AnalysisOptions::default());
+    assert_eq!(a.value(&b.m, b.f, Operand::Value(off)).describe(), "bits 8-31 = 0x100");
+    assert!(run(&b).is_empty());
+}
+
+#[test]
 fn long_vector_possible_set_is_one_level_lower() {
     let mut b = B::new(SourceKind::Dxil);
     let r = bab(&mut b);

@@ -3,10 +3,18 @@
 //! [`super::lattice`] until a fixpoint.
 //!
 //! Values only grow (each new result is joined with the old one) and the lattice
-//! has finite height (a set grows to 8 members, then a congruence loses known
-//! bits one by one), so loops converge without a separate widening operator:
-//! `phi(0, phi + 16)` goes `{0}`, `{0, 16}`, … and widens to `0 mod 16` when the
-//! set passes 8 members.
+//! has finite height (a set grows to 8 members, then known bits are lost one by
+//! one, at most 64 times), so loops converge without a separate widening
+//! operator: `phi(0, phi + 16)` goes `{0}`, `{0, 16}`, … widens to the bits
+//! `{0, …, 128}` share when the set passes 8 members, and the carries of `+ 16`
+//! then clear the known high zeros until `0 mod 16` is left.
+//!
+//! Known bits make the lattice taller than it needs to be for loops: a counter
+//! `i + 1` loses one known high zero per trip. So after an instruction's value
+//! has grown `WIDEN_AFTER` (2) times as known bits, it keeps only its run of
+//! known low bits (the congruence `r mod 2^k`), which the carries of `+` do not
+//! erode; values that are not loop-carried (descriptor fields, masks) settle
+//! long before that.
 //!
 //! Memory: a function-local variable (`alloca` / SPIR-V `Function` storage) whose
 //! address never escapes (only loaded, stored to, or indexed) is tracked
@@ -24,6 +32,10 @@ use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
+
+/// Times an instruction's value may grow as known bits before it is widened to
+/// its known low bits.
+pub(crate) const WIDEN_AFTER: u8 = 2;
 
 /// Leaves an aggregate value may have before it is treated as unknown.
 pub(crate) const MAX_AGG_LEAVES: usize = 256;
@@ -81,6 +93,30 @@ impl Val {
                 Val::Agg(a.iter().zip(b.iter()).map(|(x, y)| x.join(y)).collect())
             }
             _ => Val::Top,
+        }
+    }
+
+    /// True when this is (or holds) a known-bits integer.
+    fn has_known_bits(&self) -> bool {
+        match self {
+            Val::Int(AbsValue::Known(_), _) => true,
+            Val::Agg(v) => v.iter().any(Val::has_known_bits),
+            _ => false,
+        }
+    }
+
+    /// Widening: known bits keep only their run of known low bits.
+    fn widen(&self) -> Val {
+        match self {
+            Val::Int(a @ AbsValue::Known(_), bits) => {
+                let bits = u32::from(*bits);
+                match a.to_congruence(bits) {
+                    Some((rem, k)) => Val::int(AbsValue::congruence(rem, k, bits), bits),
+                    None => Val::Top,
+                }
+            }
+            Val::Agg(v) => Val::Agg(v.iter().map(Val::widen).collect()),
+            other => other.clone(),
         }
     }
 
@@ -639,6 +675,7 @@ pub(crate) fn analyze_function<'m>(ce: &mut ConstEval<'m>, f: &'m Function, step
         steps,
     };
     let mut queued = vec![false; n];
+    let mut grown = vec![0u8; n];
     let mut heap: BinaryHeap<Reverse<u32>> = BinaryHeap::with_capacity(order.len());
     for (i, h) in order.iter().enumerate() {
         queued[h.index()] = true;
@@ -669,8 +706,15 @@ pub(crate) fn analyze_function<'m>(ce: &mut ConstEval<'m>, f: &'m Function, step
         } else {
             let new = eng.eval(h, &cfg);
             let old = &eng.fv.vals[h.index()];
-            let joined = old.join(&new);
+            let mut joined = old.join(&new);
             if &joined != old {
+                if joined.has_known_bits() {
+                    let g = &mut grown[h.index()];
+                    *g = g.saturating_add(1);
+                    if *g > WIDEN_AFTER {
+                        joined = joined.widen().join(old);
+                    }
+                }
                 eng.fv.vals[h.index()] = joined;
                 wake.extend(users[h.index()].iter().copied());
             }

@@ -1,11 +1,48 @@
-//! The integer value lattice: ⊥ → a sorted set of ≤ 8 constants → a congruence
-//! `rem mod 2^k` (the low `k` bits are known) → ⊤.
+//! The integer value lattice: ⊥ → a sorted set of ≤ 8 constants → known bits
+//! (per bit: known 0, known 1 or unknown; [`KnownBits`]) → ⊤.
+//!
+//! Known bits subsume the congruence `rem mod 2^k` of earlier versions (it is
+//! "the low `k` bits known", [`AbsValue::to_congruence`]) and also keep high
+//! fields: `zext(x >> 4) | 0x4000404000000000` knows every bit above 13. A set
+//! of constants stays exact; when it passes 8 members it widens to the bits its
+//! members share, not to ⊤.
 //!
 //! Every operation takes the bit width of the values it combines; constants are
-//! kept masked to that width, and a congruence never has `k` ≥ width (that would
-//! be a single constant) nor `k == 0` (that is ⊤). [`AbsValue::normalize`]
-//! restores these invariants after each operation.
+//! kept masked to that width, known bits are kept within it, a [`KnownBits`]
+//! value never has every bit of the width known (that is a one-member set) nor
+//! none (that is ⊤). [`AbsValue::normalize`] restores these invariants after
+//! each operation.
+//!
+//! Transfer functions are exact on small sets (every pair is evaluated), join
+//! the results member by member when one operand is a set, and otherwise apply
+//! the known-bits transfer function of [`super::knownbits`].
+//!
+//! # For the PTX front end
+//!
+//! No IR operation maps to the PTX bit-field forms yet; a PTX lowering calls
+//! these functions directly (`bits` is the instruction type's width):
+//!
+//! | PTX | lattice |
+//! |---|---|
+//! | `add`, `sub`, `mul.lo`, `mad.lo` | [`add`], [`sub`], [`mul`] (`mad.lo` = `add(mul(a, b), c)`) |
+//! | `mul.wide.u32` / `.s32` | [`mul`] at 64 bits of [`zext`] / [`sext_value`] operands |
+//! | `and`, `or`, `xor`, `not` | [`bitwise`], [`not`] |
+//! | `shl`, `shr.u`, `shr.s` | [`shl`], [`shr`]; an amount that may be ≥ the width gives ⊤ here (LLVM poison), PTX clamps it: lower a known large amount as 0 / the sign |
+//! | `cvt.u64.u32`, `cvt.s64.s32`, `cvt.u32.u64` | [`zext`], [`sext_value`], [`trunc`] |
+//! | `bfe.u32` / `.s32` / `.u64` / `.s64` | [`bfe`] |
+//! | `bfi.b32` / `.b64` | [`bfi`] |
+//! | `mov.b64 %rd, {%lo, %hi}` | [`concat()`]`(lo, hi, 32, 32)`; unpacking `mov.b64 {%lo, %hi}, %rd` is [`AbsValue::field`] |
+//! | `prmt.b32` (default mode) | [`prmt`] |
+//! | `setp` on integers | [`icmp`] with the LLVM predicate numbers |
+//!
+//! `mul.hi`, `popc`, `clz`, `brev` and the other `prmt` modes are not modelled
+//! (⊤). Descriptor rules read fields with [`AbsValue::known_field`] (all bits
+//! known), [`AbsValue::field`] + [`AbsValue::admitted`] (partially known:
+//! fire only when every admitted value is invalid) and [`AbsValue::alignment`]
+//! for addresses.
 
+use super::knownbits::of_constants;
+pub use super::knownbits::KnownBits;
 use crate::read::limits::MAX_CONST_SET;
 
 /// An abstract integer value.
@@ -15,13 +52,8 @@ pub enum AbsValue {
     Bottom,
     /// One of these constants (sorted, deduplicated, at most 8, masked to the width).
     Set(Vec<u64>),
-    /// `rem mod 2^k`: the low `k` bits are known to be `rem` (`0 < k < width`).
-    Congruence {
-        /// Remainder (`< 2^k`).
-        rem: u64,
-        /// log2 of the modulus.
-        k: u8,
-    },
+    /// Some bits known (within the width; at least one known, at least one not).
+    Known(KnownBits),
     /// Unknown.
     Top,
 }
@@ -35,10 +67,6 @@ pub fn mask(bits: u32) -> u64 {
     }
 }
 
-fn low(k: u32) -> u64 {
-    mask(k)
-}
-
 /// Sign-extends the low `bits` of `x` to 64 bits.
 pub fn sext(x: u64, bits: u32) -> i64 {
     if bits >= 64 || bits == 0 {
@@ -49,31 +77,41 @@ pub fn sext(x: u64, bits: u32) -> i64 {
     }
 }
 
-/// Known bits: `known` marks the bits whose value is `value`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct KnownBits {
-    known: u64,
-    value: u64,
-}
-
 impl AbsValue {
     /// A single constant.
     pub fn constant(x: u64, bits: u32) -> AbsValue {
         AbsValue::Set(vec![x & mask(bits)])
     }
 
-    /// `rem mod 2^k`, normalized.
+    /// `rem mod 2^k` (the low `k` bits known), normalized.
     pub fn congruence(rem: u64, k: u32, bits: u32) -> AbsValue {
-        AbsValue::Congruence { rem, k: k.min(64) as u8 }.normalize(bits)
+        AbsValue::from_known(KnownBits::low(rem, k, bits), bits)
     }
 
-    /// A set of constants, normalized (widened when larger than 8).
+    /// A set of constants, normalized (widened to known bits when larger than 8).
     pub fn set(values: impl IntoIterator<Item = u64>, bits: u32) -> AbsValue {
         AbsValue::Set(values.into_iter().collect()).normalize(bits)
     }
 
-    /// Restores the invariants: masked, sorted, deduplicated sets of ≤ 8 members;
-    /// congruences with `0 < k < bits`.
+    /// Known bits as a lattice value: a constant when all are known, ⊤ when none
+    /// are, ⊥ when they conflict.
+    pub fn from_known(kb: KnownBits, bits: u32) -> AbsValue {
+        let bits = bits.clamp(1, 64);
+        let kb = kb.normalize(bits);
+        if kb.has_conflict() {
+            AbsValue::Bottom
+        } else if let Some(x) = kb.as_const(bits) {
+            AbsValue::Set(vec![x])
+        } else if kb.known() == 0 {
+            AbsValue::Top
+        } else {
+            AbsValue::Known(kb)
+        }
+    }
+
+    /// Restores the invariants: masked, sorted, deduplicated sets of ≤ 8 members
+    /// (a larger set becomes the bits its members share); known bits within the
+    /// width, some known and some not.
     pub fn normalize(self, bits: u32) -> AbsValue {
         let bits = bits.clamp(1, 64);
         match self {
@@ -87,22 +125,12 @@ impl AbsValue {
                 v.sort_unstable();
                 v.dedup();
                 if v.len() > MAX_CONST_SET {
-                    let (rem, k) = set_congruence(&v, bits);
-                    AbsValue::Congruence { rem, k: k as u8 }.normalize(bits)
+                    AbsValue::from_known(of_constants(&v, bits), bits)
                 } else {
                     AbsValue::Set(v)
                 }
             }
-            AbsValue::Congruence { rem, k } => {
-                let k = u32::from(k);
-                if k == 0 {
-                    AbsValue::Top
-                } else if k >= bits {
-                    AbsValue::Set(vec![rem & mask(bits)])
-                } else {
-                    AbsValue::Congruence { rem: rem & low(k), k: k as u8 }
-                }
-            }
+            AbsValue::Known(kb) => AbsValue::from_known(kb, bits),
             other => other,
         }
     }
@@ -120,37 +148,95 @@ impl AbsValue {
         matches!(self, AbsValue::Bottom)
     }
 
-    /// The congruence `(rem, k)` every admitted value satisfies (`k == bits` for a
-    /// constant; `(0, 0)` for ⊤). `None` for ⊥.
+    /// The congruence `(rem, k)` every admitted value satisfies: the low `k` bits
+    /// are known to be `rem` (`k == bits` for a constant; `(0, 0)` for ⊤). `None`
+    /// for ⊥.
     pub fn to_congruence(&self, bits: u32) -> Option<(u64, u32)> {
+        Some(self.known_bits(bits)?.low_congruence(bits.clamp(1, 64)))
+    }
+
+    /// The congruence `(rem, k)` with `k ≥ 1` the run of known low bits of a
+    /// known-bits value gives (`None` for sets, ⊤, ⊥ and when bit 0 is unknown).
+    /// This is what the alignment rules read; it needs no width, since a
+    /// known-bits value always has an unknown bit inside its width.
+    pub fn known_low(&self) -> Option<(u64, u32)> {
         match self {
-            AbsValue::Bottom => None,
-            AbsValue::Top => Some((0, 0)),
-            AbsValue::Congruence { rem, k } => Some((*rem, u32::from(*k))),
-            AbsValue::Set(v) => Some(set_congruence(v, bits)),
+            AbsValue::Known(kb) => {
+                let (rem, k) = kb.low_congruence(64);
+                (k > 0 && k < 64).then_some((rem, k))
+            }
+            _ => None,
         }
     }
 
-    fn known_bits(&self, bits: u32) -> Option<KnownBits> {
+    /// What is known of every bit (`None` for ⊥; nothing known for ⊤; for a set,
+    /// the bits its members share).
+    pub fn known_bits(&self, bits: u32) -> Option<KnownBits> {
+        let bits = bits.clamp(1, 64);
         match self {
             AbsValue::Bottom => None,
-            AbsValue::Top => Some(KnownBits { known: 0, value: 0 }),
-            AbsValue::Congruence { rem, k } => Some(KnownBits { known: low(u32::from(*k)), value: *rem }),
+            AbsValue::Top => Some(KnownBits::UNKNOWN),
+            AbsValue::Known(kb) => Some(kb.normalize(bits)),
+            AbsValue::Set(v) => Some(of_constants(v, bits)),
+        }
+    }
+
+    /// The largest power of two dividing every admitted value (`None` for ⊥;
+    /// `2^bits`, saturated to `u64::MAX` at 64 bits, for the constant 0).
+    pub fn alignment(&self, bits: u32) -> Option<u64> {
+        let bits = bits.clamp(1, 64);
+        match self {
             AbsValue::Set(v) => {
-                let first = v.first().copied().unwrap_or(0);
-                let mut differ = 0u64;
-                for x in v {
-                    differ |= x ^ first;
-                }
-                let known = !differ & mask(bits);
-                Some(KnownBits { known, value: first & known })
+                let tz = v.iter().map(|x| (x & mask(bits)).trailing_zeros()).min()?.min(bits);
+                Some(1u64.checked_shl(tz).unwrap_or(u64::MAX))
+            }
+            other => Some(other.known_bits(bits)?.alignment(bits)),
+        }
+    }
+
+    /// What is known of the field of `len` bits at bit `lo` (shifted down, a
+    /// value of width `len`): a descriptor rule reads `field(46, 3)` as "bits
+    /// 46–48". For a set this is exact: the set of the members' fields.
+    pub fn field(&self, lo: u32, len: u32, bits: u32) -> AbsValue {
+        let bits = bits.clamp(1, 64);
+        match self {
+            AbsValue::Bottom => AbsValue::Bottom,
+            AbsValue::Set(v) => AbsValue::set(v.iter().map(|x| x.checked_shr(lo).unwrap_or(0)), len),
+            other => {
+                let kb = other.known_bits(bits).unwrap_or_default();
+                AbsValue::from_known(kb.field(lo, len), len)
             }
         }
     }
 
-    fn from_known(kb: KnownBits, bits: u32) -> AbsValue {
-        let k = (!kb.known).trailing_zeros().min(bits);
-        AbsValue::congruence(kb.value & low(k), k, bits)
+    /// The field's value when every admitted value has the same one there.
+    pub fn known_field(&self, lo: u32, len: u32, bits: u32) -> Option<u64> {
+        self.field(lo, len, bits).as_const()
+    }
+
+    /// Every admitted value, ascending, when there are at most `2^max_unknown`
+    /// (a set's members; the values of known bits with that many unknown bits,
+    /// ⊤ of a narrow width). `None` for ⊥ or too many. A descriptor rule uses
+    /// it on a [`AbsValue::field`] to fire only when every admitted value of a
+    /// partially known field is invalid.
+    pub fn admitted(&self, bits: u32, max_unknown: u32) -> Option<Vec<u64>> {
+        let bits = bits.clamp(1, 64);
+        match self {
+            AbsValue::Bottom => None,
+            AbsValue::Set(v) => Some(v.clone()),
+            other => other.known_bits(bits)?.enumerate(bits, max_unknown.min(16)),
+        }
+    }
+
+    /// Does the value admit the concrete `x` (masked to the width)?
+    pub fn admits(&self, x: u64, bits: u32) -> bool {
+        let x = x & mask(bits);
+        match self {
+            AbsValue::Bottom => false,
+            AbsValue::Top => true,
+            AbsValue::Set(v) => v.contains(&x),
+            AbsValue::Known(kb) => kb.normalize(bits).admits(x),
+        }
     }
 
     /// Least upper bound.
@@ -164,17 +250,15 @@ impl AbsValue {
                 AbsValue::Set(v).normalize(bits)
             }
             (a, b) => {
-                let (Some((r1, k1)), Some((r2, k2))) = (a.to_congruence(bits), b.to_congruence(bits)) else {
+                let (Some(x), Some(y)) = (a.known_bits(bits), b.known_bits(bits)) else {
                     return AbsValue::Top;
                 };
-                let k = k1.min(k2).min((r1 ^ r2).trailing_zeros());
-                AbsValue::congruence(r1 & low(k), k, bits)
+                AbsValue::from_known(x.join(y), bits)
             }
         }
     }
 
-    /// Does every admitted value satisfy `pred`? `None` for ⊥/⊤ or when a
-    /// congruence admits values both ways is not decidable here.
+    /// The members, if this is a set of constants.
     pub fn members(&self) -> Option<&[u64]> {
         match self {
             AbsValue::Set(v) => Some(v),
@@ -182,7 +266,9 @@ impl AbsValue {
         }
     }
 
-    /// Displays the value (`12`, `{32, 48}`, `12 mod 64`, `unknown`).
+    /// Displays the value: `12`, `{32, 48}`, `12 mod 64` (only low bits
+    /// known), `12 mod 64, bits 32-63 = 0`, `bits 14-63 = 0x4000404000000000`
+    /// (runs of known bits above the low ones, in place), `unknown`.
     pub fn describe(&self) -> String {
         match self {
             AbsValue::Bottom => "no value".into(),
@@ -192,23 +278,33 @@ impl AbsValue {
                 let parts: Vec<String> = v.iter().map(|x| x.to_string()).collect();
                 format!("{{{}}}", parts.join(", "))
             }
-            AbsValue::Congruence { rem, k } => format!("{rem} mod {}", 1u128 << k),
+            AbsValue::Known(kb) => describe_known(*kb),
         }
     }
 }
 
-/// The congruence of a non-empty set of constants: the largest `2^k` dividing
-/// every pairwise difference, and the common remainder.
-fn set_congruence(v: &[u64], bits: u32) -> (u64, u32) {
-    let Some(&first) = v.first() else {
-        return (0, 0);
-    };
-    let mut diff = 0u64;
-    for &x in v {
-        diff |= x.wrapping_sub(first) & mask(bits);
+fn describe_known(kb: KnownBits) -> String {
+    let (rem, k) = kb.low_congruence(64);
+    let mut parts = Vec::new();
+    if k > 0 {
+        parts.push(format!("{rem} mod {}", 1u128 << k));
     }
-    let k = diff.trailing_zeros().min(bits);
-    (first & low(k), k)
+    let mut rest = kb.known() & !mask(k);
+    while rest != 0 {
+        let lo = rest.trailing_zeros();
+        let len = (!(rest >> lo)).trailing_zeros();
+        let hi = lo + len - 1;
+        let run = mask(len) << lo;
+        let v = kb.one & run;
+        let which = if lo == hi { format!("bit {lo}") } else { format!("bits {lo}-{hi}") };
+        if v == 0 {
+            parts.push(format!("{which} = 0"));
+        } else {
+            parts.push(format!("{which} = {v:#x}"));
+        }
+        rest &= !run;
+    }
+    parts.join(", ")
 }
 
 /// Largest number of pairs a set×set operation enumerates.
@@ -238,111 +334,120 @@ fn either_bottom(a: &AbsValue, b: &AbsValue) -> bool {
     a.is_bottom() || b.is_bottom()
 }
 
-/// `a + b`.
-pub fn add(a: &AbsValue, b: &AbsValue, bits: u32) -> AbsValue {
+/// Lifts a binary operation: exact on two small sets (`exact`); a join of
+/// `kb(member, other)` over the members when one operand is a set; else `kb` on
+/// the known bits of both.
+fn lift2(
+    a: &AbsValue,
+    b: &AbsValue,
+    bits: u32,
+    exact: impl Fn(u64, u64) -> Option<u64>,
+    kb: impl Fn(KnownBits, KnownBits) -> KnownBits,
+) -> AbsValue {
     if either_bottom(a, b) {
         return AbsValue::Bottom;
     }
-    if let Some(v) = pairwise(a, b, bits, |x, y| Some(x.wrapping_add(y))) {
+    if let Some(v) = pairwise(a, b, bits, exact) {
         return v;
     }
-    let ((r1, k1), (r2, k2)) = (a.to_congruence(bits).unwrap_or((0, 0)), b.to_congruence(bits).unwrap_or((0, 0)));
-    let k = k1.min(k2);
-    AbsValue::congruence(r1.wrapping_add(r2) & low(k), k, bits)
+    let (Some(ka), Some(kb_b)) = (a.known_bits(bits), b.known_bits(bits)) else {
+        return AbsValue::Bottom;
+    };
+    let r = match (a, b) {
+        (AbsValue::Set(x), _) => join_over(x, |m| kb(KnownBits::constant(m, bits), kb_b)),
+        (_, AbsValue::Set(y)) => join_over(y, |m| kb(ka, KnownBits::constant(m, bits))),
+        _ => kb(ka, kb_b),
+    };
+    AbsValue::from_known(r, bits)
+}
+
+/// The join of `f(m)` over the members `ms` (non-empty).
+fn join_over(ms: &[u64], f: impl Fn(u64) -> KnownBits) -> KnownBits {
+    let mut it = ms.iter().map(|m| f(*m));
+    let first = it.next().unwrap_or_default();
+    it.fold(first, KnownBits::join)
+}
+
+/// Lifts a unary operation: member by member on a set (`exact`), else `kb`.
+fn lift1(a: &AbsValue, bits: u32, exact: impl Fn(u64) -> u64, kb: impl Fn(KnownBits) -> KnownBits) -> AbsValue {
+    match a {
+        AbsValue::Bottom => AbsValue::Bottom,
+        AbsValue::Set(v) => AbsValue::set(v.iter().map(|x| exact(*x)), bits),
+        other => AbsValue::from_known(kb(other.known_bits(bits).unwrap_or_default()), bits),
+    }
+}
+
+/// `a + b`.
+pub fn add(a: &AbsValue, b: &AbsValue, bits: u32) -> AbsValue {
+    lift2(a, b, bits, |x, y| Some(x.wrapping_add(y)), |x, y| x.add(y, bits))
 }
 
 /// `a - b`.
 pub fn sub(a: &AbsValue, b: &AbsValue, bits: u32) -> AbsValue {
-    if either_bottom(a, b) {
-        return AbsValue::Bottom;
-    }
-    if let Some(v) = pairwise(a, b, bits, |x, y| Some(x.wrapping_sub(y))) {
-        return v;
-    }
-    let ((r1, k1), (r2, k2)) = (a.to_congruence(bits).unwrap_or((0, 0)), b.to_congruence(bits).unwrap_or((0, 0)));
-    let k = k1.min(k2);
-    AbsValue::congruence(r1.wrapping_sub(r2) & low(k), k, bits)
-}
-
-/// 2-adic valuation with `v(0) = ∞` (represented as 128).
-fn val2(x: u64) -> u32 {
-    if x == 0 {
-        128
-    } else {
-        x.trailing_zeros()
-    }
+    lift2(a, b, bits, |x, y| Some(x.wrapping_sub(y)), |x, y| x.sub(y, bits))
 }
 
 /// `a * b`.
 pub fn mul(a: &AbsValue, b: &AbsValue, bits: u32) -> AbsValue {
+    lift2(a, b, bits, |x, y| Some(x.wrapping_mul(y)), |x, y| x.mul(y, bits))
+}
+
+/// Most unknown bits a shift amount may have to be enumerated (64 amounts).
+const MAX_SHIFT_UNKNOWN: u32 = 6;
+
+/// The shift amounts `b` admits, when few and all in range.
+fn shift_amounts(b: &AbsValue, bits: u32) -> Option<Vec<u32>> {
+    let v = match b {
+        AbsValue::Set(v) => v.clone(),
+        AbsValue::Known(kb) => {
+            if kb.umax(bits) >= u64::from(bits) {
+                return None;
+            }
+            kb.enumerate(bits, MAX_SHIFT_UNKNOWN)?
+        }
+        _ => return None,
+    };
+    v.iter().map(|&s| if s < u64::from(bits) { Some(s as u32) } else { None }).collect()
+}
+
+/// A shift by every admitted amount, joined (⊤ when the amount may be out of
+/// range or is not enumerable).
+fn shift(
+    a: &AbsValue,
+    b: &AbsValue,
+    bits: u32,
+    exact: impl Fn(u64, u32) -> u64,
+    kb: impl Fn(KnownBits, u32) -> KnownBits,
+) -> AbsValue {
     if either_bottom(a, b) {
         return AbsValue::Bottom;
     }
-    if let Some(v) = pairwise(a, b, bits, |x, y| Some(x.wrapping_mul(y))) {
-        return v;
+    let Some(amounts) = shift_amounts(b, bits) else {
+        return AbsValue::Top;
+    };
+    let mut out = AbsValue::Bottom;
+    for s in amounts {
+        let one = lift1(a, bits, |x| exact(x, s), |k| kb(k, s));
+        out = out.join(&one, bits);
+        if out == AbsValue::Top {
+            break;
+        }
     }
-    let ((r1, k1), (r2, k2)) = (a.to_congruence(bits).unwrap_or((0, 0)), b.to_congruence(bits).unwrap_or((0, 0)));
-    // (r1 + m1·2^k1)(r2 + m2·2^k2) = r1·r2 + r1·m2·2^k2 + r2·m1·2^k1 + m1·m2·2^(k1+k2)
-    let k = (k2 + val2(r1)).min(k1 + val2(r2)).min(k1 + k2).min(bits);
-    AbsValue::congruence(r1.wrapping_mul(r2) & low(k), k, bits)
-}
-
-/// The shift amounts of `b` if it is a set of in-range constants.
-fn shift_amounts(b: &AbsValue, bits: u32) -> Option<Vec<u32>> {
-    let v = b.members()?;
-    v.iter().map(|&s| if s < u64::from(bits) { Some(s as u32) } else { None }).collect()
+    out
 }
 
 /// `a << b`.
 pub fn shl(a: &AbsValue, b: &AbsValue, bits: u32) -> AbsValue {
-    if either_bottom(a, b) {
-        return AbsValue::Bottom;
-    }
-    let Some(amounts) = shift_amounts(b, bits) else {
-        return AbsValue::Top;
-    };
-    let mut out = AbsValue::Bottom;
-    for s in amounts {
-        let one = match a {
-            AbsValue::Set(v) => AbsValue::set(v.iter().map(|x| x << s), bits),
-            _ => {
-                let (r, k) = a.to_congruence(bits).unwrap_or((0, 0));
-                AbsValue::congruence(r << s, (k + s).min(bits), bits)
-            }
-        };
-        out = out.join(&one, bits);
-    }
-    out
+    shift(a, b, bits, |x, s| x << s, |k, s| k.shl(s, bits))
 }
 
 /// Logical (`arith == false`) or arithmetic shift right.
 pub fn shr(a: &AbsValue, b: &AbsValue, bits: u32, arith: bool) -> AbsValue {
-    if either_bottom(a, b) {
-        return AbsValue::Bottom;
+    if arith {
+        shift(a, b, bits, |x, s| (sext(x, bits) >> s) as u64, |k, s| k.ashr(s, bits))
+    } else {
+        shift(a, b, bits, |x, s| (x & mask(bits)) >> s, |k, s| k.lshr(s, bits))
     }
-    let Some(amounts) = shift_amounts(b, bits) else {
-        return AbsValue::Top;
-    };
-    let mut out = AbsValue::Bottom;
-    for s in amounts {
-        let one = match a {
-            AbsValue::Set(v) => AbsValue::set(
-                v.iter().map(|&x| if arith { (sext(x, bits) >> s) as u64 } else { (x & mask(bits)) >> s }),
-                bits,
-            ),
-            _ => {
-                // The low k bits are known: after the shift, the low k - s are.
-                let (r, k) = a.to_congruence(bits).unwrap_or((0, 0));
-                if k >= s {
-                    AbsValue::congruence(r >> s, k - s, bits)
-                } else {
-                    AbsValue::Top
-                }
-            }
-        };
-        out = out.join(&one, bits);
-    }
-    out
 }
 
 /// Bitwise operations.
@@ -358,43 +463,20 @@ pub enum BitOp {
 
 /// `a & b`, `a | b`, `a ^ b`.
 pub fn bitwise(op: BitOp, a: &AbsValue, b: &AbsValue, bits: u32) -> AbsValue {
-    if either_bottom(a, b) {
-        return AbsValue::Bottom;
+    match op {
+        BitOp::And => lift2(a, b, bits, |x, y| Some(x & y), KnownBits::and),
+        BitOp::Or => lift2(a, b, bits, |x, y| Some(x | y), KnownBits::or),
+        BitOp::Xor => lift2(a, b, bits, |x, y| Some(x ^ y), KnownBits::xor),
     }
-    let f = |x: u64, y: u64| match op {
-        BitOp::And => x & y,
-        BitOp::Or => x | y,
-        BitOp::Xor => x ^ y,
-    };
-    if let Some(v) = pairwise(a, b, bits, |x, y| Some(f(x, y))) {
-        return v;
-    }
-    let (Some(ka), Some(kb)) = (a.known_bits(bits), b.known_bits(bits)) else {
-        return AbsValue::Top;
-    };
-    let zeros = |k: KnownBits| k.known & !k.value;
-    let ones = |k: KnownBits| k.known & k.value;
-    let r = match op {
-        BitOp::And => {
-            let z = zeros(ka) | zeros(kb);
-            let o = ones(ka) & ones(kb);
-            KnownBits { known: z | o, value: o }
-        }
-        BitOp::Or => {
-            let o = ones(ka) | ones(kb);
-            let z = zeros(ka) & zeros(kb);
-            KnownBits { known: z | o, value: o }
-        }
-        BitOp::Xor => {
-            let known = ka.known & kb.known;
-            KnownBits { known, value: (ka.value ^ kb.value) & known }
-        }
-    };
-    AbsValue::from_known(r, bits)
+}
+
+/// `!a`.
+pub fn not(a: &AbsValue, bits: u32) -> AbsValue {
+    lift1(a, bits, |x| !x, |k| k.not(bits))
 }
 
 /// Unsigned/signed division and remainder (exact on sets; power-of-two divisors
-/// of congruences).
+/// of known bits).
 pub fn divrem(a: &AbsValue, b: &AbsValue, bits: u32, signed: bool, rem: bool) -> AbsValue {
     if either_bottom(a, b) {
         return AbsValue::Bottom;
@@ -431,35 +513,112 @@ pub fn divrem(a: &AbsValue, b: &AbsValue, bits: u32, signed: bool, rem: bool) ->
 
 /// Zero extension from `from` bits to `to` bits.
 pub fn zext(a: &AbsValue, from: u32, to: u32) -> AbsValue {
-    match a {
-        AbsValue::Set(v) => AbsValue::set(v.iter().map(|x| x & mask(from)), to),
-        AbsValue::Congruence { rem, k } => AbsValue::congruence(*rem, u32::from(*k), to),
-        other => other.clone(),
-    }
+    let from = from.clamp(1, 64);
+    lift1(a, to, |x| x & mask(from), |k| k.zext(from, to))
 }
 
 /// Sign extension from `from` bits to `to` bits.
 pub fn sext_value(a: &AbsValue, from: u32, to: u32) -> AbsValue {
-    match a {
-        AbsValue::Set(v) => AbsValue::set(v.iter().map(|&x| sext(x, from) as u64), to),
-        AbsValue::Congruence { rem, k } => AbsValue::congruence(*rem, u32::from(*k), to),
-        other => other.clone(),
-    }
+    let from = from.clamp(1, 64);
+    lift1(a, to, |x| sext(x, from) as u64, |k| k.sext(from, to))
 }
 
 /// Truncation to `to` bits.
 pub fn trunc(a: &AbsValue, to: u32) -> AbsValue {
-    match a {
-        AbsValue::Set(v) => AbsValue::set(v.iter().copied(), to),
-        AbsValue::Congruence { rem, k } => {
-            let k = u32::from(*k).min(to);
-            AbsValue::congruence(rem & low(k), k, to)
-        }
-        other => other.clone(),
-    }
+    lift1(a, to, |x| x, |k| k.trunc(to))
 }
 
-/// An integer comparison (LLVM ICMP predicates 32..=41) giving an `i1`.
+/// Most parameter combinations the PTX bit-field helpers enumerate.
+const MAX_PARAM_PAIRS: usize = 16;
+
+/// The `(pos, len)` pairs of two constant-set operands.
+fn param_pairs(pos: &AbsValue, len: &AbsValue) -> Option<Vec<(u32, u32)>> {
+    let (p, l) = (pos.members()?, len.members()?);
+    if p.len() * l.len() > MAX_PARAM_PAIRS {
+        return None;
+    }
+    Some(p.iter().flat_map(|&x| l.iter().map(move |&y| ((x & 0xFF) as u32, (y & 0xFF) as u32))).collect())
+}
+
+/// PTX `bfe.{u,s}{32,64}` on the lattice: the field of `len` bits at `pos` of `a`,
+/// zero- or sign-extended ([`KnownBits::bfe`]). `pos` and `len` must be sets of
+/// constants (⊤ otherwise); a set `a` stays exact. No IR operation maps to it
+/// yet: the PTX front end calls it.
+pub fn bfe(a: &AbsValue, pos: &AbsValue, len: &AbsValue, bits: u32, signed: bool) -> AbsValue {
+    if a.is_bottom() || pos.is_bottom() || len.is_bottom() {
+        return AbsValue::Bottom;
+    }
+    let Some(params) = param_pairs(pos, len) else {
+        return AbsValue::Top;
+    };
+    params.into_iter().fold(AbsValue::Bottom, |acc, (p, l)| {
+        let one =
+            lift1(a, bits, |x| KnownBits::constant(x, bits).bfe(p, l, signed, bits).one, |k| k.bfe(p, l, signed, bits));
+        acc.join(&one, bits)
+    })
+}
+
+/// PTX `bfi.b{32,64}` on the lattice: `base` with the low `len` bits of `insert`
+/// at `pos` ([`KnownBits::bfi`]); `pos` and `len` sets of constants.
+pub fn bfi(insert: &AbsValue, base: &AbsValue, pos: &AbsValue, len: &AbsValue, bits: u32) -> AbsValue {
+    if pos.is_bottom() || len.is_bottom() {
+        return AbsValue::Bottom;
+    }
+    let Some(params) = param_pairs(pos, len) else {
+        return AbsValue::Top;
+    };
+    params.into_iter().fold(AbsValue::Bottom, |acc, (p, l)| {
+        let one = lift2(
+            insert,
+            base,
+            bits,
+            |x, y| Some(KnownBits::bfi(KnownBits::constant(x, bits), KnownBits::constant(y, bits), p, l, bits).one),
+            |x, y| KnownBits::bfi(x, y, p, l, bits),
+        );
+        acc.join(&one, bits)
+    })
+}
+
+/// A packed-vector `mov` (PTX `mov.b64 %rd, {%lo, %hi}`): `lo | hi << lo_bits`,
+/// of width `lo_bits + hi_bits` ([`KnownBits::concat`]).
+pub fn concat(lo: &AbsValue, hi: &AbsValue, lo_bits: u32, hi_bits: u32) -> AbsValue {
+    let to = (lo_bits + hi_bits).min(64);
+    if either_bottom(lo, hi) {
+        return AbsValue::Bottom;
+    }
+    if let Some(v) = pairwise(lo, hi, to, |x, y| Some((x & mask(lo_bits)) | y.checked_shl(lo_bits).unwrap_or(0))) {
+        return v;
+    }
+    let (Some(a), Some(b)) = (lo.known_bits(lo_bits), hi.known_bits(hi_bits)) else {
+        return AbsValue::Bottom;
+    };
+    AbsValue::from_known(KnownBits::concat(a, b, lo_bits, hi_bits), to)
+}
+
+/// PTX `prmt.b32` (default mode) on the lattice ([`KnownBits::prmt`]); the
+/// selector must be a set of constants (⊤ otherwise).
+pub fn prmt(a: &AbsValue, b: &AbsValue, selector: &AbsValue) -> AbsValue {
+    if either_bottom(a, b) || selector.is_bottom() {
+        return AbsValue::Bottom;
+    }
+    let Some(sels) = selector.members() else {
+        return AbsValue::Top;
+    };
+    sels.iter().fold(AbsValue::Bottom, |acc, &s| {
+        let s = s as u32;
+        let one = lift2(
+            a,
+            b,
+            32,
+            |x, y| Some(KnownBits::prmt(KnownBits::constant(x, 32), KnownBits::constant(y, 32), s).one),
+            |x, y| KnownBits::prmt(x, y, s),
+        );
+        acc.join(&one, 32)
+    })
+}
+
+/// An integer comparison (LLVM ICMP predicates 32..=41) giving an `i1`: exact
+/// on sets; equality and unsigned order also decided from known bits.
 pub fn icmp(pred: u8, a: &AbsValue, b: &AbsValue, bits: u32) -> AbsValue {
     if either_bottom(a, b) {
         return AbsValue::Bottom;
@@ -481,127 +640,37 @@ pub fn icmp(pred: u8, a: &AbsValue, b: &AbsValue, bits: u32) -> AbsValue {
         };
         Some(u64::from(r))
     };
-    pairwise(a, b, bits, f).unwrap_or(AbsValue::Top).normalize(1)
+    if let Some(v) = pairwise(a, b, bits, f) {
+        return v.normalize(1);
+    }
+    let (Some(x), Some(y)) = (a.known_bits(bits), b.known_bits(bits)) else {
+        return AbsValue::Top;
+    };
+    let differ = (x.one & y.zero) | (x.zero & y.one) != 0;
+    let (xmin, xmax, ymin, ymax) = (x.umin(), x.umax(bits), y.umin(), y.umax(bits));
+    let r = match pred {
+        32 if differ => Some(false),
+        33 if differ => Some(true),
+        34..=37 => {
+            // Normalize to "x < y" / "x <= y" with the operands swapped for > / >=.
+            let (lmin, lmax, rmin, rmax) = if pred <= 35 { (ymin, ymax, xmin, xmax) } else { (xmin, xmax, ymin, ymax) };
+            let strict = pred == 34 || pred == 36;
+            if (strict && lmax < rmin) || (!strict && lmax <= rmin) {
+                Some(true)
+            } else if (strict && lmin >= rmax) || (!strict && lmin > rmax) {
+                Some(false)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    };
+    match r {
+        Some(v) => AbsValue::constant(u64::from(v), 1),
+        None => AbsValue::Top,
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn c(x: u64) -> AbsValue {
-        AbsValue::constant(x, 32)
-    }
-    fn top() -> AbsValue {
-        AbsValue::Top
-    }
-    fn cong(rem: u64, m: u64) -> AbsValue {
-        AbsValue::Congruence { rem, k: m.trailing_zeros() as u8 }
-    }
-
-    #[test]
-    fn tid_times_64_plus_12() {
-        let v = add(&mul(&top(), &c(64), 32), &c(12), 32);
-        assert_eq!(v, cong(12, 64));
-        // The DXIL spelling: shl 6, or 12.
-        let v = bitwise(BitOp::Or, &shl(&top(), &c(6), 32), &c(12), 32);
-        assert_eq!(v, cong(12, 64));
-    }
-
-    #[test]
-    fn base_times_32_plus_4() {
-        assert_eq!(add(&mul(&top(), &c(32), 32), &c(4), 32), cong(4, 32));
-    }
-
-    #[test]
-    fn phi_of_32_and_48_is_a_set() {
-        assert_eq!(c(32).join(&c(48), 32), AbsValue::Set(vec![32, 48]));
-    }
-
-    #[test]
-    fn mul_by_100_is_0_mod_4() {
-        assert_eq!(mul(&top(), &c(100), 32), cong(0, 4));
-        assert_eq!(mul(&cong(1, 2), &cong(1, 2), 32), cong(1, 2));
-        assert_eq!(mul(&cong(2, 4), &cong(2, 4), 32), cong(4, 8));
-    }
-
-    #[test]
-    fn and_masks() {
-        // (x * 100) & ~31 → 0 mod 32.
-        let v = bitwise(BitOp::And, &mul(&top(), &c(100), 32), &c(!31u64 & 0xFFFF_FFFF), 32);
-        assert_eq!(v, cong(0, 32));
-        // (12 mod 64) & 15 → 12.
-        assert_eq!(bitwise(BitOp::And, &cong(12, 64), &c(15), 32), c(12));
-        // unknown & 0xF0 → 0 mod 16.
-        assert_eq!(bitwise(BitOp::And, &top(), &c(0xF0), 32), cong(0, 16));
-    }
-
-    #[test]
-    fn or_xor_known_low_bits() {
-        assert_eq!(bitwise(BitOp::Or, &cong(0, 64), &c(8), 32), cong(8, 64));
-        assert_eq!(bitwise(BitOp::Xor, &cong(3, 16), &c(1), 32), cong(2, 16));
-        assert_eq!(bitwise(BitOp::Or, &c(1), &c(6), 32), c(7));
-    }
-
-    #[test]
-    fn shifts() {
-        assert_eq!(shl(&cong(3, 16), &c(2), 32), cong(12, 64));
-        assert_eq!(shl(&c(3), &AbsValue::set([1, 2], 32), 32), AbsValue::Set(vec![6, 12]));
-        assert_eq!(shr(&c(0x80), &c(4), 32, false), c(8));
-        assert_eq!(shr(&cong(12, 64), &c(2), 32, false), cong(3, 16));
-        assert_eq!(shr(&cong(12, 64), &c(7), 32, false), top());
-        assert_eq!(shr(&c(0xFFFF_FFF0), &c(4), 32, true), c(0xFFFF_FFFF));
-        assert_eq!(shl(&c(1), &c(40), 32), top());
-    }
-
-    #[test]
-    fn widening_past_eight_members() {
-        let mut v = AbsValue::Bottom;
-        for i in 0..8 {
-            v = v.join(&c(16 * i + 4), 32);
-        }
-        assert_eq!(v.members().map(|m| m.len()), Some(8));
-        v = v.join(&c(16 * 8 + 4), 32);
-        assert_eq!(v, cong(4, 16));
-        // Joining a congruence with a constant of another residue loses bits.
-        assert_eq!(cong(4, 16).join(&c(12), 32), cong(4, 8));
-        assert_eq!(cong(4, 16).join(&c(5), 32), top());
-    }
-
-    #[test]
-    fn loop_phi_converges() {
-        // phi(0, phi + 16) iterated to a fixpoint.
-        let mut v = c(0);
-        for _ in 0..100 {
-            let next = c(0).join(&add(&v, &c(16), 32), 32);
-            let joined = v.join(&next, 32);
-            if joined == v {
-                break;
-            }
-            v = joined;
-        }
-        assert_eq!(v, cong(0, 16));
-    }
-
-    #[test]
-    fn casts() {
-        assert_eq!(trunc(&c(0x1_0000_0010), 32), c(0x10));
-        assert_eq!(AbsValue::constant(0x1_0000_0010, 32), c(0x10));
-        assert_eq!(zext(&cong(4, 16), 16, 32), cong(4, 16));
-        assert_eq!(sext_value(&AbsValue::constant(0xFF, 8), 8, 32), c(0xFFFF_FFFF));
-        assert_eq!(trunc(&cong(4, 256), 4), AbsValue::constant(4, 4));
-    }
-
-    #[test]
-    fn arithmetic_on_sets_and_wrap() {
-        assert_eq!(
-            add(&AbsValue::set([1, 2], 32), &AbsValue::set([10, 20], 32), 32),
-            AbsValue::set([11, 12, 21, 22], 32)
-        );
-        assert_eq!(sub(&c(0), &c(1), 32), c(0xFFFF_FFFF));
-        assert_eq!(sub(&cong(4, 16), &c(8), 32), cong(12, 16));
-        assert_eq!(add(&AbsValue::Bottom, &c(1), 32), AbsValue::Bottom);
-        assert_eq!(divrem(&cong(12, 64), &c(16), 32, false, true), c(12));
-        assert_eq!(divrem(&c(7), &c(2), 32, false, false), c(3));
-        assert_eq!(icmp(32, &c(3), &c(3), 32), AbsValue::constant(1, 1));
-    }
-}
+#[path = "lattice_tests.rs"]
+mod tests;

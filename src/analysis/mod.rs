@@ -1,7 +1,10 @@
 //! Dataflow over the IR: every SSA integer value becomes ⊥, a set of ≤ 8
-//! constants, a congruence `r mod 2^k`, or ⊤ (rules.md §0).
+//! constants, known bits (per bit: 0, 1 or unknown; `r mod 2^k` is "the low
+//! `k` bits known"), or ⊤ (rules.md §0).
 //!
 //! - [`lattice`]: the value lattice and its transfer functions;
+//! - [`knownbits`]: the known-bits domain, its transfer functions and the PTX
+//!   bit-field forms (`bfe`, `bfi`, packed `mov`, `prmt`);
 //! - [`cfg`]: reachability and reverse post-order;
 //! - [`dataflow`]: the per-function worklist, function-local memory and constant
 //!   folding (spec constants at their default or `--spec-constant` value).
@@ -18,8 +21,10 @@
 pub mod cfg;
 pub mod consteval;
 pub mod dataflow;
+pub mod knownbits;
 pub mod lattice;
 
+pub use knownbits::KnownBits;
 pub use lattice::AbsValue;
 
 use crate::ir::{ConstH, ConstKind, FuncH, Function, InstH, InstKind, Module, Operand, Value};

@@ -149,10 +149,12 @@ pub fn check(cx: &mut RuleContext<'_>) {
                     format!("{what} offset {} is never {align}-byte aligned", or_list(s))
                 }
                 AbsValue::Set(s) => format!("{what} offset {} is not always {align}-byte aligned", or_list(s)),
-                AbsValue::Congruence { rem, k } => {
-                    format!("{what} offset is always {rem} mod {}, never {align}-byte aligned", 1u64 << k)
-                }
-                other => format!("{what} offset {} is not {align}-byte aligned", other.describe()),
+                other => match other.known_low() {
+                    Some((rem, k)) => {
+                        format!("{what} offset is always {rem} mod {}, never {align}-byte aligned", 1u64 << k)
+                    }
+                    None => format!("{what} offset {} is not {align}-byte aligned", other.describe()),
+                },
             };
             let spec = cx.spec_note(f, &[Some(op)]);
             cx.emit(Finding {

@@ -148,8 +148,10 @@ fn judged(mo: &MatrixMemOp) -> bool {
 fn stride_text(v: &AbsValue) -> String {
     match v {
         AbsValue::Set(s) => format!("{} bytes", or_list(s)),
-        AbsValue::Congruence { rem, k } => format!("always {rem} mod {} bytes", 1u64 << k),
-        other => other.describe(),
+        other => match other.known_low() {
+            Some((rem, k)) => format!("always {rem} mod {} bytes", 1u64 << k),
+            None => other.describe(),
+        },
     }
 }
 

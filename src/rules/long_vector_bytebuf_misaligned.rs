@@ -255,14 +255,19 @@ fn message(acc: &RawVectorAccess, offset: &AbsValue, align: u64, comp: u64, cert
                 (format!("byte offset {} is {ub_text}; {main}", or_list(&ub)), true)
             }
         }
-        AbsValue::Congruence { rem, k } => {
-            let modulus = 1u64 << k;
-            if rem % comp.min(modulus) != 0 {
-                (format!("byte offset is always {rem} mod {modulus}, {ub_text}, and never {align}-byte aligned"), true)
-            } else {
-                (format!("byte offset is always {rem} mod {modulus}, never {align}-byte aligned"), false)
+        other => match other.known_low() {
+            Some((rem, k)) => {
+                let modulus = 1u64 << k;
+                if rem % comp.min(modulus) != 0 {
+                    (
+                        format!("byte offset is always {rem} mod {modulus}, {ub_text}, and never {align}-byte aligned"),
+                        true,
+                    )
+                } else {
+                    (format!("byte offset is always {rem} mod {modulus}, never {align}-byte aligned"), false)
+                }
             }
-        }
-        other => (format!("{what} at byte offset {} is not {align}-byte aligned", other.describe()), false),
+            None => (format!("{what} at byte offset {} is not {align}-byte aligned", other.describe()), false),
+        },
     }
 }

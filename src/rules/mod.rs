@@ -349,14 +349,18 @@ pub fn finding_value(v: &AbsValue) -> Option<FindingValue> {
     match v {
         AbsValue::Set(s) if s.len() == 1 => s.first().map(|x| FindingValue::Int(*x)),
         AbsValue::Set(s) => Some(FindingValue::Set(s.clone())),
-        AbsValue::Congruence { rem, k } => Some(FindingValue::Congruence { rem: *rem, modulus: 1u64 << k }),
+        AbsValue::Known(_) => {
+            let (rem, k) = v.known_low()?;
+            Some(FindingValue::Congruence { rem, modulus: 1u64 << k })
+        }
         _ => None,
     }
 }
 
 /// Judges a value: `proven` when every admitted value violates, `possible` when
 /// a set has members both ways, `None` otherwise. `cong_all` says whether every
-/// member of `rem mod 2^k` violates.
+/// member of `rem mod 2^k` violates; a known-bits value is judged by its known
+/// low bits ([`AbsValue::known_low`]), its higher known bits are not used yet.
 pub fn judge(v: &AbsValue, violates: impl Fn(u64) -> bool, cong_all: impl Fn(u64, u32) -> bool) -> Option<Certainty> {
     match v {
         AbsValue::Set(s) => {
@@ -369,7 +373,10 @@ pub fn judge(v: &AbsValue, violates: impl Fn(u64) -> bool, cong_all: impl Fn(u64
                 Some(Certainty::Possible)
             }
         }
-        AbsValue::Congruence { rem, k } => cong_all(*rem, u32::from(*k)).then_some(Certainty::Proven),
+        AbsValue::Known(_) => {
+            let (rem, k) = v.known_low()?;
+            cong_all(rem, k).then_some(Certainty::Proven)
+        }
         _ => None,
     }
 }
