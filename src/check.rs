@@ -67,6 +67,10 @@ pub struct FileReport {
     /// Modules analysed.
     #[serde(skip)]
     pub modules: u32,
+    /// SpecIds the analysed module declares (to warn about `--spec-constant`
+    /// overrides no module uses).
+    #[serde(skip)]
+    pub spec_ids: Vec<u32>,
 }
 
 /// Options for a check run.
@@ -108,6 +112,37 @@ pub fn classify(path: &str, bytes: &[u8]) -> InputKind {
     } else {
         InputKind::Binary
     }
+}
+
+/// File extensions that name a compiled shader. An input named so that holds
+/// no shader (empty, text, random bytes) is an input error, not a skip: a
+/// build that writes garbage must not pass the gate.
+pub const SHADER_EXTENSIONS: &[&str] = &["dxil", "cso", "dxbc", "spv", "spirv", "bc"];
+
+/// True when `path` ends in one of [`SHADER_EXTENSIONS`] (any case).
+pub fn named_as_shader(path: &str) -> bool {
+    std::path::Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| SHADER_EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
+}
+
+/// Why a file named as a shader holds none: `empty file` or what its first
+/// bytes are, for the input error.
+pub fn not_a_shader(path: &str, bytes: &[u8]) -> String {
+    let ext = std::path::Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or("");
+    let expected = "a DXBC container, a SPIR-V module or LLVM bitcode";
+    if bytes.is_empty() {
+        return format!("empty file: a .{ext} input must hold {expected}");
+    }
+    let head: Vec<String> = bytes.iter().take(8).map(|b| format!("{b:02X}")).collect();
+    let text = bytes.iter().take(64).all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace());
+    let what = if text { "text" } else { "unrecognised bytes" };
+    format!(
+        "not a shader: a .{ext} input must hold {expected}, and no shader is embedded in it; \
+         it holds {what} (first bytes at offset 0: {})",
+        head.join(" ")
+    )
 }
 
 /// Reads and lowers one module of a known kind. `Ok(None)` means "recognised,
@@ -167,6 +202,7 @@ pub fn check_blob(
         section: None,
         bytes: bytes.len() as u64,
         modules: 0,
+        spec_ids: Vec::new(),
     };
     let base = blob_offset.unwrap_or(0);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -178,11 +214,15 @@ pub fn check_blob(
         if let Err(e) = ir::verify::verify(&m) {
             return Err((FileStatus::Error, e.to_string(), true));
         }
-        Ok(check_module(&m, opts))
+        let mut ids: Vec<u32> = m.constants.values().filter_map(|c| c.spec_id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        Ok((check_module(&m, opts), ids))
     }));
     let mut diags = match outcome {
-        Ok(Ok(d)) => {
+        Ok(Ok((d, ids))) => {
             report.modules = 1;
+            report.spec_ids = ids;
             d
         }
         Ok(Err((status, msg, is_error))) => {
@@ -233,7 +273,23 @@ pub fn check_bytes(path: &str, bytes: &[u8], opts: &CheckOptions) -> CheckResult
                 section: None,
                 bytes: bytes.len() as u64,
                 modules: 0,
+                spec_ids: Vec::new(),
             });
+        }
+        InputKind::Binary | InputKind::Ptx if named_as_shader(path) => {
+            let msg = not_a_shader(path, bytes);
+            result.files.push(FileReport {
+                path: path.to_string(),
+                kind: InputKind::Binary,
+                status: FileStatus::Error,
+                message: Some(msg.clone()),
+                blob_offset: None,
+                section: None,
+                bytes: bytes.len() as u64,
+                modules: 0,
+                spec_ids: Vec::new(),
+            });
+            result.diagnostics.push(input_error(path, None, &msg));
         }
         InputKind::Binary | InputKind::Ptx => {
             result.files.push(FileReport {
@@ -245,6 +301,7 @@ pub fn check_bytes(path: &str, bytes: &[u8], opts: &CheckOptions) -> CheckResult
                 section: None,
                 bytes: bytes.len() as u64,
                 modules: 0,
+                spec_ids: Vec::new(),
             });
         }
         _ => {

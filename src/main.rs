@@ -108,6 +108,10 @@ struct CheckArgs {
     /// HLSL: compile to SPIR-V instead of DXIL.
     #[arg(long, help_heading = "HLSL (through DXC)")]
     spirv: bool,
+    /// HLSL: skip HLSL inputs that cannot be compiled (no DXC found, no target profile) instead of
+    /// failing the run with an input error.
+    #[arg(long = "skip-hlsl", help_heading = "HLSL (through DXC)")]
+    skip_hlsl: bool,
     /// HLSL: the DXC library (libdxcompiler) or its directory (else $IRLINT_DXC, $DXC_PATH, system search path).
     #[arg(long = "dxc", value_name = "PATH", help_heading = "HLSL (through DXC)")]
     dxc: Option<PathBuf>,
@@ -231,8 +235,13 @@ fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> ExitCode {
         include_dirs: args.include_dirs.clone(),
         extra_args: args.dxc_args.clone(),
         spirv: args.spirv,
+        skip: args.skip_hlsl,
     };
     let inputs = input::discover(&args.paths);
+    if inputs.is_empty() {
+        let named: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+        eprintln!("warning: no input files found in {}", named.join(", "));
+    }
     let progress = !args.no_progress && format == Format::Human && std::io::stderr().is_terminal();
     let opts = BatchOptions {
         config,
@@ -247,6 +256,9 @@ fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> ExitCode {
         progress,
     };
     let run = batch::Batch::new(opts).run(&inputs);
+    for line in irlint::report::unused_spec_constants(&run, &args.spec_constants) {
+        eprintln!("warning: {line}");
+    }
     let color = format == Format::Human
         && args.output.is_none()
         && std::io::stdout().is_terminal()

@@ -201,7 +201,11 @@ fn several_files_keep_their_order_and_a_bad_file_does_not_stop_the_others() {
     assert_eq!(got[0].3, "`target` is sm_90a, expected sm_100 or later for mode tile::gather4");
     let (code, out, _) = run(&["atoms", b], None);
     assert_eq!(code, 2);
-    assert!(out.contains("input error:\n  ") && out.contains("broken.json: invalid JSON array of records"), "{out}");
+    assert!(
+        out.contains("broken.json\n") && out.contains("error[input-error]: invalid JSON array of records"),
+        "{out}"
+    );
+    assert!(out.contains(", 1 input error in 1 file"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -76,6 +76,7 @@ fn file(path: &str, kind: InputKind, status: FileStatus, message: Option<&str>) 
         section: None,
         bytes: 100,
         modules: u32::from(status == FileStatus::Ok),
+        spec_ids: Vec::new(),
     }
 }
 

@@ -73,6 +73,12 @@ impl Analysis {
         }
     }
 
+    /// True when `--spec-constant` overrode SpecId `id` (so its value is the
+    /// application's, not a placeholder default).
+    pub fn overridden(&self, id: u32) -> bool {
+        self.spec_constants.iter().any(|(i, _)| *i == id)
+    }
+
     /// The single constant an operand is known to be, if any.
     pub fn constant(&self, m: &Module, f: FuncH, op: Operand) -> Option<u64> {
         self.value(m, f, op).as_const()

@@ -165,6 +165,7 @@ fn error_entry(path: &str, kind: InputKind, message: String) -> (FileReport, Dia
         section: None,
         bytes: 0,
         modules: 0,
+        spec_ids: Vec::new(),
     };
     // One-line message; further lines (what was searched, how to fix) become notes.
     let mut lines = message.lines();
@@ -185,6 +186,7 @@ fn skipped_entry(path: &str, kind: InputKind, bytes: u64, message: String) -> Fi
         section: None,
         bytes,
         modules: 0,
+        spec_ids: Vec::new(),
     }
 }
 
@@ -196,6 +198,8 @@ pub struct Batch {
     /// Config file (None = defaults) → resolved options or the config error.
     resolved: Mutex<HashMap<Option<PathBuf>, ResolveResult>>,
     compiler: OnceLock<Result<Compiler, HlslError>>,
+    /// Config files whose error has been reported (each once per run).
+    config_errors: Mutex<std::collections::HashSet<Option<PathBuf>>>,
 }
 
 impl Batch {
@@ -206,6 +210,7 @@ impl Batch {
             dir_configs: Mutex::new(HashMap::new()),
             resolved: Mutex::new(HashMap::new()),
             compiler: OnceLock::new(),
+            config_errors: Mutex::new(Default::default()),
         }
     }
 
@@ -314,7 +319,38 @@ impl Batch {
         }
         let resolved = match self.resolve(&input.path) {
             Ok(r) => r,
-            Err(e) => return fail(InputKind::Binary, format!("configuration error: {e}")),
+            Err(e) => {
+                // The broken config is reported once, at its own path; each input it
+                // governs is listed as not checked, without repeating the error.
+                // Shown relative to the working directory, like the inputs.
+                let cwd = std::env::current_dir().unwrap_or_default();
+                let config =
+                    self.config_for(&input.path).map(|c| c.strip_prefix(&cwd).map(Path::to_path_buf).unwrap_or(c));
+                let first = {
+                    let mut seen = self.config_errors.lock().unwrap_or_else(|p| p.into_inner());
+                    seen.insert(config.clone())
+                };
+                if first {
+                    let mut msg = format!("configuration error: {e}");
+                    if let Some(abs) = self.config_for(&input.path) {
+                        msg = msg.replace(
+                            &abs.display().to_string(),
+                            &config.as_ref().unwrap_or(&abs).display().to_string(),
+                        );
+                    }
+                    let (_, mut d) = error_entry(path, InputKind::Binary, msg);
+                    if let Some(c) = &config {
+                        d.location.path = c.display().to_string();
+                    }
+                    out.diagnostics.push(d);
+                }
+                let where_ =
+                    config.as_ref().map_or_else(|| "the configuration".to_string(), |c| c.display().to_string());
+                let (f, _) =
+                    error_entry(path, InputKind::Binary, format!("not checked: configuration error in {where_}"));
+                out.files.push(f);
+                return;
+            }
         };
         let bytes = match read_input(&input.path) {
             Ok(b) => b,
@@ -364,18 +400,28 @@ impl Batch {
             None => HlslOptions::default(),
         };
         let opts = resolved.hlsl.merged(&directive).merged(&self.opts.hlsl);
-        if let Err(HlslError::Options(m)) = dxc::require_target(&opts) {
-            if input.explicit {
-                return fail(m);
+        // An HLSL input that cannot be compiled fails the run unless the user
+        // opted out: a cook step must not pass because the compiler was missing.
+        let cannot_compile = |m: &str| -> Result<String, String> {
+            if opts.skip {
+                Ok(format!("not compiled: {}", m.lines().next().unwrap_or(m)))
+            } else {
+                Err(format!("{m}\npass --skip-hlsl (or set `skip = true` in the [hlsl] table of irlint.toml) to skip HLSL inputs that cannot be compiled"))
             }
-            out.files.push(skipped_entry(path, InputKind::Hlsl, size, format!("not compiled: {m}")));
-            return;
+        };
+        if let Err(HlslError::Options(m)) = dxc::require_target(&opts) {
+            return match cannot_compile(&m) {
+                Ok(reason) => out.files.push(skipped_entry(path, InputKind::Hlsl, size, reason)),
+                Err(e) => fail(e),
+            };
         }
         let compiler = match self.compiler() {
             Ok(c) => c,
-            Err(HlslError::NoCompiler(m)) if !input.explicit => {
-                out.files.push(skipped_entry(path, InputKind::Hlsl, size, m.clone()));
-                return;
+            Err(HlslError::NoCompiler(m)) => {
+                return match cannot_compile(m) {
+                    Ok(reason) => out.files.push(skipped_entry(path, InputKind::Hlsl, size, reason)),
+                    Err(e) => fail(e),
+                };
             }
             Err(e) => return fail(hlsl_error_text(e)),
         };
@@ -427,7 +473,19 @@ fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, out: &mut Outcom
         out.diagnostics.push(d);
     }
     if blobs.is_empty() {
-        out.files.push(skipped_entry(path, InputKind::Binary, bytes.len() as u64, "no embedded shader found".into()));
+        if check::named_as_shader(path) {
+            let (mut f, d) = error_entry(path, InputKind::Binary, check::not_a_shader(path, bytes));
+            f.bytes = bytes.len() as u64;
+            out.files.push(f);
+            out.diagnostics.push(d);
+        } else {
+            out.files.push(skipped_entry(
+                path,
+                InputKind::Binary,
+                bytes.len() as u64,
+                "no embedded shader found".into(),
+            ));
+        }
         return;
     }
     let n = blobs.len();
@@ -440,6 +498,7 @@ fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, out: &mut Outcom
         section: None,
         bytes: bytes.len() as u64,
         modules: 0,
+        spec_ids: Vec::new(),
     });
     for b in blobs {
         let Some(slice) = bytes.get(b.range()) else { continue };

@@ -62,6 +62,9 @@ pub enum FindingValue {
     },
     /// A name (`f16`, `row-major`).
     Text(String),
+    /// Spec-constant defaults a finding assumed (`{"15": 0}`: SpecId → value),
+    /// because no `--spec-constant` overrode them.
+    Assumed(std::collections::BTreeMap<String, u64>),
 }
 
 impl std::fmt::Display for FindingValue {
@@ -73,6 +76,10 @@ impl std::fmt::Display for FindingValue {
                 write!(f, "{{{}}}", parts.join(", "))
             }
             FindingValue::Congruence { rem, modulus } => write!(f, "{rem} mod {modulus}"),
+            FindingValue::Assumed(m) => {
+                let parts: Vec<String> = m.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                write!(f, "{{{}}}", parts.join(", "))
+            }
             FindingValue::Text(s) => f.write_str(s),
         }
     }

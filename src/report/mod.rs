@@ -8,4 +8,4 @@ pub mod run;
 pub mod sarif;
 
 pub use diagnostic::*;
-pub use run::{render, Format, RunReport, Stats};
+pub use run::{render, unused_spec_constants, Format, RunReport, Stats};

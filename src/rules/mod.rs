@@ -95,7 +95,14 @@ pub fn find(id: &str) -> Option<&'static RuleMeta> {
 /// Runs every enabled rule on a module; diagnostics carry function, instruction,
 /// IR text and source location, but no path.
 pub fn check_module(m: &Module, a: &Analysis, s: &Settings) -> Vec<Diagnostic> {
-    let mut cx = RuleContext { m, a, settings: s, out: Vec::new(), positions: FxHashMap::default() };
+    let mut cx = RuleContext {
+        m,
+        a,
+        settings: s,
+        out: Vec::new(),
+        positions: FxHashMap::default(),
+        pending_spec: Default::default(),
+    };
     for (meta, check) in RULES {
         if s.level_for(meta.id).is_some() {
             check(&mut cx);
@@ -154,6 +161,9 @@ pub struct RuleContext<'a> {
     pub settings: &'a Settings,
     out: Vec<Diagnostic>,
     positions: FxHashMap<FuncH, Vec<u32>>,
+    /// Spec constants the last [`RuleContext::spec_note`] found; the next
+    /// [`RuleContext::emit`] takes them.
+    pending_spec: std::cell::RefCell<Vec<(u32, u64)>>,
 }
 
 impl RuleContext<'_> {
@@ -182,10 +192,11 @@ impl RuleContext<'_> {
                 }
             }
         }
+        deps.sort_unstable();
+        self.pending_spec.replace(deps.clone());
         if deps.is_empty() {
             return String::new();
         }
-        deps.sort_unstable();
         let parts: Vec<String> = deps
             .iter()
             .map(|(id, v)| match self.m.spec_names.iter().find(|(i, _)| i == id) {
@@ -204,6 +215,20 @@ impl RuleContext<'_> {
         };
         if f.force_error {
             level = Level::Error;
+        }
+        // A finding that rests on a spec constant's default is only possible:
+        // applications override placeholder defaults at pipeline creation.
+        let assumed: std::collections::BTreeMap<String, u64> = self
+            .pending_spec
+            .take()
+            .into_iter()
+            .filter(|(id, _)| !self.a.overridden(*id))
+            .map(|(id, v)| (id.to_string(), v))
+            .collect();
+        let mut f = f;
+        if !assumed.is_empty() {
+            f.certainty = Certainty::Possible;
+            f.values.push(("assumed", FindingValue::Assumed(assumed)));
         }
         if f.certainty == Certainty::Possible {
             level = level.lowered();
