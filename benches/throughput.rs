@@ -1,6 +1,6 @@
 //! In-process throughput over `../shared/corpus` (files already in memory, one
 //! thread): DXIL decode+lower, DXIL end-to-end check, SPIR-V lower, SPIR-V
-//! end-to-end check. Prints modules/s and MB/s. Run: `cargo bench --bench throughput`.
+//! end-to-end check, PTX read+lower, PTX end-to-end check. Prints modules/s and MB/s. Run: `cargo bench --bench throughput`.
 
 use irlint::check::{self, CheckOptions, InputKind};
 use std::path::{Path, PathBuf};
@@ -28,6 +28,12 @@ fn collect(dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
 }
 
 fn measure(name: &str, files: &[(String, Vec<u8>)], mut f: impl FnMut(&str, &[u8]) -> bool) {
+    // IRLINT_BENCH=ptx runs only the measurements whose name contains "ptx".
+    if let Ok(only) = std::env::var("IRLINT_BENCH") {
+        if !name.contains(only.as_str()) {
+            return;
+        }
+    }
     if files.is_empty() {
         println!("{name:<28} skipped (no files)");
         return;
@@ -64,6 +70,9 @@ fn main() {
     collect(&shared.join("corpus/dxil"), &mut dxil);
     let mut spirv = Vec::new();
     collect(&shared.join("corpus/spirv"), &mut spirv);
+    let mut ptx = Vec::new();
+    collect(&shared.join("corpus/ptx"), &mut ptx);
+    ptx.retain(|(p, _)| p.ends_with(".ptx"));
     let opts = CheckOptions::default();
 
     println!("irlint {} in-process, one thread", irlint::VERSION);
@@ -73,6 +82,10 @@ fn main() {
     });
     measure("spirv lower", &spirv, |_, b| check::load_module(InputKind::Spirv, b, 0).is_ok());
     measure("spirv check (end to end)", &spirv, |p, b| {
+        check::check_bytes(p, b, &opts).files.iter().all(|f| f.status == check::FileStatus::Ok)
+    });
+    measure("ptx read+lower", &ptx, |_, b| check::load_module(InputKind::Ptx, b, 0).is_ok());
+    measure("ptx check (end to end)", &ptx, |p, b| {
         check::check_bytes(p, b, &opts).files.iter().all(|f| f.status == check::FileStatus::Ok)
     });
 }

@@ -7,7 +7,7 @@ use crate::ir::{self, Module};
 use crate::read::dxbc::{self, FourCc};
 use crate::read::ReadError;
 use crate::report::{Certainty, Diagnostic, Level, BUDGET_EXCEEDED, INPUT_ERROR, INTERNAL_ERROR};
-use crate::{dxil, rules, spirv};
+use crate::{dxil, ptx, rules, spirv};
 use serde::Serialize;
 
 /// What an input is, by content (HLSL by extension).
@@ -24,7 +24,7 @@ pub enum InputKind {
     Bitcode,
     /// HLSL source.
     Hlsl,
-    /// PTX text (reserved).
+    /// PTX text (recognised by its `.version` directive).
     Ptx,
     /// Anything else: scanned for embedded shaders.
     Binary,
@@ -101,6 +101,8 @@ pub fn classify(path: &str, bytes: &[u8]) -> InputKind {
         InputKind::Spirv
     } else if dxil::is_bitcode(bytes) {
         InputKind::Bitcode
+    } else if ptx::is_ptx(bytes) {
+        InputKind::Ptx
     } else if lower.ends_with(".hlsl") || lower.ends_with(".hlsli") || lower.ends_with(".fx") {
         InputKind::Hlsl
     } else {
@@ -121,6 +123,7 @@ pub fn load_module(kind: InputKind, bytes: &[u8], base: u64) -> Result<Option<Mo
         }
         InputKind::Bitcode => dxil::lower_bitcode(bytes, base).map(Some),
         InputKind::Spirv => spirv::lower(bytes, base).map(Some),
+        InputKind::Ptx => ptx::lower(bytes, base).map(Some),
         _ => Ok(None),
     }
 }
@@ -233,7 +236,7 @@ pub fn check_bytes(path: &str, bytes: &[u8], opts: &CheckOptions) -> CheckResult
                 modules: 0,
             });
         }
-        InputKind::Binary | InputKind::Ptx => {
+        InputKind::Binary => {
             result.files.push(FileReport {
                 path: path.to_string(),
                 kind: InputKind::Binary,

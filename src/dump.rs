@@ -96,10 +96,14 @@ fn dump_inner(mut out: DumpFile, bytes: &[u8], opts: &DumpOptions) -> DumpFile {
             Ok(m) => module_details(out, &m, opts),
             Err(e) => out.fail(FileStatus::Error, e.to_string()),
         },
+        InputKind::Ptx => match crate::ptx::lower(bytes, 0) {
+            Ok(m) => module_details(out, &m, opts),
+            Err(e) => out.fail(FileStatus::Error, e.to_string()),
+        },
         InputKind::Hlsl => {
             out.fail(FileStatus::Skipped, "HLSL input is compiled by `irlint check`; dump a compiled shader")
         }
-        InputKind::Binary | InputKind::Ptx => out.fail(FileStatus::Skipped, "not a shader container or module"),
+        InputKind::Binary => out.fail(FileStatus::Skipped, "not a shader container or module"),
     }
 }
 
@@ -184,8 +188,44 @@ fn json_text(j: &Json) -> String {
     }
 }
 
+/// A PTX matrix fact: its fields, the PTX line, the target and the recovered
+/// descriptor / address operands.
+fn ptx_json(m: &Module, cx: Ctx<'_>, inst: Option<&ir::Inst>, p: &ir::PtxMatrixOp) -> Json {
+    let mut j = serde_json::to_value(&p.op).unwrap_or(Json::Null);
+    if let Some(obj) = j.as_object_mut() {
+        obj.insert("kind".into(), obj.get("op").cloned().unwrap_or(Json::Null));
+        obj.insert("ptx_line".into(), json!(inst.map(|i| i.span.id)));
+        obj.insert("target".into(), json!(p.target.map(|t| t.name())));
+        let line = inst.map_or(0, |i| i.span.id);
+        let text = match &p.op {
+            ir::PtxOp::Tcgen05Mma(t) => {
+                let idesc = t.idesc.map_or(Json::Null, |o| operand_json(m, cx, o));
+                let text =
+                    format!("{} (line {line}): kind word 0x{:03x}, idesc {}", p.word, t.kind_word, json_text(&idesc));
+                obj.insert("idesc".into(), idesc);
+                text
+            }
+            ir::PtxOp::LdStMatrix(l) => {
+                obj.insert("address".into(), l.address.map_or(Json::Null, |o| operand_json(m, cx, o)));
+                format!("{} (line {line}): {} of {} registers", p.word, l.registers, l.expected_registers)
+            }
+            ir::PtxOp::BlockScaledMma(b) => {
+                format!("{} (line {line}): k {}, scale {:?} {}", p.word, b.k, b.scale_vec, b.scale_type)
+            }
+            ir::PtxOp::TensorCopy(c) => {
+                format!("{} (line {line}): rank {}, {:?}, {} coordinates", p.word, c.rank, c.mode, c.coords)
+            }
+        };
+        obj.insert("text".into(), json!(text));
+    }
+    j
+}
+
 /// Display name of a fact's opcode.
 fn op_name(encoding: Option<MatrixEncoding>, opcode: u32, m: &Module) -> String {
+    if m.source == ir::SourceKind::Ptx {
+        return m.op_names.get(opcode as usize).cloned().unwrap_or_else(|| format!("op{opcode}"));
+    }
     match (m.source, encoding) {
         (ir::SourceKind::Spirv, _) | (_, Some(MatrixEncoding::SpirvCoopVec | MatrixEncoding::SpirvCoopMatrix)) => {
             spirv::Op::from_u32(opcode).map(|o| format!("Op{o:?}")).unwrap_or_else(|| format!("SPIR-V op {opcode}"))
@@ -429,6 +469,15 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
             FactKind::RawVector(r) => {
                 (if r.store { dxop::RAW_BUFFER_VECTOR_STORE } else { dxop::RAW_BUFFER_VECTOR_LOAD }, None)
             }
+            FactKind::Ptx(_) => (
+                f.and_then(|f| f.insts.try_get(fact.inst))
+                    .and_then(|i| match &i.kind {
+                        InstKind::Other { opcode, .. } => Some(*opcode),
+                        _ => None,
+                    })
+                    .unwrap_or(u32::MAX),
+                None,
+            ),
         };
         let opcode = f
             .and_then(|f| f.insts.try_get(fact.inst))
@@ -442,6 +491,7 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
         let mut j = match &fact.kind {
             FactKind::RawVector(r) => raw_vector_json(m, cx, &name, ovl.as_deref(), r),
             FactKind::Matrix(x) => matrix_json(m, cx, &name, x),
+            FactKind::Ptx(p) => ptx_json(m, cx, f.and_then(|f| f.insts.try_get(fact.inst)), p),
         };
         if let Some(obj) = j.as_object_mut() {
             obj.insert("op".into(), json!(name));

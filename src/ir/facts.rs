@@ -278,6 +278,9 @@ pub enum FactKind {
     Matrix(MatrixMemOp),
     /// Raw-buffer vector access.
     RawVector(RawVectorAccess),
+    /// PTX matrix instruction (`ldmatrix`/`stmatrix`, `tcgen05.mma`, block-scaled
+    /// `mma`, `cp.async.bulk.tensor`).
+    Ptx(super::ptx::PtxMatrixOp),
 }
 
 /// A typed fact about one instruction, produced by the front end for the rules.
