@@ -205,6 +205,7 @@ pub struct PtxModule<'a> {
 struct Parser<'a> {
     lx: Lexer<'a>,
     statements: usize,
+    files: Vec<(u32, String)>,
 }
 
 fn unexpected(t: &Token<'_>, expected: &str) -> crate::read::ReadError {
@@ -309,6 +310,7 @@ impl<'a> Parser<'a> {
                 _ => return Err(unexpected(&t, "a directive")),
             }
         }
+        m.files = std::mem::take(&mut self.files);
         Ok(m)
     }
 
@@ -333,17 +335,7 @@ impl<'a> Parser<'a> {
                 }
             },
             ".address_size" => m.address_size = Some(self.uint32()?),
-            ".file" => {
-                let idx = self.uint32()?;
-                let s = self.lx.next()?;
-                if s.kind != Tok::Str {
-                    return Err(unexpected(&s, "a file name string"));
-                }
-                m.files.push((idx, unquote(s.text)));
-                while self.eat_punct(b',')? {
-                    self.uint()?;
-                }
-            }
+            ".file" => self.file()?,
             ".section" => {
                 let name = self.lx.next()?;
                 m.sections.push(name.text);
@@ -379,6 +371,20 @@ impl<'a> Parser<'a> {
             }
             ".alias" => self.skip_statement()?,
             _ => return Err(error_at((&t).into(), ErrorKind::Malformed, format!("unknown directive {}", t.text))),
+        }
+        Ok(())
+    }
+
+    /// `.file index "name"[, timestamp, size]` (module scope, or inside a body).
+    fn file(&mut self) -> Result<()> {
+        let idx = self.uint32()?;
+        let s = self.lx.next()?;
+        if s.kind != Tok::Str {
+            return Err(unexpected(&s, "a file name string"));
+        }
+        self.files.push((idx, unquote(s.text)));
+        while self.eat_punct(b',')? {
+            self.uint()?;
         }
         Ok(())
     }
@@ -632,6 +638,7 @@ impl<'a> Parser<'a> {
                         out.push(Stmt::Loc(a, b, c));
                     }
                     ".pragma" => self.skip_statement()?,
+                    ".file" => self.file()?,
                     ".section" => {
                         self.lx.next()?;
                         self.skip_braces()?;
@@ -838,5 +845,5 @@ fn unquote(s: &str) -> String {
 
 /// Parses PTX text into a module.
 pub fn parse(text: &str) -> Result<PtxModule<'_>> {
-    Parser { lx: Lexer::new(text), statements: 0 }.module()
+    Parser { lx: Lexer::new(text), statements: 0, files: Vec::new() }.module()
 }

@@ -1,0 +1,237 @@
+//! PTX front end: the Triton corpus, hand-written fixtures (tests/fixtures/ptx),
+//! malformed mutants, recognition and IR snapshots.
+
+mod common;
+
+use irlint::check::{check_bytes, classify, CheckOptions, FileStatus, InputKind};
+use irlint::ir::{self, FactKind, InstKind, PtxOp, ScaleVec, TmaMode};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> PathBuf {
+    common::root().join("tests/fixtures/ptx").join(name)
+}
+
+fn lower_file(p: &Path) -> ir::Module {
+    let bytes = std::fs::read(p).unwrap();
+    irlint::ptx::lower(&bytes, 0).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn corpus() -> Option<Vec<PathBuf>> {
+    let dir = common::shared_dir()?.join("corpus/ptx/triton-3.6");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+        .collect();
+    files.sort();
+    Some(files)
+}
+
+#[test]
+fn triton_corpus_reads_ok_with_no_findings() {
+    let Some(files) = corpus() else {
+        eprintln!("skipping: ../shared/corpus/ptx/triton-3.6 not found");
+        return;
+    };
+    assert_eq!(files.len(), 68);
+    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut words: BTreeMap<(String, u16), usize> = BTreeMap::new();
+    for p in &files {
+        let bytes = std::fs::read(p).unwrap();
+        let name = p.display().to_string();
+        assert_eq!(classify(&name, &bytes), InputKind::Ptx, "{name}");
+        let r = check_bytes(&name, &bytes, &CheckOptions::default());
+        assert_eq!(r.files.len(), 1);
+        assert_eq!(r.files[0].status, FileStatus::Ok, "{name}: {:?}", r.files[0].message);
+        assert!(r.diagnostics.is_empty(), "{name}: {:?}", r.diagnostics);
+        let m = lower_file(p);
+        assert_eq!(m.source, ir::SourceKind::Ptx);
+        assert_eq!(m.entry_points.len(), 1, "{name}");
+        for f in &m.facts {
+            let FactKind::Ptx(x) = &f.kind else { panic!("non-PTX fact") };
+            let k = match &x.op {
+                PtxOp::LdStMatrix(l) => {
+                    assert_eq!(l.registers, l.expected_registers, "{name}: {}", x.word);
+                    assert!(l.shared && (l.m, l.n) == (8, 8) && l.format == "b16", "{name}: {}", x.word);
+                    "ldst"
+                }
+                PtxOp::Tcgen05Mma(t) => {
+                    *words.entry((t.kind_text.clone().unwrap_or_default(), t.kind_word)).or_default() += 1;
+                    assert_eq!(x.target.map(|t| t.name()).as_deref(), Some("sm_100a"));
+                    "tcgen05"
+                }
+                PtxOp::BlockScaledMma(b) => {
+                    assert_eq!(x.target.map(|t| t.name()).as_deref(), Some("sm_120a"));
+                    assert!(matches!((b.k, b.scale_vec), (32, ScaleVec::X1) | (64, ScaleVec::X2)), "{}", x.word);
+                    "mma"
+                }
+                PtxOp::TensorCopy(c) => {
+                    assert_eq!((c.rank, c.mode, c.coords), (2, TmaMode::Tile, 2), "{}", x.word);
+                    "tma"
+                }
+            };
+            *kinds.entry(k).or_default() += 1;
+        }
+    }
+    assert_eq!(kinds, BTreeMap::from([("ldst", 1480), ("mma", 192), ("tcgen05", 104), ("tma", 23)]));
+    // The kind word of ptx-atoms.md §2.1 (bit 5 block_scale, bits 2-3 scale vector, bits 6-8 kind).
+    let expect = [("f16", 192), ("f8f6f4", 320), ("mxf4", 488), ("mxf8f6f4", 164), ("tf32", 256)];
+    let got: Vec<(&str, u16)> = words.keys().map(|(k, w)| (k.as_str(), *w)).collect();
+    assert_eq!(got, expect);
+}
+
+#[test]
+fn facts_carry_ptx_line_and_python_source_line() {
+    let Some(files) = corpus() else {
+        eprintln!("skipping: corpus not found");
+        return;
+    };
+    let Some(p) = files.iter().find(|p| p.ends_with("mm_scaled_e2m1_128x128x128.sm100.ptx")) else { return };
+    let m = lower_file(p);
+    let (f, x) = m
+        .facts
+        .iter()
+        .find_map(|f| match &f.kind {
+            FactKind::Ptx(x) if matches!(x.op, PtxOp::Tcgen05Mma(_)) => Some((f, x)),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(x.word, "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X");
+    let inst = &m.functions[f.function].insts[f.inst];
+    assert_eq!(inst.span.id, 1323, "PTX line");
+    let loc = &m.locs[inst.span.loc.unwrap()];
+    assert_eq!((m.source_files[loc.file as usize].name.as_str(), loc.line, loc.column), ("generate.py", 45, 52));
+    let PtxOp::Tcgen05Mma(t) = &x.op else { unreachable!() };
+    assert_eq!((t.kind_word, t.block_scale, t.scale_vec, t.cta_group, t.a_tmem), (488, true, ScaleVec::X2, 1, false));
+    // The instruction descriptor is a constant the dataflow sees.
+    let Some(ir::Operand::Value(v)) = t.idesc else { panic!("no idesc") };
+    assert_eq!(m.const_int(v), Some(144_704_640));
+}
+
+#[test]
+fn loop_fixture_builds_phis_at_joins() {
+    let m = lower_file(&fixture("loop_phis.ptx"));
+    let f = m.functions.values().next().unwrap();
+    let phis: Vec<usize> = f
+        .blocks
+        .values()
+        .map(|b| b.insts.iter().filter(|h| matches!(f.insts[**h].kind, InstKind::Phi { .. })).count())
+        .collect();
+    assert_eq!(phis, [0, 2, 0, 0, 0, 1], "phis per block");
+    // The predicated `@%p3 mov.u32 %r3, 11` keeps the old value where the guard is off.
+    assert!(f.insts.values().any(|i| matches!(i.kind, InstKind::Select { .. })));
+    // The loop's induction variable is the analysis' business: it sees constants through phis.
+    let a = irlint::analysis::analyze(&m, &Default::default());
+    assert!(!a.budget_exceeded);
+    insta::assert_snapshot!("ptx_loop_phis_ir", ir::print::module(&m));
+}
+
+#[test]
+fn inline_asm_scopes_calls_and_debug_sections() {
+    let m = lower_file(&fixture("inline_asm_call.ptx"));
+    assert_eq!(m.target.as_deref(), Some("sm_100a, debug"));
+    assert_eq!(m.producer.as_deref(), Some("PTX ISA 9.0"));
+    let names: Vec<&str> = m.source_files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["/src/k.cu", "/usr/include/helpers.h"]);
+    let fnames: Vec<(&str, bool)> = m.functions.values().map(|f| (f.name.as_str(), f.is_declaration)).collect();
+    assert_eq!(fnames, [("vprintf", true), ("helper", false), ("inline_asm_call", false)]);
+    assert_eq!(m.globals.values().filter_map(|g| g.name.as_deref()).collect::<Vec<_>>(), ["$str", "tile"]);
+    insta::assert_snapshot!("ptx_inline_asm_call_ir", ir::print::module(&m));
+}
+
+#[test]
+fn malformed_text_is_an_input_error_with_line_and_column() {
+    let bytes = std::fs::read(fixture("bad_operand.ptx")).unwrap();
+    let r = check_bytes("bad_operand.ptx", &bytes, &CheckOptions::default());
+    assert_eq!(r.files[0].kind, InputKind::Ptx);
+    assert_eq!(r.files[0].status, FileStatus::Error);
+    assert_eq!(
+        r.files[0].message.as_deref(),
+        Some("malformed: line 8, column 20: expected ',' or ';', found '%r3' at byte offset 0x6c (108) in PTX module")
+    );
+    assert_eq!(r.diagnostics.len(), 1);
+    assert_eq!(r.diagnostics[0].rule, "input-error");
+    for (text, what) in [
+        (".version 8.7\n.target sm_90\n.entry k()\n{\n\tbra L1;\n\tret;\n}\n", "line 5, column 2: undefined label L1"),
+        (".version 8.7\n.entry k()\n{\n\tret;\n", "expected '}' closing the function body"),
+        (".version 8.7\n.entry k()\n{\n\tmov.u32 %r1, 1; /* open\n}\n", "line 4, column 18: unterminated /* comment"),
+        (".version 8.7\n.bogus 1\n", "line 2, column 1: unknown directive .bogus"),
+        (".version 8.7\n.entry k()\n{\n.reg .b32 %r<99999999>;\nret;\n}\n", "too many registers in one function"),
+    ] {
+        let e = irlint::ptx::lower(text.as_bytes(), 0).unwrap_err().to_string();
+        assert!(e.contains(what), "{what:?} not in {e:?}");
+    }
+}
+
+/// xorshift64*, deterministic.
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1) as u64) as usize
+    }
+}
+
+#[test]
+fn truncated_and_bit_flipped_ptx_never_panics() {
+    let mut inputs = vec![fixture("loop_phis.ptx"), fixture("inline_asm_call.ptx")];
+    if let Some(files) = corpus() {
+        inputs.extend(files.into_iter().step_by(9));
+    } else {
+        eprintln!("corpus not found: mutating the fixtures only");
+    }
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let (mut ok, mut errors) = (0, 0);
+    for p in &inputs {
+        let bytes = std::fs::read(p).unwrap();
+        let n = bytes.len();
+        let mut mutants: Vec<Vec<u8>> = [0, 9, n / 7, n / 3, n / 2, n * 5 / 6, n.saturating_sub(2)]
+            .iter()
+            .map(|&c| bytes[..c.min(n)].to_vec())
+            .collect();
+        for _ in 0..24 {
+            let mut m = bytes.clone();
+            for _ in 0..=rng.below(3) {
+                let i = rng.below(n);
+                m[i] ^= 1 << rng.below(8);
+            }
+            mutants.push(m);
+        }
+        for m in mutants {
+            let r = check_bytes("mutant.ptx", &m, &CheckOptions::default());
+            for d in &r.diagnostics {
+                assert_ne!(d.rule, "internal-error", "{}: {}", p.display(), d.message);
+            }
+            match r.files[0].status {
+                FileStatus::Error => errors += 1,
+                _ => ok += 1,
+            }
+        }
+    }
+    assert!(ok > 0 && errors > 0, "ok {ok}, errors {errors}");
+}
+
+#[test]
+fn directory_walk_reports_ptx_kind() {
+    let dir = common::root().join("tests/fixtures/ptx");
+    let report = irlint::input::batch::check_paths(&[dir], Default::default());
+    let kinds: Vec<(String, InputKind, FileStatus)> = report
+        .files
+        .iter()
+        .map(|f| (Path::new(&f.path).file_name().unwrap().to_string_lossy().into_owned(), f.kind, f.status))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("bad_operand.ptx".to_string(), InputKind::Ptx, FileStatus::Error),
+            ("inline_asm_call.ptx".to_string(), InputKind::Ptx, FileStatus::Ok),
+            ("loop_phis.ptx".to_string(), InputKind::Ptx, FileStatus::Ok),
+        ]
+    );
+    let json = serde_json::to_value(&report.files[1]).unwrap();
+    assert_eq!(json["kind"], "ptx");
+}
