@@ -27,6 +27,18 @@ fn collect(dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
     }
 }
 
+/// CPU seconds this process has used (user + system), from /proc/self/stat; 0
+/// where that is not available. Divides out time lost to other processes on a
+/// shared machine.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return 0.0 };
+    let Some(rest) = stat.rsplit_once(')').map(|x| x.1) else { return 0.0 };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // Fields 14 and 15 of stat (utime, stime) are at 11 and 12 after the command name.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
 fn measure(name: &str, files: &[(String, Vec<u8>)], mut f: impl FnMut(&str, &[u8]) -> bool) {
     // IRLINT_BENCH=ptx runs only the measurements whose name contains "ptx".
     if let Ok(only) = std::env::var("IRLINT_BENCH") {
@@ -42,6 +54,7 @@ fn measure(name: &str, files: &[(String, Vec<u8>)], mut f: impl FnMut(&str, &[u8
     // Warm-up and correctness: count failures once.
     let failures = files.iter().filter(|(p, b)| !f(p, b)).count();
     let mut rounds = 0u32;
+    let cpu0 = cpu_seconds();
     let start = Instant::now();
     while start.elapsed() < Duration::from_millis(1500) || rounds < 2 {
         for (p, b) in files {
@@ -50,9 +63,11 @@ fn measure(name: &str, files: &[(String, Vec<u8>)], mut f: impl FnMut(&str, &[u8
         rounds += 1;
     }
     let secs = start.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu0;
     let modules = files.len() as f64 * f64::from(rounds);
+    let per_cpu = if cpu > 0.0 { bytes as f64 * f64::from(rounds) / cpu / 1e6 } else { 0.0 };
     println!(
-        "{name:<28} {:>9.0} modules/s {:>8.1} MB/s  ({} files, {:.1} MB, {} failed)",
+        "{name:<28} {:>9.0} modules/s {:>8.1} MB/s {per_cpu:>8.1} MB/CPU-s  ({} files, {:.1} MB, {} failed)",
         modules / secs,
         bytes as f64 * f64::from(rounds) / secs / 1e6,
         files.len(),

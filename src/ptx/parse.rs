@@ -6,6 +6,7 @@
 use super::lex::{error_at, number, Lexer, Number, Pos, Tok, Token};
 use crate::read::limits::{MAX_PTX_NESTING, MAX_PTX_OPERANDS, MAX_PTX_STATEMENTS};
 use crate::read::{ErrorKind, Result};
+use smallvec::SmallVec;
 
 /// A state space (`.reg`, `.global`, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -136,7 +137,7 @@ pub struct Instruction<'a> {
     /// Instruction word with every modifier (`ld.global.v4.b32`).
     pub op: &'a str,
     /// Operands in order.
-    pub operands: Vec<Operand<'a>>,
+    pub operands: SmallVec<[Operand<'a>; 4]>,
     /// Where it starts (the guard, when present).
     pub pos: Pos,
 }
@@ -718,7 +719,7 @@ impl<'a> Parser<'a> {
         if word.kind != Tok::Word {
             return Err(unexpected(&word, "an instruction"));
         }
-        let mut operands = Vec::new();
+        let mut operands = SmallVec::new();
         if self.eat_punct(b';')? {
             return Ok(Instruction { guard, op: word.text, operands, pos });
         }

@@ -85,18 +85,103 @@ pub(super) struct OpInfo<'a> {
     pub class: Option<u8>,
     /// Type of immediates (from the type suffix).
     pub imm_ty: TypeH,
+    /// How the lowering models it.
+    pub kind: OpKind,
+    /// A matrix instruction that may become a fact.
+    pub maybe_fact: bool,
+}
+
+/// The modelled operations, decided once per instruction word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum OpKind {
+    Bin(BinOp),
+    MulWide,
+    MadLo,
+    MadWide,
+    Not(UnOp),
+    Neg(UnOp),
+    Mov,
+    Cvta,
+    Setp(CmpPred),
+    Selp,
+    /// `cvt`: the cast (None: same width and class, a copy) and the source type.
+    Cvt(Option<CastOp>, TypeH),
+    LdParam,
+    Ld,
+    St,
+    Call,
+    Other,
 }
 
 impl<'a> OpInfo<'a> {
     pub(super) fn new(cx: &mut Cx<'a>, word: &'a str) -> Self {
         let op = Opcode::new(word);
         let last = op.last();
+        let class = last.and_then(scalar_type).map(|t| t.0);
+        let float = class == Some(b'f');
+        let signed = class == Some(b's');
+        let bin = |o: BinOp, fo: BinOp| OpKind::Bin(if float { fo } else { o });
+        let plain = !op.has("cc") && !op.has("sat");
+        let base = op.base();
+        let kind = match base {
+            "add" if plain => bin(BinOp::Add, BinOp::FAdd),
+            "sub" if plain => bin(BinOp::Sub, BinOp::FSub),
+            "mul" if float || op.has("lo") => bin(BinOp::Mul, BinOp::FMul),
+            "mul" if op.has("wide") => OpKind::MulWide,
+            "div" if float => OpKind::Bin(BinOp::FDiv),
+            "div" => OpKind::Bin(if signed { BinOp::SDiv } else { BinOp::UDiv }),
+            "rem" if !float => OpKind::Bin(if signed { BinOp::SRem } else { BinOp::URem }),
+            "and" => OpKind::Bin(BinOp::And),
+            "or" => OpKind::Bin(BinOp::Or),
+            "xor" => OpKind::Bin(BinOp::Xor),
+            "shl" => OpKind::Bin(BinOp::Shl),
+            "shr" => OpKind::Bin(if signed { BinOp::AShr } else { BinOp::LShr }),
+            "mad" if op.has("wide") => OpKind::MadWide,
+            "mad" if op.has("lo") => OpKind::MadLo,
+            "not" => OpKind::Not(if class == Some(b'p') { UnOp::LogicalNot } else { UnOp::Not }),
+            "neg" => OpKind::Neg(if float { UnOp::FNeg } else { UnOp::Neg }),
+            "mov" => OpKind::Mov,
+            "cvta" => OpKind::Cvta,
+            "setp" => match cmp_pred(&op, class) {
+                Some(p) => OpKind::Setp(p),
+                None => OpKind::Other,
+            },
+            "selp" => OpKind::Selp,
+            "cvt" => {
+                let mut types = op.mods().filter_map(|m| scalar_type(m).map(|t| (m, t)));
+                match (types.next(), types.next()) {
+                    (Some((_, dt)), Some((s, st))) => {
+                        let cast = match (dt.0 == b'f', st.0 == b'f') {
+                            (false, false) if dt.1 > st.1 => {
+                                Some(if st.0 == b's' { CastOp::SExt } else { CastOp::ZExt })
+                            }
+                            (false, false) if dt.1 < st.1 => Some(CastOp::Trunc),
+                            (false, false) => None,
+                            (true, true) if dt.1 > st.1 => Some(CastOp::FpExt),
+                            (true, true) if dt.1 < st.1 => Some(CastOp::FpTrunc),
+                            (true, true) => None,
+                            (true, false) => Some(if st.0 == b's' { CastOp::SiToFp } else { CastOp::UiToFp }),
+                            (false, true) => Some(if dt.0 == b's' { CastOp::FpToSi } else { CastOp::FpToUi }),
+                        };
+                        OpKind::Cvt(cast, cx.scalar(Some(s)))
+                    }
+                    _ => OpKind::Other,
+                }
+            }
+            "ld" if op.has("param") => OpKind::LdParam,
+            "ld" => OpKind::Ld,
+            "st" => OpKind::St,
+            "call" => OpKind::Call,
+            _ => OpKind::Other,
+        };
         OpInfo {
-            base: op.base(),
+            base,
             control: control(word).is_some(),
             no_dest: no_dest(&op),
-            class: last.and_then(scalar_type).map(|t| t.0),
+            class,
             imm_ty: cx.scalar(last),
+            kind,
+            maybe_fact: matches!(base, "ldmatrix" | "stmatrix" | "tcgen05" | "mma" | "cp"),
         }
     }
 }
@@ -321,6 +406,7 @@ pub(super) fn lower_body<'a>(
         body.cond = None;
         body.switch_value = None;
         body.blocks[i].sealed = body.blocks[i].unfilled == 0;
+        body.blocks[i].defs.reserve(p.end.saturating_sub(p.first).min(1 << 16));
         for s in stmts.get(p.first..p.end).unwrap_or(&[]) {
             body.stmt(s)?;
         }
@@ -708,7 +794,7 @@ impl<'c, 'a> Body<'c, 'a> {
         let guard = ins.guard.map(|(name, neg)| (self.name_value(name, bool_ty), neg));
         if info.control {
             self.cond = guard;
-            if op.base() == "brx" {
+            if info.base == "brx" {
                 if let Some(idx) = ins.operands.first() {
                     let t = self.cx.int(32);
                     self.switch_value = Some(self.value(idx, t));
@@ -725,7 +811,7 @@ impl<'c, 'a> Body<'c, 'a> {
                     Some(v) => self.var_ty(v),
                     None => imm_ty,
                 };
-                self.compute(&op, &info, srcs, dty, imm_ty)?
+                self.compute(&info, srcs, dty)
             }
             _ => None,
         };
@@ -733,15 +819,15 @@ impl<'c, 'a> Body<'c, 'a> {
             Some(v) => Some(v),
             None => {
                 // Generic: loads and stores, calls, everything else as an opaque operation.
-                match (op.base(), &dests) {
-                    ("st", _) if ins.operands.len() == 2 => {
+                match (info.kind, &dests) {
+                    (OpKind::St, _) if ins.operands.len() == 2 => {
                         let ptr = self.value(&ins.operands[0], imm_ty);
                         let value = self.value(&ins.operands[1], imm_ty);
                         let void = self.cx.void();
                         self.emit(void, InstKind::Store { ptr, value });
                         None
                     }
-                    ("call", _) => {
+                    (OpKind::Call, _) => {
                         self.call(ins, imm_ty);
                         None
                     }
@@ -761,13 +847,13 @@ impl<'c, 'a> Body<'c, 'a> {
                         for s in srcs {
                             self.flatten(s, imm_ty, &mut operands);
                         }
-                        let v = if op.base() == "ld" && operands.len() == 1 {
+                        let v = if matches!(info.kind, OpKind::Ld | OpKind::LdParam) && operands.len() == 1 {
                             self.emit(rty, InstKind::Load { ptr: operands[0] })
                         } else {
                             let opcode = self.cx.op_name(ins.op);
                             self.emit(rty, InstKind::Other { opcode, operands })
                         };
-                        if let Value::Inst(h) = v {
+                        if let (Value::Inst(h), true) = (v, info.maybe_fact) {
                             if let Some(p) = facts::recognise(&op, ins, h, &self.f.insts[h].kind, self.cx.target) {
                                 self.facts.push(p);
                             }
@@ -834,52 +920,22 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     /// Modelled arithmetic; `None` falls back to an opaque operation.
-    fn compute(
-        &mut self,
-        op: &Opcode<'a>,
-        info: &OpInfo<'a>,
-        srcs: &[Operand<'a>],
-        dty: TypeH,
-        imm_ty: TypeH,
-    ) -> Result<Option<Value>> {
-        let class = info.class;
-        let float = class == Some(b'f');
-        let signed = class == Some(b's');
-        let base = info.base;
-        let bin = |o: BinOp, fo: BinOp| if float { fo } else { o };
-        let simple = match base {
-            "add" if !op.has("cc") && !op.has("sat") => Some(bin(BinOp::Add, BinOp::FAdd)),
-            "sub" if !op.has("cc") && !op.has("sat") => Some(bin(BinOp::Sub, BinOp::FSub)),
-            "mul" if float || op.has("lo") => Some(bin(BinOp::Mul, BinOp::FMul)),
-            "div" => Some(if float {
-                BinOp::FDiv
-            } else if signed {
-                BinOp::SDiv
-            } else {
-                BinOp::UDiv
-            }),
-            "rem" if !float => Some(if signed { BinOp::SRem } else { BinOp::URem }),
-            "and" => Some(BinOp::And),
-            "or" => Some(BinOp::Or),
-            "xor" => Some(BinOp::Xor),
-            "shl" => Some(BinOp::Shl),
-            "shr" => Some(if signed { BinOp::AShr } else { BinOp::LShr }),
-            _ => None,
-        };
-        let v = match (base, srcs) {
-            (_, [a, b]) if simple.is_some() => {
+    fn compute(&mut self, info: &OpInfo<'a>, srcs: &[Operand<'a>], dty: TypeH) -> Option<Value> {
+        let imm_ty = info.imm_ty;
+        let signed = info.class == Some(b's');
+        let v = match (info.kind, srcs) {
+            (OpKind::Bin(o), [a, b]) => {
                 let a = self.value(a, imm_ty);
                 let b = self.value(b, imm_ty);
-                let o = simple.unwrap_or(BinOp::Add);
                 self.emit(dty, InstKind::Binary { op: o, lhs: a, rhs: b })
             }
-            ("mul", [a, b]) if op.has("wide") => {
+            (OpKind::MulWide, [a, b]) => {
                 let a = self.widen(a, signed, dty);
                 let b = self.widen(b, signed, dty);
                 self.emit(dty, InstKind::Binary { op: BinOp::Mul, lhs: a, rhs: b })
             }
-            ("mad", [a, b, c]) if op.has("lo") || op.has("wide") => {
-                let (a, b) = if op.has("wide") {
+            (OpKind::MadLo | OpKind::MadWide, [a, b, c]) => {
+                let (a, b) = if info.kind == OpKind::MadWide {
                     (self.widen(a, signed, dty), self.widen(b, signed, dty))
                 } else {
                     (self.value(a, imm_ty), self.value(b, imm_ty))
@@ -888,61 +944,41 @@ impl<'c, 'a> Body<'c, 'a> {
                 let m = self.emit(dty, InstKind::Binary { op: BinOp::Mul, lhs: a, rhs: b });
                 self.emit(dty, InstKind::Binary { op: BinOp::Add, lhs: m, rhs: c })
             }
-            ("not", [a]) => {
+            (OpKind::Not(o) | OpKind::Neg(o), [a]) => {
                 let a = self.value(a, imm_ty);
-                let o = if class == Some(b'p') { UnOp::LogicalNot } else { UnOp::Not };
                 self.emit(dty, InstKind::Unary { op: o, value: a })
             }
-            ("neg", [a]) => {
-                let a = self.value(a, imm_ty);
-                self.emit(dty, InstKind::Unary { op: if float { UnOp::FNeg } else { UnOp::Neg }, value: a })
-            }
-            ("mov", [a]) if !matches!(a, Operand::Vector(_)) => self.value(a, dty),
-            ("cvta", [a]) => {
+            (OpKind::Mov, [a]) if !matches!(a, Operand::Vector(_)) => self.value(a, dty),
+            (OpKind::Cvta, [a]) => {
                 let v = self.value(a, dty);
                 self.emit(dty, InstKind::Cast { op: CastOp::AddrSpaceCast, value: v })
             }
-            ("setp", [a, b]) => {
-                let pred = cmp_pred(op, class);
-                let Some(pred) = pred else { return Ok(None) };
+            (OpKind::Setp(pred), [a, b]) => {
                 let a = self.value(a, imm_ty);
                 let b = self.value(b, imm_ty);
                 self.emit(dty, InstKind::Cmp { pred, lhs: a, rhs: b })
             }
-            ("selp", [a, b, c]) => {
+            (OpKind::Selp, [a, b, c]) => {
                 let a = self.value(a, imm_ty);
                 let b = self.value(b, imm_ty);
                 let bool_ty = self.cx.int(1);
                 let c = self.value(c, bool_ty);
                 self.emit(dty, InstKind::Select { cond: c, if_true: a, if_false: b })
             }
-            ("cvt", [a]) => {
-                let mut types = op.mods().filter_map(scalar_type);
-                let (Some(dt), Some(st)) = (types.next(), types.next()) else { return Ok(None) };
-                let sty = self.cx.scalar(Some(op.mods().filter(|m| scalar_type(m).is_some()).nth(1).unwrap_or("b32")));
+            (OpKind::Cvt(cast, sty), [a]) => {
                 let v = self.value(a, sty);
-                let cast = match (dt.0 == b'f', st.0 == b'f') {
-                    (false, false) if dt.1 > st.1 => Some(if st.0 == b's' { CastOp::SExt } else { CastOp::ZExt }),
-                    (false, false) if dt.1 < st.1 => Some(CastOp::Trunc),
-                    (false, false) => None,
-                    (true, true) if dt.1 > st.1 => Some(CastOp::FpExt),
-                    (true, true) if dt.1 < st.1 => Some(CastOp::FpTrunc),
-                    (true, true) => None,
-                    (true, false) => Some(if st.0 == b's' { CastOp::SiToFp } else { CastOp::UiToFp }),
-                    (false, true) => Some(if dt.0 == b's' { CastOp::FpToSi } else { CastOp::FpToUi }),
-                };
                 match cast {
                     Some(c) => self.emit(dty, InstKind::Cast { op: c, value: v }),
                     None => v,
                 }
             }
-            ("ld", [Operand::Addr(a)]) if op.has("param") && a.offset == 0 && a.extra.is_empty() => match &a.base {
+            (OpKind::LdParam, [Operand::Addr(a)]) if a.offset == 0 && a.extra.is_empty() => match &a.base {
                 Operand::Sym(n) if matches!(self.lookup(n), Some(Slot::Param(_))) => self.name_value(n, dty),
-                _ => return Ok(None),
+                _ => return None,
             },
-            _ => return Ok(None),
+            _ => return None,
         };
-        Ok(Some(v))
+        Some(v)
     }
 
     /// A 32-bit source operand widened to the result type (`mul.wide`, `mad.wide`).
