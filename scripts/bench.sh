@@ -29,6 +29,10 @@ BIN=target/release/irlint
 echo "== $($BIN --version 2>/dev/null || echo "irlint ?")"
 
 echo
+echo "== matrix-atom verifiers, one thread, Rust API (cargo bench --bench atoms; target >= 10 M calls/s)"
+cargo bench --quiet --bench atoms 2>/dev/null | grep -v '^$' || true
+
+echo
 echo "== in-process, one thread (cargo bench --bench throughput)"
 cargo bench --quiet --bench throughput 2>/dev/null | grep -v '^$' | tee /tmp/irlint-bench-inproc.txt || true
 inproc() { awk -v k="$1" 'index($0, k) == 1 { for (i = 1; i <= NF; i++) if ($(i+1) == "modules/s") { print $i; exit } }' /tmp/irlint-bench-inproc.txt; }

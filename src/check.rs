@@ -26,6 +26,8 @@ pub enum InputKind {
     Hlsl,
     /// PTX text (recognised by its `.version` directive).
     Ptx,
+    /// Matrix-atom records (`irlint atoms`; never chosen by content).
+    Atoms,
     /// Anything else: scanned for embedded shaders.
     Binary,
 }

@@ -103,6 +103,7 @@ fn dump_inner(mut out: DumpFile, bytes: &[u8], opts: &DumpOptions) -> DumpFile {
         InputKind::Hlsl => {
             out.fail(FileStatus::Skipped, "HLSL input is compiled by `irlint check`; dump a compiled shader")
         }
+        InputKind::Atoms => out.fail(FileStatus::Skipped, "atom records are checked by `irlint atoms`"),
         InputKind::Binary => out.fail(FileStatus::Skipped, "not a shader container or module"),
     }
 }

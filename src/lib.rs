@@ -17,6 +17,9 @@
 //! - [`rules`] turn facts plus dataflow values into [`report::Diagnostic`]s;
 //!   [`report`] renders them (human, JSON, SARIF, GitHub annotations).
 //! - [`check`] ties the pipeline together for one input.
+//! - [`atoms`] stands beside the pipeline: pure verifiers of NVIDIA matrix
+//!   atoms (LDSM/STSM, UMMA layouts, tcgen05 kind words, TMA, …) for DSL
+//!   compilers, behind `irlint atoms`.
 //!
 //! ```no_run
 //! let bytes = std::fs::read("shader.dxil").unwrap();
@@ -30,6 +33,7 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod atoms;
 pub mod check;
 pub mod config;
 pub mod dump;

@@ -24,6 +24,12 @@ enum Command {
     /// Exit status: 0 = no finding at warning or error level, 1 = findings,
     /// 2 = usage, configuration or input error (other inputs are still checked).
     Check(Box<CheckArgs>),
+    /// Verify matrix atoms (LDSM/STSM, UMMA layouts, tcgen05 kind words, TMA, ...)
+    /// given as JSON records, for DSL compilers; see docs/atoms.md.
+    ///
+    /// Exit status: 0 = every atom valid, 1 = findings, 2 = usage or input error
+    /// (other records are still checked).
+    Atoms(AtomsArgs),
     /// Show what the readers recovered from inputs.
     Dump(DumpArgs),
     /// List the rules: id, default level, summary.
@@ -108,6 +114,19 @@ struct CheckArgs {
 }
 
 #[derive(clap::Args)]
+struct AtomsArgs {
+    /// JSON (an array of records) or JSON Lines files; `-` reads stdin.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<String>,
+    /// Output format (default: human; github when GITHUB_ACTIONS=true).
+    #[arg(long, value_enum)]
+    format: Option<FormatArg>,
+    /// Write the report to FILE (atomically) instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
 struct DumpArgs {
     /// Files and directories to dump.
     #[arg(required = true, value_name = "PATH")]
@@ -168,15 +187,32 @@ fn emit(text: &str, output: Option<&Path>) -> Result<(), String> {
     }
 }
 
-fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> ExitCode {
-    let format = match args.format {
+fn output_format(arg: Option<FormatArg>) -> Format {
+    match arg {
         Some(FormatArg::Human) => Format::Human,
         Some(FormatArg::Json) => Format::Json,
         Some(FormatArg::Sarif) => Format::Sarif,
         Some(FormatArg::Github) => Format::Github,
         None if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") => Format::Github,
         None => Format::Human,
-    };
+    }
+}
+
+fn atoms(args: &AtomsArgs) -> ExitCode {
+    let format = output_format(args.format);
+    let run = irlint::atoms::cli::run_paths(&args.files);
+    let color = format == Format::Human
+        && args.output.is_none()
+        && std::io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none();
+    if let Err(e) = emit(&irlint::atoms::cli::render(&run, format, color), args.output.as_deref()) {
+        return usage_error(e);
+    }
+    ExitCode::from(run.exit_code() as u8)
+}
+
+fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> ExitCode {
+    let format = output_format(args.format);
     // Bad overrides and a bad --config are usage errors: nothing is checked.
     if let Err(e) = batch::apply_overrides(Default::default(), &overrides) {
         return usage_error(e);
@@ -346,6 +382,7 @@ fn main() -> ExitCode {
             let overrides = sub.map(overrides_in_order).unwrap_or_default();
             check(args, overrides)
         }
+        Command::Atoms(args) => atoms(args),
         Command::Dump(args) => dump(args),
         Command::Rules => rules(),
         Command::Explain { rule } => explain(rule),

@@ -700,6 +700,15 @@ fn registry_ids_levels_and_lookup() {
             "coopvec-fp8-with-non-optimal-layout",
             "coopvec-outer-product-layout",
             "coopvec-non-optimal-matrix-layout",
+            "atom-ldsm-mode",
+            "atom-stsm-mode",
+            "atom-matrix-copy",
+            "atom-register-fragment",
+            "atom-umma-canonical-layout",
+            "atom-tcgen05-kind",
+            "atom-sm120-block-scale",
+            "atom-swizzle-commutation",
+            "atom-tma-rank-mode",
         ]
     );
     assert_eq!(rules::find("coopvec-non-optimal-matrix-layout").and_then(|r| r.default_level), None);
@@ -758,7 +767,10 @@ fn messages_start_lowercase_without_trailing_period() {
     s.apply_override("coopvec-non-optimal-matrix-layout", RuleLevel::Warn).unwrap();
     let d = run_with(&b, &s);
     let rules_hit: std::collections::BTreeSet<&str> = d.iter().map(|d| d.rule.as_str()).collect();
-    assert_eq!(rules_hit.len(), rules::registry().len(), "{rules_hit:?}");
+    // Every IR rule; the atom-* rules have no IR input (tests/atoms*.rs cover them,
+    // and their seed messages are verbatim, so the style below does not apply).
+    let ir_rules = rules::registry().iter().filter(|r| !r.id.starts_with("atom-")).count();
+    assert_eq!(rules_hit.len(), ir_rules, "{rules_hit:?}");
     for d in &d {
         assert!(d.message.starts_with(|c: char| c.is_lowercase() || c.is_ascii_digit()), "{}", d.message);
         assert!(!d.message.ends_with('.'), "{}", d.message);

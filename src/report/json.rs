@@ -77,11 +77,13 @@ struct JsonStats {
 }
 
 #[derive(Serialize)]
-struct Report<'a> {
+struct Report<'a, R: Serialize> {
     version: u32,
     findings: Vec<Finding<'a>>,
     files: &'a [FileReport],
     stats: JsonStats,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    results: Option<&'a R>,
 }
 
 /// The report as a `serde_json::Value` (keys of `values` keep their order
@@ -92,6 +94,16 @@ pub fn to_value(report: &RunReport) -> serde_json::Value {
 
 /// Renders the report as pretty-printed JSON with a trailing newline.
 pub fn render(report: &RunReport) -> String {
+    render_impl::<()>(report, None)
+}
+
+/// Renders the report with a top-level `results` array after `stats`
+/// (`irlint atoms`: one object per input record).
+pub fn render_with_results<R: Serialize>(report: &RunReport, results: &R) -> String {
+    render_impl(report, Some(results))
+}
+
+fn render_impl<R: Serialize>(report: &RunReport, results: Option<&R>) -> String {
     let r = Report {
         version: VERSION,
         findings: report.diagnostics.iter().map(Finding::new).collect(),
@@ -103,6 +115,7 @@ pub fn render(report: &RunReport) -> String {
             // Millisecond precision keeps the output short and stable to read.
             seconds: (report.stats.seconds * 1000.0).round() / 1000.0,
         },
+        results,
     };
     let mut s = serde_json::to_string_pretty(&r).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     s.push('\n');
