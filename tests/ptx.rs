@@ -227,11 +227,110 @@ fn directory_walk_reports_ptx_kind() {
     assert_eq!(
         kinds,
         [
+            ("atoms_sm100a.ptx".to_string(), InputKind::Ptx, FileStatus::Ok),
+            ("atoms_sm100f.ptx".to_string(), InputKind::Ptx, FileStatus::Ok),
+            ("atoms_sm120a.ptx".to_string(), InputKind::Ptx, FileStatus::Ok),
             ("bad_operand.ptx".to_string(), InputKind::Ptx, FileStatus::Error),
             ("inline_asm_call.ptx".to_string(), InputKind::Ptx, FileStatus::Ok),
             ("loop_phis.ptx".to_string(), InputKind::Ptx, FileStatus::Ok),
         ]
     );
-    let json = serde_json::to_value(&report.files[1]).unwrap();
+    let json = serde_json::to_value(&report.files[4]).unwrap();
     assert_eq!(json["kind"], "ptx");
+}
+
+/// `(line, rule)` of every `// expect: RULE` annotation: the finding is on the next line.
+fn expectations(text: &str) -> Vec<(u64, String)> {
+    let mut v: Vec<(u64, String)> = text
+        .lines()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let rule = l.trim().strip_prefix("// expect: ")?.split_whitespace().next()?;
+            Some((i as u64 + 2, rule.to_string()))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn findings(path: &Path) -> Vec<(u64, String)> {
+    let bytes = std::fs::read(path).unwrap();
+    let r = check_bytes(&path.display().to_string(), &bytes, &CheckOptions::default());
+    assert_eq!(r.files[0].status, FileStatus::Ok, "{}: {:?}", path.display(), r.files[0].message);
+    let mut v: Vec<(u64, String)> = r
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let line = d.values.iter().find(|(k, _)| k == "ptx-line").map(|(_, v)| v.to_string());
+            (line.and_then(|l| l.parse().ok()).unwrap_or(0), d.rule.clone())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+const ATOM_FIXTURES: [&str; 3] = ["atoms_sm100a.ptx", "atoms_sm100f.ptx", "atoms_sm120a.ptx"];
+
+#[test]
+fn atom_rules_fire_on_the_annotated_lines_only() {
+    for name in ATOM_FIXTURES {
+        let p = fixture(name);
+        let want = expectations(&std::fs::read_to_string(&p).unwrap());
+        assert!(!want.is_empty());
+        assert_eq!(findings(&p), want, "{name}");
+    }
+    // The verbatim seed strings reach the report.
+    let bytes = std::fs::read(fixture("atoms_sm100f.ptx")).unwrap();
+    let r = check_bytes("atoms_sm100f.ptx", &bytes, &CheckOptions::default());
+    let msgs: Vec<&str> = r.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        msgs,
+        [
+            "INT8 type is supported only on arch-conditional variants.",
+            "Explicit scale vector size is supported only on arch-conditional variants.",
+            "MXF4 and MXF4NVF4 types with Sparsity are supported only on arch-conditional variants.",
+        ]
+    );
+    assert!(r.diagnostics.iter().all(|d| d.location.function.as_deref() == Some("family_forms")));
+}
+
+/// ptxas from PyPI `nvidia-cuda-nvcc` (or `$PTXAS`), when installed.
+fn ptxas() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("PTXAS") {
+        return Some(PathBuf::from(p)).filter(|p| p.is_file());
+    }
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import site,glob,os\nfor b in site.getsitepackages():\n    for p in sorted(glob.glob(os.path.join(b,'nvidia','cu*','bin','ptxas'))): print(p)",
+        ])
+        .output()
+        .ok()?;
+    let s = String::from_utf8(out.stdout).ok()?;
+    s.lines().next().map(PathBuf::from).filter(|p| p.is_file())
+}
+
+/// Oracle on the hand-written fixtures: the lines ptxas rejects are exactly the
+/// lines irlint flags.
+#[test]
+fn ptxas_rejects_exactly_the_flagged_lines() {
+    let Some(ptxas) = ptxas() else {
+        eprintln!("skipping: ptxas not found (pip install nvidia-cuda-nvcc, or set PTXAS)");
+        return;
+    };
+    for name in ATOM_FIXTURES {
+        let p = fixture(name);
+        let text = std::fs::read_to_string(&p).unwrap();
+        let target = text.lines().find_map(|l| l.trim().strip_prefix(".target ")).unwrap().trim().to_string();
+        let out = std::process::Command::new(&ptxas)
+            .args([format!("-arch={target}"), "-o".into(), "/dev/null".into(), p.display().to_string()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let mut rejected: Vec<u64> =
+            stderr.lines().filter_map(|l| l.split(", line ").nth(1)?.split(';').next()?.parse().ok()).collect();
+        rejected.dedup();
+        let flagged: Vec<u64> = findings(&p).into_iter().map(|(l, _)| l).collect();
+        assert_eq!(flagged, rejected, "{name}: ptxas said\n{stderr}");
+    }
 }
