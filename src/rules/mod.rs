@@ -264,6 +264,9 @@ impl RuleContext<'_> {
         };
         if let Some(func) = self.m.functions.try_get(f) {
             loc.ir = Some(print::inst(self.m, func, inst));
+            if self.m.source == crate::ir::SourceKind::Ptx {
+                loc.line = func.insts.try_get(inst).map(|i| i.span.id);
+            }
             if let Some(l) = func.insts.try_get(inst).and_then(|i| i.span.loc) {
                 self.fill_source(&mut loc, l);
             }
