@@ -28,10 +28,16 @@ rejects for reasons outside the seed-002 verifiers (`reference/ptx-atoms.md` D11
 - `.collector::a::*` on `.ws` (which takes `.collector::bN::*` buffers);
 - `.block16`/`.block32` below PTX 8.8;
 - one kernel using both `.cta_group::1` and `.cta_group::2`;
-- `ldmatrix`/`stmatrix` without `.x1`/`.x2`/`.x4`, and the 8x16, 16x16 and 16x8 shapes or 8-bit
-  formats on targets other than Blackwell `a`/`f` targets;
+- `ldmatrix`/`stmatrix` without `.x1`/`.x2`/`.x4`, with a shape or element format the
+  instruction does not have (`stmatrix.m16n16`, `ldmatrix.m16n8`; D14), and the 8x16, 16x16 and
+  16x8 shapes or 8-bit formats on targets other than Blackwell `a`/`f` targets (D15);
+- block-scaled `mma.sync`/`mma.sp` off sm_120a/121a/120f/121f, with a kind that does not match
+  the shape (mxf8f6f4 is K = 32, mxf4 and mxf4nvf4 K = 64, twice that for `mma.sp`), mxf4nvf4
+  without an explicit scale vector, mxf4 with 4X, ue4m3 scales other than mxf4nvf4 with 4X, and
+  4X with ue8m0 below PTX 9.1 (§2.5's non-contract proposal);
 - `cp.async.bulk.tensor` modes in the wrong direction (gather4 and im2col are loads, scatter4 and
-  im2col_no_offs stores).
+  im2col_no_offs stores; D19), gather4 and im2col::w into `shared::cluster` and `.cta_group::2`
+  off the sm_100 family `a`/`f` targets (D18).
 
 ## Why is this bad
 ptxas refuses the module, so the kernel never runs; the messages name the modifier and the
@@ -52,7 +58,9 @@ tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2, %rd3, %r2, %p1;
 None.
 
 ## Known limitations
-Operand-count errors are left to ptxas. The target tables are ptxas 13.5's (PTX ISA 9.5).
+Operand-count errors are left to ptxas. The target tables are ptxas 13.5's (PTX ISA 9.5); a
+form the seed verifiers already reject can be reported by both rules. `scripts/ptx_oracle.py`
+measures the agreement with ptxas (`docs/atoms.md`).
 
 ## References
 - `reference/ptx-atoms.md` §1.2–§1.5 and §2.2 (D11, D15, D19)
@@ -114,6 +122,13 @@ pub fn check(cx: &mut RuleContext<'_>) {
                 if l.num == 0 {
                     problems.push(format!("{name} needs .x1, .x2 or .x4"));
                 }
+                let shapes: &[(u32, u32)] = if l.store { &[(8, 8), (16, 8)] } else { &[(8, 8), (8, 16), (16, 16)] };
+                if !shapes.contains(&(l.m, l.n)) {
+                    problems.push(format!("{name} has no .m{}n{} shape", l.m, l.n));
+                }
+                if !matches!(l.format.as_str(), "b16" | "b8" | "b8x16.b4x16_p64" | "b8x16.b6x16_p32" | "s8.s4") {
+                    problems.push(format!("{name} has no .{} element format", l.format));
+                }
                 let new_form = (l.m, l.n) != (8, 8) || l.format != "b16";
                 if new_form && target.is_some_and(|tg| !new_shapes_ok(tg)) {
                     problems.push(format!(
@@ -122,10 +137,54 @@ pub fn check(cx: &mut RuleContext<'_>) {
                     ));
                 }
             }
+            PtxOp::BlockScaledMma(b) if b.block_scale => {
+                if target.is_some_and(|tg| !(matches!(tg.sm, 120 | 121) && tg.suffix.is_some())) {
+                    problems.push(format!(
+                        "block-scaled mma needs an sm_120a, sm_121a, sm_120f or sm_121f target, not {tname}"
+                    ));
+                }
+                let dense_k = if b.sparse { b.k / 2 } else { b.k };
+                let kind = b.kind;
+                let kname = p.word.split('.').find_map(|m| m.strip_prefix("kind::")).unwrap_or("?");
+                match (kind, dense_k) {
+                    (Some(MmaKind::Mxf8f6f4), 32) | (Some(MmaKind::Mxf4 | MmaKind::Mxf4nvf4), 64) => {}
+                    _ => problems.push(format!(".kind::{kname} has no .m{}n{}k{} shape", b.m, b.n, b.k)),
+                }
+                if kind == Some(MmaKind::Mxf4nvf4) && b.scale_vec == ScaleVec::None {
+                    problems.push(".kind::mxf4nvf4 needs an explicit .scale_vec::2X or .scale_vec::4X".into());
+                }
+                if kind == Some(MmaKind::Mxf4) && b.scale_vec == ScaleVec::X4 {
+                    problems.push(".kind::mxf4 takes .scale_vec::2X, not .scale_vec::4X".into());
+                }
+                if b.scale_type == "ue4m3" && !(kind == Some(MmaKind::Mxf4nvf4) && b.scale_vec == ScaleVec::X4) {
+                    problems.push("ue4m3 scales need .kind::mxf4nvf4 with .scale_vec::4X".into());
+                }
+                if b.scale_type == "ue8m0"
+                    && b.scale_vec == ScaleVec::X4
+                    && target.is_some_and(|tg| tg.version < (9, 1))
+                {
+                    problems.push(".scale_vec::4X with ue8m0 scales needs PTX ISA 9.1".into());
+                }
+            }
             PtxOp::TensorCopy(c) if !c.family.contains("prefetch") => {
                 let load_only =
                     matches!(c.mode, TmaMode::Gather4 | TmaMode::Im2col | TmaMode::Im2colW | TmaMode::Im2colW128);
                 let store_only = matches!(c.mode, TmaMode::Scatter4 | TmaMode::Im2colNoOffs | TmaMode::Im2colNoOffsW);
+                let cluster_dst = c.dst == "shared::cluster";
+                if cluster_dst
+                    && matches!(c.mode, TmaMode::Gather4 | TmaMode::Im2colW)
+                    && target.is_some_and(|tg| tg.sm >= 100 && !blackwell_af(tg))
+                {
+                    problems.push(format!(
+                        "{:?} into shared::cluster needs an sm_100-family `a` or `f` target, not {tname}",
+                        c.mode
+                    ));
+                }
+                if c.cta_group == Some(2) && target.is_some_and(|tg| !blackwell_af(tg)) {
+                    problems.push(format!(
+                        ".cta_group::2 tensor copies need an sm_100-family `a` or `f` target, not {tname}"
+                    ));
+                }
                 if (load_only && !c.load) || (store_only && c.load) {
                     let dir = if c.load { "global to shared" } else { "shared to global" };
                     problems.push(format!("{:?} mode cannot copy {dir}", c.mode).to_lowercase());
