@@ -381,3 +381,49 @@ fn ptxas_oracle_agrees_on_the_variant_spaces() {
     let cells: Vec<&str> = all.split('|').map(|c| c.trim().trim_matches('*')).filter(|c| !c.is_empty()).collect();
     assert_eq!(&cells[1..], ["17404", "1541", "15823", "40", "40", "0", "0"], "{stdout}");
 }
+
+#[test]
+fn real_nvcc_output_reads_and_points_at_the_cu_file() {
+    let dir = common::root().join("tests/fixtures/ptx_nvcc");
+    for (name, target) in [
+        ("k.sm_90a.ptx", "sm_90a"),
+        ("k.sm_100a.ptx", "sm_100a"),
+        ("k.sm_120a.ptx", "sm_120a"),
+        ("k.G.sm_90a.ptx", "sm_90a, debug"),
+    ] {
+        let p = dir.join(name);
+        let bytes = std::fs::read(&p).unwrap();
+        let r = check_bytes(&p.display().to_string(), &bytes, &CheckOptions::default());
+        assert_eq!(r.files[0].status, FileStatus::Ok, "{name}: {:?}", r.files[0].message);
+        assert!(r.diagnostics.is_empty(), "{name}: {:?}", r.diagnostics);
+        let m = lower_file(&p);
+        assert_eq!(m.target.as_deref(), Some(target));
+        let entries: Vec<&str> = m.entry_points.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(entries, ["saxpy_loop", "ldsm"], "{name}");
+        // helper (a .func) and vprintf (an .extern .func) are functions too.
+        assert!(m.functions.values().any(|f| f.name == "vprintf" && f.is_declaration), "{name}");
+        let fact = m.facts.iter().find_map(|f| match &f.kind {
+            FactKind::Ptx(x) => Some((f, x)),
+            _ => None,
+        });
+        let (f, x) = fact.expect("the inline-asm ldmatrix is a fact");
+        assert_eq!(x.word, "ldmatrix.sync.aligned.m8n8.x4.shared.b16");
+        let loc = &m.locs[m.functions[f.function].insts[f.inst].span.loc.unwrap()];
+        assert_eq!((m.source_files[loc.file as usize].name.as_str(), loc.line), ("/tmp/nv/k.cu", 20), "{name}");
+        // The saxpy loop is a real loop: its induction variable gets a phi.
+        let saxpy = m.functions.values().find(|f| f.name == "saxpy_loop").unwrap();
+        assert!(saxpy.insts.values().any(|i| matches!(i.kind, InstKind::Phi { .. })), "{name}");
+    }
+    // Edited from real output: `.m8n16` has no transposed form.
+    let p = dir.join("k.sm_100a.edited.ptx");
+    let bytes = std::fs::read(&p).unwrap();
+    let r = check_bytes(&p.display().to_string(), &bytes, &CheckOptions::default());
+    assert_eq!(r.diagnostics.len(), 1, "{:?}", r.diagnostics);
+    let d = &r.diagnostics[0];
+    assert_eq!(d.rule, "atom-ldsm-mode");
+    assert_eq!(d.message, "`transpose` is true, expected false for mode M816");
+    assert_eq!(d.location.line, Some(146));
+    // `.file` names /tmp/nv/k.cu; the copy next to the PTX file supplies the line.
+    assert_eq!(d.location.source.as_ref().map(|s| s.line), Some(20));
+    assert!(d.location.source_text.as_deref().is_some_and(|t| t.contains("asm volatile(\"ldmatrix")));
+}
