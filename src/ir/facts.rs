@@ -283,6 +283,16 @@ pub enum FactKind {
     Ptx(super::ptx::PtxMatrixOp),
 }
 
+impl FactKind {
+    /// True when a rule reads dataflow values of this fact's operands, so its
+    /// function must be analysed. No PTX rule does yet (the atom verifiers take
+    /// modifiers and operand shapes; descriptor-value checks, ptx-atoms.md §7,
+    /// would).
+    pub fn reads_values(&self) -> bool {
+        !matches!(self, FactKind::Ptx(_))
+    }
+}
+
 /// A typed fact about one instruction, produced by the front end for the rules.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fact {
