@@ -193,11 +193,28 @@ fn truncated_and_bit_flipped_ptx_never_panics() {
             .iter()
             .map(|&c| bytes[..c.min(n)].to_vec())
             .collect();
-        for _ in 0..24 {
+        // IRLINT_PTX_MUTANTS=N for a longer sweep (default 24 per input).
+        let count: usize = std::env::var("IRLINT_PTX_MUTANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(24);
+        for _ in 0..count {
             let mut m = bytes.clone();
-            for _ in 0..=rng.below(3) {
-                let i = rng.below(n);
-                m[i] ^= 1 << rng.below(8);
+            match rng.below(3) {
+                0 => {
+                    for _ in 0..=rng.below(3) {
+                        let i = rng.below(n);
+                        m[i] ^= 1 << rng.below(8);
+                    }
+                }
+                1 => {
+                    // Swap in a structural byte.
+                    let i = rng.below(n);
+                    m[i] = b"{}[](),;:@!%.<>|-\n\"0x"[rng.below(19)];
+                }
+                _ => {
+                    // Delete a span.
+                    let i = rng.below(n);
+                    let j = (i + rng.below(64)).min(n);
+                    m.drain(i..j);
+                }
             }
             mutants.push(m);
         }
@@ -205,6 +222,8 @@ fn truncated_and_bit_flipped_ptx_never_panics() {
             let r = check_bytes("mutant.ptx", &m, &CheckOptions::default());
             for d in &r.diagnostics {
                 assert_ne!(d.rule, "internal-error", "{}: {}", p.display(), d.message);
+                // Whatever the lowering accepts passes the IR verifier.
+                assert!(!d.message.starts_with("malformed module"), "{}: {}", p.display(), d.message);
             }
             match r.files[0].status {
                 FileStatus::Error => errors += 1,
