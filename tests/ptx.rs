@@ -446,3 +446,42 @@ fn real_nvcc_output_reads_and_points_at_the_cu_file() {
     assert_eq!(d.location.source.as_ref().map(|s| s.line), Some(20));
     assert!(d.location.source_text.as_deref().is_some_and(|t| t.contains("asm volatile(\"ldmatrix")));
 }
+
+#[test]
+fn address_expressions_pairs_initializers_and_unknown_attributes() {
+    let text = "\
+.version 8.7
+.target sm_90
+.address_size 64
+.global .align 8 .u64 ptrs[2] = {generic(tab), tab+4};
+.global .align 4 .b32 tab[4] = {1, 2, 3, 4};
+.visible .entry e(.param .u64 p)
+.maxnreg 64
+.abi_preserve 8
+{
+\t.reg .b64 %rd<4>;
+\t.reg .b32 %r<4>;
+\t.reg .pred %p<3>;
+\tmov.u64 %rd1, tab+8;
+\tld.global.u32 %r1, [%rd1+-4];
+\tshfl.sync.bfly.b32 %r2|%p1, %r1, 1, 31, -1;
+\tatom.global.add.u32 %r3, [tab], 1;
+\t@!%p1 bra $L_end;
+\tmov.b64 {%r1, %r2}, %rd1;
+$L_end:
+\tret;
+}
+";
+    let m = irlint::ptx::lower(text.as_bytes(), 0).unwrap();
+    let ir = ir::print::module(&m);
+    for want in [
+        "%0 = add i64 @tab, i64 8",
+        "%1 = add i64 %0, i64 -4",
+        "%3 = shfl.sync.bfly.b32 {i32, bool} %2, i32 1, i32 31, i32 -1",
+        "%6 = atom.global.add.u32 i32 @tab, i32 1",
+        "br %5, bb1, bb2",
+        "%8 = mov.b64 {i32, i32} %0",
+    ] {
+        assert!(ir.contains(want), "{want:?} not in\n{ir}");
+    }
+}

@@ -77,6 +77,7 @@ fn is_word_byte(b: u8) -> bool {
 }
 
 /// The lexer: call [`Lexer::next`] / [`Lexer::peek`].
+#[derive(Clone)]
 pub struct Lexer<'a> {
     text: &'a str,
     bytes: &'a [u8],

@@ -578,7 +578,9 @@ impl<'a> Parser<'a> {
         }
         loop {
             let t = self.lx.peek()?;
-            if t.kind == Tok::Dir && ATTRS.contains(&t.text) {
+            // Known performance directives, and any other directive with numeric
+            // arguments before the body (newer PTX versions add some).
+            if t.kind == Tok::Dir && (ATTRS.contains(&t.text) || !matches!(t.text, ".entry" | ".func")) {
                 self.lx.next()?;
                 let mut vals = Vec::new();
                 let line = t.line;
@@ -740,11 +742,26 @@ impl<'a> Parser<'a> {
     }
 
     fn operand(&mut self, depth: usize) -> Result<Operand<'a>> {
+        self.operand_f(depth, true)
+    }
+
+    /// An operand; `fold` reads `sym+8` outside brackets as an address expression.
+    fn operand_f(&mut self, depth: usize, fold: bool) -> Result<Operand<'a>> {
         let t = self.lx.next()?;
         if depth > MAX_PTX_NESTING {
             return Err(error_at((&t).into(), ErrorKind::LimitExceeded, "operand nested too deeply"));
         }
         let op = match t.kind {
+            Tok::Reg | Tok::Word if fold && t.text != "_" && self.offset_follows()? => {
+                // `sym+8` / `%r1-4` outside brackets: an address expression.
+                let base = if t.kind == Tok::Reg { Operand::Reg(t.text) } else { Operand::Sym(t.text) };
+                let neg = self.lx.next()?.is(b'-');
+                let n = self.lx.next()?;
+                let Operand::Int(v) = self.num(&n, neg)? else {
+                    return Err(unexpected(&n, "an integer offset"));
+                };
+                Operand::Addr(Box::new(Address { base, offset: v, extra: Vec::new() }))
+            }
             Tok::Reg => Operand::Reg(t.text),
             Tok::Word if t.text == "_" => Operand::Sink,
             Tok::Word => Operand::Sym(t.text),
@@ -769,7 +786,7 @@ impl<'a> Parser<'a> {
                 let base = if self.lx.peek()?.is(b'+') || self.lx.peek()?.is(b'-') {
                     Operand::Int(0)
                 } else {
-                    self.operand(depth + 1)?
+                    self.operand_f(depth + 1, false)?
                 };
                 let mut offset = 0i64;
                 loop {
@@ -803,6 +820,18 @@ impl<'a> Parser<'a> {
             return Ok(Operand::Pair(Box::new(op), Box::new(b)));
         }
         Ok(op)
+    }
+
+    /// True when `+` or `-` and a number come next.
+    fn offset_follows(&mut self) -> Result<bool> {
+        let p = self.lx.peek()?;
+        if !(p.is(b'+') || p.is(b'-')) {
+            return Ok(false);
+        }
+        // Look one token further without consuming: a cloned lexer is cheap (no allocation).
+        let mut probe = self.lx.clone();
+        probe.next()?;
+        Ok(probe.next()?.kind == Tok::Num)
     }
 
     fn list(&mut self, close: u8, depth: usize) -> Result<Vec<Operand<'a>>> {
