@@ -138,6 +138,19 @@ fn inline_asm_scopes_calls_and_debug_sections() {
     let fnames: Vec<(&str, bool)> = m.functions.values().map(|f| (f.name.as_str(), f.is_declaration)).collect();
     assert_eq!(fnames, [("vprintf", true), ("helper", false), ("inline_asm_call", false)]);
     assert_eq!(m.globals.values().filter_map(|g| g.name.as_deref()).collect::<Vec<_>>(), ["$str", "tile"]);
+    // `.loc 2 40 3, function_name …, inlined_at 1 12 5`: helpers.h:40 inlined at k.cu:12.
+    type Frame = (String, u32, u32);
+    let frames: Vec<(Frame, Option<Frame>)> = m
+        .locs
+        .values()
+        .map(|l| {
+            let name = |f: u32| m.source_files[f as usize].name.clone();
+            let outer = l.inlined_at.map(|h| (name(m.locs[h].file), m.locs[h].line, m.locs[h].column));
+            ((name(l.file), l.line, l.column), outer)
+        })
+        .filter(|f| f.1.is_some())
+        .collect();
+    assert_eq!(frames, [(("/usr/include/helpers.h".to_string(), 40, 3), Some(("/src/k.cu".to_string(), 12, 5)))]);
     insta::assert_snapshot!("ptx_inline_asm_call_ir", ir::print::module(&m));
 }
 

@@ -153,12 +153,26 @@ pub enum Stmt<'a> {
     Close(Pos),
     /// A declaration (`.reg`, `.local`, `.shared`, `.param`, …).
     Decl(VarDecl<'a>),
-    /// `.loc file line column`.
-    Loc(u32, u32, u32),
+    /// `.loc file line column[, … inlined_at file line column]`.
+    Loc(LocDirective),
     /// `label: .branchtargets a, b, …;`
     BranchTargets(&'a str, Vec<&'a str>, Pos),
     /// An instruction.
     Inst(Instruction<'a>),
+}
+
+/// A `.loc` directive: file index, line, column and the call site it was
+/// inlined at (`inlined_at f l c`), if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LocDirective {
+    /// `.file` index.
+    pub file: u32,
+    /// Line.
+    pub line: u32,
+    /// Column (0 when not written).
+    pub col: u32,
+    /// `inlined_at` file, line, column.
+    pub inlined_at: Option<(u32, u32, u32)>,
 }
 
 /// A function (`.entry` or `.func`).
@@ -391,21 +405,37 @@ impl<'a> Parser<'a> {
     }
 
     /// `.loc file line column[, function_name label[, inlined_at f l c]]`.
-    fn loc_args(&mut self) -> Result<(u32, u32, u32)> {
+    fn loc_args(&mut self) -> Result<LocDirective> {
         let line_of_loc = self.lx.peek()?.line;
         let file = self.uint32()?;
         let line = self.uint32()?;
         let t = self.lx.peek()?;
         let col = if t.kind == Tok::Num && t.line == line_of_loc { self.uint32()? } else { 0 };
+        let mut loc = LocDirective { file, line, col, inlined_at: None };
         // Trailing attributes stay on the directive's line.
+        let mut nums: Option<Vec<u32>> = None;
         loop {
             let t = self.lx.peek()?;
             if t.kind == Tok::Eof || t.line != line_of_loc || t.is(b';') || t.is(b'}') || t.is(b'{') {
                 break;
             }
             self.lx.next()?;
+            if t.kind == Tok::Word && t.text == "inlined_at" {
+                nums = Some(Vec::new());
+                continue;
+            }
+            if let Some(v) = nums.as_mut() {
+                if let (Tok::Num, Some(Number::Int(x))) = (t.kind, number(t.text)) {
+                    if v.len() < 3 {
+                        v.push(u32::try_from(x).unwrap_or(0));
+                    }
+                }
+                if let [f, l, c] = v.as_slice() {
+                    loc.inlined_at = Some((*f, *l, *c));
+                }
+            }
         }
-        Ok((file, line, col))
+        Ok(loc)
     }
 
     /// A declaration starting at `first` (a state-space directive, or
@@ -637,8 +667,8 @@ impl<'a> Parser<'a> {
                 Tok::Punct(b';') => {}
                 Tok::Dir => match t.text {
                     ".loc" => {
-                        let (a, b, c) = self.loc_args()?;
-                        out.push(Stmt::Loc(a, b, c));
+                        let loc = self.loc_args()?;
+                        out.push(Stmt::Loc(loc));
                     }
                     ".pragma" => self.skip_statement()?,
                     ".file" => self.file()?,

@@ -16,7 +16,7 @@ use crate::ir::{
 };
 use crate::ptx::facts;
 use crate::ptx::lex::{error_at, Pos};
-use crate::ptx::parse::{Address, FuncDecl, Instruction, Operand, Space, Stmt, VarDecl};
+use crate::ptx::parse::{Address, FuncDecl, Instruction, LocDirective, Operand, Space, Stmt, VarDecl};
 use crate::ptx::{scalar_type, Opcode};
 use crate::read::limits::{MAX_BLOCKS, MAX_PTX_REGISTERS, MAX_VALUES};
 use crate::read::{ErrorKind, Result};
@@ -208,7 +208,7 @@ struct Body<'c, 'a> {
     scopes: Vec<Scope<'a>>,
     cur: usize,
     sp: Span,
-    loc: Option<(u32, u32, u32, LocH)>,
+    loc: Option<(LocDirective, LocH)>,
     work: Vec<(u32, InstH, usize)>,
     phis: Vec<InstH>,
     entry_allocas: Vec<InstH>,
@@ -635,26 +635,34 @@ impl<'c, 'a> Body<'c, 'a> {
                 }
             }
             Stmt::Decl(d) => self.declare(d)?,
-            Stmt::Loc(file, line, col) => self.set_loc(*file, *line, *col),
+            Stmt::Loc(l) => self.set_loc(l),
             Stmt::Label(..) | Stmt::BranchTargets(..) => {}
             Stmt::Inst(ins) => self.inst(ins)?,
         }
         Ok(())
     }
 
-    fn set_loc(&mut self, file: u32, line: u32, col: u32) {
-        if let Some((a, b, c, h)) = self.loc {
-            if (a, b, c) == (file, line, col) {
+    fn file_index(&mut self, file: u32) -> u32 {
+        match self.cx.files.get(&file) {
+            Some(i) => *i,
+            None => self.cx.m.source_file_index(&format!("<file {file}>")),
+        }
+    }
+
+    fn set_loc(&mut self, l: &LocDirective) {
+        if let Some((prev, h)) = self.loc {
+            if prev == *l {
                 self.sp.loc = Some(h);
                 return;
             }
         }
-        let file_index = match self.cx.files.get(&file) {
-            Some(i) => *i,
-            None => self.cx.m.source_file_index(&format!("<file {file}>")),
-        };
-        let h = self.cx.m.add_loc(DebugLoc { file: file_index, line, column: col, inlined_at: None });
-        self.loc = Some((file, line, col, h));
+        let inlined_at = l.inlined_at.map(|(f, line, column)| {
+            let file = self.file_index(f);
+            self.cx.m.add_loc(DebugLoc { file, line, column, inlined_at: None })
+        });
+        let file = self.file_index(l.file);
+        let h = self.cx.m.add_loc(DebugLoc { file, line: l.line, column: l.col, inlined_at });
+        self.loc = Some((*l, h));
         self.sp.loc = Some(h);
     }
 
