@@ -443,6 +443,29 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
         })
         .collect();
     d.insert("entry_points".into(), json!(eps));
+    if m.source == ir::SourceKind::Ptx {
+        // PTX modules list every function (entries, .func bodies, .extern prototypes).
+        let funcs: Vec<Json> = m
+            .functions
+            .values()
+            .map(|f| {
+                json!({
+                    "name": f.name,
+                    "declaration": f.is_declaration,
+                    "params": f.params.len(),
+                    "blocks": f.blocks.len(),
+                    "instructions": f.blocks.values().map(|b| b.insts.len()).sum::<usize>(),
+                    "phis": f
+                        .blocks
+                        .values()
+                        .flat_map(|b| b.insts.iter())
+                        .filter(|h| f.insts.try_get(**h).is_some_and(|i| matches!(i.kind, InstKind::Phi { .. })))
+                        .count(),
+                })
+            })
+            .collect();
+        d.insert("functions".into(), json!(funcs));
+    }
     let res: Vec<Json> = m
         .resources
         .iter()
@@ -588,6 +611,23 @@ fn render_one(out: &mut String, f: &DumpFile) {
     }
     for e in d.get("entry_points").and_then(|v| v.as_array()).into_iter().flatten() {
         let _ = writeln!(out, "  entry {} ({})", s(e.get("name")).unwrap_or("?"), s(e.get("stage")).unwrap_or("?"));
+    }
+    for f in d.get("functions").and_then(|v| v.as_array()).into_iter().flatten() {
+        let n = |k: &str| f.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+        if f.get("declaration").and_then(|v| v.as_bool()) == Some(true) {
+            let _ =
+                writeln!(out, "  function {}: declaration, {} params", s(f.get("name")).unwrap_or("?"), n("params"));
+        } else {
+            let _ = writeln!(
+                out,
+                "  function {}: {} params, {} blocks, {} instructions, {} phis",
+                s(f.get("name")).unwrap_or("?"),
+                n("params"),
+                n("blocks"),
+                n("instructions"),
+                n("phis")
+            );
+        }
     }
     for r in d.get("resources").and_then(|v| v.as_array()).into_iter().flatten() {
         let mut line = format!(

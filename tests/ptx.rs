@@ -126,6 +126,11 @@ fn loop_fixture_builds_phis_at_joins() {
     let a = irlint::analysis::analyze(&m, &Default::default());
     assert!(!a.budget_exceeded);
     insta::assert_snapshot!("ptx_loop_phis_ir", ir::print::module(&m));
+    let bytes = std::fs::read(fixture("loop_phis.ptx")).unwrap();
+    let d = irlint::dump::dump_bytes("loop_phis.ptx", &bytes, &Default::default());
+    assert_eq!(d.kind, InputKind::Ptx);
+    let text = irlint::dump::render_text(&[d]);
+    assert!(text.contains("  function loop_phis: 2 params, 6 blocks, 20 instructions, 3 phis"), "{text}");
 }
 
 #[test]
