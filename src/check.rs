@@ -7,7 +7,7 @@ use crate::ir::{self, Module};
 use crate::read::dxbc::{self, FourCc};
 use crate::read::ReadError;
 use crate::report::{Certainty, Diagnostic, Level, BUDGET_EXCEEDED, INPUT_ERROR, INTERNAL_ERROR};
-use crate::{dxil, rules, spirv};
+use crate::{dxil, ptx, rules, spirv};
 use serde::Serialize;
 
 /// What an input is, by content (HLSL by extension).
@@ -24,7 +24,7 @@ pub enum InputKind {
     Bitcode,
     /// HLSL source.
     Hlsl,
-    /// PTX text (reserved).
+    /// PTX text (recognised by its `.version` directive).
     Ptx,
     /// Matrix-atom records (`irlint atoms`; never chosen by content).
     Atoms,
@@ -107,6 +107,8 @@ pub fn classify(path: &str, bytes: &[u8]) -> InputKind {
         InputKind::Spirv
     } else if dxil::is_bitcode(bytes) {
         InputKind::Bitcode
+    } else if ptx::is_ptx(bytes) {
+        InputKind::Ptx
     } else if lower.ends_with(".hlsl") || lower.ends_with(".hlsli") || lower.ends_with(".fx") {
         InputKind::Hlsl
     } else {
@@ -117,7 +119,7 @@ pub fn classify(path: &str, bytes: &[u8]) -> InputKind {
 /// File extensions that name a compiled shader. An input named so that holds
 /// no shader (empty, text, random bytes) is an input error, not a skip: a
 /// build that writes garbage must not pass the gate.
-pub const SHADER_EXTENSIONS: &[&str] = &["dxil", "cso", "dxbc", "spv", "spirv", "bc"];
+pub const SHADER_EXTENSIONS: &[&str] = &["dxil", "cso", "dxbc", "spv", "spirv", "bc", "ptx"];
 
 /// True when `path` ends in one of [`SHADER_EXTENSIONS`] (any case).
 pub fn named_as_shader(path: &str) -> bool {
@@ -131,7 +133,11 @@ pub fn named_as_shader(path: &str) -> bool {
 /// bytes are, for the input error.
 pub fn not_a_shader(path: &str, bytes: &[u8]) -> String {
     let ext = std::path::Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or("");
-    let expected = "a DXBC container, a SPIR-V module or LLVM bitcode";
+    let expected = if ext.eq_ignore_ascii_case("ptx") {
+        "PTX text (a `.version` directive)"
+    } else {
+        "a DXBC container, a SPIR-V module or LLVM bitcode"
+    };
     if bytes.is_empty() {
         return format!("empty file: a .{ext} input must hold {expected}");
     }
@@ -158,6 +164,7 @@ pub fn load_module(kind: InputKind, bytes: &[u8], base: u64) -> Result<Option<Mo
         }
         InputKind::Bitcode => dxil::lower_bitcode(bytes, base).map(Some),
         InputKind::Spirv => spirv::lower(bytes, base).map(Some),
+        InputKind::Ptx => ptx::lower(bytes, base).map(Some),
         _ => Ok(None),
     }
 }
@@ -255,7 +262,33 @@ pub fn check_blob(
         d.location.path = path.to_string();
         d.location.blob_offset = blob_offset;
     }
+    if kind == InputKind::Ptx && blob_offset.is_none() {
+        source_lines_from_disk(path, &mut diags);
+    }
     (report, diags)
+}
+
+/// PTX names its sources (`.file`) without embedding them: where a finding's
+/// source file is readable — as written, or next to the PTX file — its line is
+/// shown, as the embedded HLSL is for DXIL.
+fn source_lines_from_disk(path: &str, diags: &mut [Diagnostic]) {
+    let dir = std::path::Path::new(path).parent().map(|p| p.to_path_buf()).unwrap_or_default();
+    let mut cache: std::collections::HashMap<String, Option<String>> = std::collections::HashMap::new();
+    for d in diags.iter_mut() {
+        let Some(src) = &d.location.source else { continue };
+        if d.location.source_text.is_some() || src.line == 0 {
+            continue;
+        }
+        let text = cache.entry(src.file.clone()).or_insert_with(|| {
+            let p = std::path::Path::new(&src.file);
+            let candidates = [p.to_path_buf(), dir.join(p), dir.join(p.file_name().unwrap_or_default())];
+            candidates.iter().filter(|c| c.is_file()).find_map(|c| {
+                std::fs::metadata(c).ok().filter(|m| m.len() < 64 << 20).and(std::fs::read_to_string(c).ok())
+            })
+        });
+        d.location.source_text =
+            text.as_deref().and_then(|t| t.lines().nth((src.line as usize).checked_sub(1)?)).map(str::to_string);
+    }
 }
 
 /// Checks one input file's bytes. Binary inputs are scanned for embedded shaders.
@@ -276,7 +309,7 @@ pub fn check_bytes(path: &str, bytes: &[u8], opts: &CheckOptions) -> CheckResult
                 spec_ids: Vec::new(),
             });
         }
-        InputKind::Binary | InputKind::Ptx if named_as_shader(path) => {
+        InputKind::Binary if named_as_shader(path) => {
             let msg = not_a_shader(path, bytes);
             result.files.push(FileReport {
                 path: path.to_string(),
@@ -291,7 +324,7 @@ pub fn check_bytes(path: &str, bytes: &[u8], opts: &CheckOptions) -> CheckResult
             });
             result.diagnostics.push(input_error(path, None, &msg));
         }
-        InputKind::Binary | InputKind::Ptx => {
+        InputKind::Binary => {
             result.files.push(FileReport {
                 path: path.to_string(),
                 kind: InputKind::Binary,

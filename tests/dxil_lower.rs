@@ -599,6 +599,7 @@ fn reported(m: &Module) -> Vec<(u32, Vec<ll::Arg>)> {
                 la::VECTOR_ACCUMULATE_TO_DESCRIPTOR => vec![a(x.offset), a(x.align)],
                 _ => continue,
             },
+            FactKind::Ptx(_) => continue,
         };
         out.push((op, v));
     }

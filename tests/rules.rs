@@ -748,6 +748,7 @@ fn registry_ids_levels_and_lookup() {
             "atom-sm120-block-scale",
             "atom-swizzle-commutation",
             "atom-tma-rank-mode",
+            "atom-ptx-form",
         ]
     );
     assert_eq!(rules::find("coopvec-non-optimal-matrix-layout").and_then(|r| r.default_level), None);

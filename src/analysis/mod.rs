@@ -275,7 +275,7 @@ pub fn analyze(m: &Module, opts: &AnalysisOptions) -> Analysis {
     // Rules only read values of fact operands, in the fact's own function, so
     // only functions holding facts are analysed (most modules have none).
     let all = m.functions.iter().map(|(h, _)| h).filter(|_| opts.all_functions);
-    for h in m.facts.iter().map(|f| f.function).chain(all) {
+    for h in m.facts.iter().filter(|f| f.kind.reads_values()).map(|f| f.function).chain(all) {
         if let Some(l) = listed.get_mut(h.index()) {
             if !*l {
                 *l = true;

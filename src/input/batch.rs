@@ -358,7 +358,7 @@ impl Batch {
         };
         match check::classify(path, &bytes) {
             InputKind::Hlsl => self.hlsl(input, bytes, &resolved, out),
-            InputKind::Binary | InputKind::Ptx => embedded_into(path, &bytes, &resolved.check, out),
+            InputKind::Binary => embedded_into(path, &bytes, &resolved.check, out),
             _ => {
                 let r = check::check_bytes(path, &bytes, &resolved.check);
                 out.files.extend(r.files);

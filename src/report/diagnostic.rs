@@ -110,6 +110,9 @@ pub struct Location {
     pub function: Option<String>,
     /// Instruction index within the function (body order, from 0).
     pub instruction: Option<u32>,
+    /// 1-based line of the instruction in a text input (PTX).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
     /// The IR text of the instruction.
     #[serde(skip)]
     pub ir: Option<String>,

@@ -19,6 +19,9 @@ pub struct HumanOptions {
 /// `path`, `path@0x1A0`, `path@0x1A0 [.shaders]`.
 pub fn input_location(loc: &Location) -> String {
     let mut s = loc.path.clone();
+    if let Some(line) = loc.line {
+        s.push_str(&format!(":{line}"));
+    }
     if let Some(off) = loc.blob_offset {
         s.push_str(&format!("@0x{off:X}"));
     }

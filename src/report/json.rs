@@ -3,7 +3,8 @@
 //! ```json
 //! {"version": 1,
 //!  "findings": [{"rule", "level", "certainty", "message", "help", "path", "blob_offset",
-//!                "function", "instruction", "source": {"file", "line", "column"} | null,
+//!                "function", "instruction", "line" (PTX only: the instruction's line),
+//!                "source": {"file", "line", "column"} | null,
 //!                "values": {...}}],
 //!  "files": [{"path", "kind", "status", "message"} (+ "blob_offset", "section")],
 //!  "stats": {"files", "modules", "bytes", "seconds"}}
@@ -46,6 +47,9 @@ struct Finding<'a> {
     blob_offset: Option<u64>,
     function: Option<&'a str>,
     instruction: Option<u32>,
+    /// 1-based line of the instruction in a text input (PTX).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u32>,
     source: Option<&'a SourceLocation>,
     values: Values<'a>,
 }
@@ -62,6 +66,7 @@ impl<'a> Finding<'a> {
             blob_offset: d.location.blob_offset,
             function: d.location.function.as_deref(),
             instruction: d.location.instruction,
+            line: d.location.line,
             source: d.location.source.as_ref(),
             values: Values(&d.values),
         }

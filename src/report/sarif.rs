@@ -88,6 +88,8 @@ fn locations(loc: &Location) -> Vec<Value> {
     let mut physical = artifact(path_to_uri(&loc.path));
     if let Some(off) = loc.blob_offset {
         physical["region"] = json!({ "byteOffset": off });
+    } else if let Some(line) = loc.line {
+        physical["region"] = json!({ "startLine": line.max(1) });
     }
     let mut first = Map::new();
     first.insert("physicalLocation".into(), physical);

@@ -7,6 +7,8 @@
 //! lowered one step for `possible` findings, and the location (function,
 //! instruction index, IR text, outermost source frame, resource).
 
+pub mod atom_ptx;
+pub mod atom_ptx_form;
 pub mod coopvec_base_offset_misaligned;
 pub mod coopvec_fp8_with_non_optimal_layout;
 pub mod coopvec_non_optimal_matrix_layout;
@@ -56,20 +58,21 @@ const RULES: &[(RuleMeta, CheckFn)] = &[
     (coopvec_fp8_with_non_optimal_layout::META, coopvec_fp8_with_non_optimal_layout::check),
     (coopvec_outer_product_layout::META, coopvec_outer_product_layout::check),
     (coopvec_non_optimal_matrix_layout::META, coopvec_non_optimal_matrix_layout::check),
-    // Matrix-atom rules (`crate::atoms`): reached through `irlint atoms` and the
-    // Rust API; no IR check until a PTX front end feeds them.
-    (crate::atoms::meta::LDSM_MODE, no_ir_check),
-    (crate::atoms::meta::STSM_MODE, no_ir_check),
+    // Matrix-atom rules (`crate::atoms`): reached through `irlint atoms`, the
+    // Rust API and, for the five with a PTX spelling, PTX facts (`atom_ptx`).
+    (crate::atoms::meta::LDSM_MODE, atom_ptx::check_ldsm),
+    (crate::atoms::meta::STSM_MODE, atom_ptx::check_stsm),
     (crate::atoms::meta::MATRIX_COPY, no_ir_check),
     (crate::atoms::meta::REGISTER_FRAGMENT, no_ir_check),
     (crate::atoms::meta::UMMA_CANONICAL_LAYOUT, no_ir_check),
-    (crate::atoms::meta::TCGEN05_KIND, no_ir_check),
-    (crate::atoms::meta::SM120_BLOCK_SCALE, no_ir_check),
+    (crate::atoms::meta::TCGEN05_KIND, atom_ptx::check_tcgen05),
+    (crate::atoms::meta::SM120_BLOCK_SCALE, atom_ptx::check_sm120),
     (crate::atoms::meta::SWIZZLE_COMMUTATION, no_ir_check),
-    (crate::atoms::meta::TMA_RANK_MODE, no_ir_check),
+    (crate::atoms::meta::TMA_RANK_MODE, atom_ptx::check_tma),
+    (atom_ptx_form::META, atom_ptx_form::check),
 ];
 
-/// The check of rules that have no IR input yet (the atom rules).
+/// The check of rules that have no IR input (atom verifiers whose inputs PTX does not carry).
 fn no_ir_check(_: &mut RuleContext<'_>) {}
 
 static REGISTRY: [RuleMeta; RULES.len()] = {
@@ -286,6 +289,9 @@ impl RuleContext<'_> {
         };
         if let Some(func) = self.m.functions.try_get(f) {
             loc.ir = Some(print::inst(self.m, func, inst));
+            if self.m.source == crate::ir::SourceKind::Ptx {
+                loc.line = func.insts.try_get(inst).map(|i| i.span.id);
+            }
             if let Some(l) = func.insts.try_get(inst).and_then(|i| i.span.loc) {
                 self.fill_source(&mut loc, l);
             }
