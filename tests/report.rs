@@ -1,12 +1,26 @@
 //! Emitter tests on synthetic reports: human (insta), JSON shape, GitHub
 //! (insta), SARIF (validated against the OASIS SARIF 2.1.0 schema).
 
+mod common;
 mod sarif_schema;
 
 use irlint::check::{FileReport, FileStatus, InputKind};
 use irlint::report::{
-    self, Certainty, Diagnostic, FindingValue, Format, Level, Location, RunReport, SourceLocation, Stats, INPUT_ERROR,
+    self, Certainty, Diagnostic, FindingValue, Format, Level, Location, ResourceBinding, ResourceRef, RunReport,
+    SourceLocation, Stats, INPUT_ERROR,
 };
+use std::process::Command;
+
+fn g_buf() -> ResourceRef {
+    ResourceRef {
+        label: "g_Buf (t0 space0)".into(),
+        name: Some("g_Buf".into()),
+        class: "srv".into(),
+        kind: "RawBuffer".into(),
+        binding: ResourceBinding::Register { register: "t0".into(), space: 0, count: Some(1) },
+        id: Some(0),
+    }
+}
 
 /// A finding with debug info and the embedded source line.
 fn with_source() -> Diagnostic {
@@ -29,7 +43,7 @@ fn with_source() -> Diagnostic {
             "%5 = call <8 x half> @dx.op.rawBufferVectorLoad.v8f16(i32 303, %dx.types.Handle %3, i32 %4, i32 0, i32 2)"
                 .into(),
         ),
-        resource: Some("g_Buf (t0 space0)".into()),
+        resource: Some(g_buf()),
         source: Some(SourceLocation { file: "shaders/lv_load.hlsl".into(), line: 14, column: 22 }),
         inlined_from: vec![SourceLocation { file: "shaders/common.hlsli".into(), line: 3, column: 5 }],
         source_text: Some("    vector<half, 8> v = g_Buf.Load<vector<half, 8> >(tid * 64 + 12);".into()),
@@ -181,6 +195,7 @@ fn json_shape() {
             "level",
             "message",
             "path",
+            "resource",
             "rule",
             "source",
             "values"
@@ -198,6 +213,12 @@ fn json_shape() {
     assert_eq!(f["values"]["element"], "f16");
     assert_eq!(f["values"]["candidates"], serde_json::json!([12, 76]));
     assert_eq!(f["help"], "round the offset up to a multiple of 16 bytes");
+    assert_eq!(
+        f["resource"],
+        serde_json::json!({"name": "g_Buf", "class": "srv", "kind": "RawBuffer", "register": "t0", "space": 0,
+                           "count": 1, "id": 0, "label": "g_Buf (t0 space0)"})
+    );
+    assert_eq!(findings[0]["resource"], serde_json::Value::Null);
     // `values` keeps the diagnostic's order in the text.
     let i_offset = text.find("\"offset\"").unwrap();
     let i_components = text.find("\"components\"").unwrap();
@@ -304,4 +325,74 @@ fn human_hlsl_compile_error_keeps_dxc_output() {
     d.notes.push("DXC output:\nshaders/a.hlsl:9:5: error: use of undeclared identifier 'x'\n    x = 1;\n    ^".into());
     let r = RunReport { diagnostics: vec![d], stats: Stats { files: 1, ..Default::default() }, ..Default::default() };
     insta::assert_snapshot!(report::render(&r, Format::Human, false, false));
+}
+
+/// Runs `irlint check` on the paths and parses its output in `format`.
+fn check_output(paths: &[std::path::PathBuf], format: &str) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_irlint"))
+        .arg("check")
+        .args(paths)
+        .args(["--format", format])
+        .current_dir(common::root())
+        .output()
+        .expect("run irlint");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{format} output parses: {e}"))
+}
+
+/// The inputs of the one-run tests: the fixtures, and the shared corpus and
+/// fixtures when present (a visible skip message otherwise).
+fn run_inputs() -> Vec<std::path::PathBuf> {
+    let mut paths = vec![common::fixtures()];
+    paths.extend(common::shared("corpus"));
+    paths.extend(common::shared("fixtures"));
+    paths
+}
+
+/// Pairs of items that agree on everything once `strip` has removed the message.
+fn identical_but_message(items: &[serde_json::Value], strip: impl Fn(&mut serde_json::Value)) -> Vec<String> {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut dups = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let mut key = item.clone();
+        strip(&mut key);
+        let key = key.to_string();
+        if let Some(j) = seen.insert(key.clone(), i) {
+            dups.push(format!("#{j} and #{i}: {key}"));
+        }
+    }
+    dups
+}
+
+#[test]
+fn no_two_findings_differ_only_in_message() {
+    let paths = run_inputs();
+    let json = check_output(&paths, "json");
+    let findings = json["findings"].as_array().expect("findings");
+    assert!(findings.len() > 20, "the fixtures produce findings");
+    let dups = identical_but_message(findings, |f| {
+        f.as_object_mut().unwrap().remove("message");
+    });
+    assert!(dups.is_empty(), "JSON findings identical apart from the message:\n{}", dups.join("\n"));
+    let sarif = check_output(&paths, "sarif");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    let rule_findings: Vec<_> =
+        findings.iter().filter(|f| !report::run::is_tool_outcome(f["rule"].as_str().unwrap())).collect();
+    assert_eq!(results.len(), rule_findings.len());
+    let dups = identical_but_message(results, |r| {
+        let o = r.as_object_mut().unwrap();
+        o.remove("message");
+        o.remove("partialFingerprints");
+    });
+    assert!(dups.is_empty(), "SARIF results identical apart from the message:\n{}", dups.join("\n"));
+    // Structured-buffer findings name their resource, in JSON and SARIF.
+    for (f, r) in rule_findings.into_iter().zip(results) {
+        if f["rule"] == "structured-buffer-stride-not-cache-aligned" {
+            let res = &f["resource"];
+            assert!(res["class"].is_string() && res["kind"] == "StructuredBuffer", "{f}");
+            assert!(res.get("register").is_some() || res.get("set").is_some() || res.get("heap").is_some(), "{f}");
+            assert_eq!(r["properties"]["resource"], *res);
+            let label = res["label"].as_str().unwrap();
+            assert!(r["message"]["text"].as_str().unwrap().contains(label), "{r}");
+        }
+    }
 }

@@ -8,7 +8,7 @@ use builder::{matrix, B};
 use irlint::analysis::{analyze, AnalysisOptions};
 use irlint::config::{RuleLevel, Settings};
 use irlint::ir::*;
-use irlint::report::{Certainty, Diagnostic, FindingValue, Level};
+use irlint::report::{Certainty, Diagnostic, FindingValue, Level, ResourceBinding};
 use irlint::rules;
 
 fn run(b: &B) -> Vec<Diagnostic> {
@@ -471,7 +471,7 @@ fn structured_buffer_strides() {
         "element stride 20 bytes straddles 32-byte lines; pad to 32, reorder fields, or split into parallel buffers"
     );
     assert_eq!(values(d20), vec![("stride", int(20)), ("next", int(32)), ("cache_line_target", int(32))]);
-    assert_eq!(d20.location.resource.as_deref(), Some("b20 (t4 space0)"));
+    assert_eq!(d20.location.resource.as_ref().map(|r| r.label.as_str()), Some("b20 (t4 space0)"));
     assert_eq!(d20.location.function, None);
 }
 
@@ -490,8 +490,17 @@ fn structured_buffer_cache_line_target_option() {
         d[0].message,
         "element stride 96 bytes straddles 64-byte lines; pad to 128, reorder fields, or split into parallel buffers"
     );
-    assert_eq!(d[0].location.resource.as_deref(), Some("Buf (set 0, binding 2)"));
-    assert_eq!(d[1].location.resource.as_deref(), Some("unnamed StructuredBuffer (t3 space0)"));
+    assert_eq!(d[0].location.resource.as_ref().map(|r| r.label.as_str()), Some("Buf (set 0, binding 2)"));
+    assert_eq!(d[1].location.resource.as_ref().map(|r| r.label.as_str()), Some("unnamed StructuredBuffer (t3 space0)"));
+    let r0 = d[0].location.resource.as_ref().unwrap();
+    assert_eq!(
+        (r0.name.as_deref(), r0.class.as_str(), r0.kind.as_str(), r0.id),
+        (Some("Buf"), "uav", "StructuredBuffer", Some(2))
+    );
+    assert_eq!(r0.binding, ResourceBinding::Descriptor { set: Some(0), binding: Some(2) });
+    let r1 = d[1].location.resource.as_ref().unwrap();
+    assert_eq!(r1.name, None);
+    assert_eq!(r1.binding, ResourceBinding::Register { register: "t3".into(), space: 0, count: Some(1) });
     // With the default 32, 96 is a multiple and does not fire; 48 does.
     let d = run(&b);
     assert_eq!(d.len(), 1, "{d:?}");

@@ -4,6 +4,7 @@
 //! {"version": 1,
 //!  "findings": [{"rule", "level", "certainty", "message", "help", "path", "blob_offset",
 //!                "function", "instruction", "source": {"file", "line", "column"} | null,
+//!                "resource": {"name", "class", "kind", binding…, "id", "label"} | null,
 //!                "values": {...}}],
 //!  "files": [{"path", "kind", "status", "message"} (+ "blob_offset", "section")],
 //!  "stats": {"files", "modules", "bytes", "seconds"}}
@@ -14,7 +15,7 @@
 //! tool-level outcomes (`input-error`, `internal-error`, `analysis-budget-exceeded`).
 
 use super::run::RunReport;
-use super::{Certainty, Diagnostic, FindingValue, Level, SourceLocation};
+use super::{Certainty, Diagnostic, FindingValue, Level, ResourceRef, SourceLocation};
 use crate::check::FileReport;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
@@ -47,6 +48,7 @@ struct Finding<'a> {
     function: Option<&'a str>,
     instruction: Option<u32>,
     source: Option<&'a SourceLocation>,
+    resource: Option<&'a ResourceRef>,
     values: Values<'a>,
 }
 
@@ -63,6 +65,7 @@ impl<'a> Finding<'a> {
             function: d.location.function.as_deref(),
             instruction: d.location.instruction,
             source: d.location.source.as_ref(),
+            resource: d.location.resource.as_ref(),
             values: Values(&d.values),
         }
     }

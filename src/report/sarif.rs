@@ -119,6 +119,9 @@ fn locations(loc: &Location) -> Vec<Value> {
 
 fn result(d: &Diagnostic, registry: &[RuleMeta]) -> Value {
     let mut text = d.message.clone();
+    if let Some(res) = &d.location.resource {
+        text.push_str(&format!("\nresource: {res}"));
+    }
     if let Some(h) = &d.help {
         text.push_str(&format!("\nhelp: {h}"));
     }
@@ -127,12 +130,16 @@ fn result(d: &Diagnostic, registry: &[RuleMeta]) -> Value {
         Certainty::Proven => "proven",
         Certainty::Possible => "possible",
     };
+    let mut properties = json!({ "certainty": certainty, "values": values });
+    if let Some(res) = &d.location.resource {
+        properties["resource"] = serde_json::to_value(res).unwrap_or(Value::Null);
+    }
     let mut r = json!({
         "ruleId": d.rule,
         "level": level(d.level),
         "message": { "text": text },
         "locations": locations(&d.location),
-        "properties": { "certainty": certainty, "values": values },
+        "properties": properties,
     });
     if let Some(i) = registry.iter().position(|m| m.id == d.rule) {
         r["ruleIndex"] = json!(i);

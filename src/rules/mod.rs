@@ -20,7 +20,9 @@ pub mod structured_buffer_stride;
 use crate::analysis::{AbsValue, Analysis};
 use crate::config::Settings;
 use crate::ir::{print, Binding, FuncH, InstH, LocH, Module, Operand, Resource, ResourceClass};
-use crate::report::{Certainty, Diagnostic, FindingValue, Level, Location, SourceLocation};
+use crate::report::{
+    Certainty, Diagnostic, FindingValue, Level, Location, ResourceBinding, ResourceRef, SourceLocation,
+};
 use rustc_hash::FxHashMap;
 
 /// Static description of a rule (feeds `irlint rules`, `explain`, SARIF, docs).
@@ -305,7 +307,7 @@ impl RuleContext<'_> {
             Binding::Heap { function, inst } => self.inst_location(function, inst),
             _ => Location::default(),
         };
-        loc.resource = Some(describe_resource(self.m, res));
+        loc.resource = Some(resource_ref(self.m, res, &loc));
         if loc.source.is_none() {
             if let Some(l) = res.span.loc {
                 self.fill_source(&mut loc, l);
@@ -315,18 +317,55 @@ impl RuleContext<'_> {
     }
 }
 
+/// The JSON `resource` object of a resource; `site` is the finding's location
+/// (for a heap handle, its `annotateHandle` site).
+pub fn resource_ref(m: &Module, r: &Resource, site: &Location) -> ResourceRef {
+    let binding = match &r.binding {
+        Binding::Register { space, lower_bound, range } => ResourceBinding::Register {
+            register: format!("{}{lower_bound}", register_letter(r.class)),
+            space: *space,
+            count: (*range != u32::MAX).then_some(*range),
+        },
+        Binding::Descriptor { set, binding } => ResourceBinding::Descriptor { set: *set, binding: *binding },
+        Binding::Heap { function, .. } => ResourceBinding::Heap {
+            function: site
+                .function
+                .clone()
+                .unwrap_or_else(|| m.functions.try_get(*function).map(|f| f.name.clone()).unwrap_or_default()),
+            instruction: site.instruction,
+        },
+    };
+    let class = match r.class {
+        ResourceClass::Srv => "srv",
+        ResourceClass::Uav => "uav",
+        ResourceClass::CBuffer => "cbuffer",
+        ResourceClass::Sampler => "sampler",
+    };
+    ResourceRef {
+        label: describe_resource(m, r),
+        name: r.name.clone().filter(|n| !n.is_empty()),
+        class: class.to_string(),
+        kind: r.kind.name().to_string(),
+        id: (!matches!(r.binding, Binding::Heap { .. })).then_some(r.id),
+        binding,
+    }
+}
+
+fn register_letter(c: ResourceClass) -> char {
+    match c {
+        ResourceClass::Srv => 't',
+        ResourceClass::Uav => 'u',
+        ResourceClass::CBuffer => 'b',
+        ResourceClass::Sampler => 's',
+    }
+}
+
 /// `g_Buf (t0 space0)`, `Buf (set 0, binding 2)`, `ResourceDescriptorHeap (main)`.
 pub fn describe_resource(m: &Module, r: &Resource) -> String {
     let name = r.name.as_deref().filter(|n| !n.is_empty());
     let binding = match &r.binding {
         Binding::Register { space, lower_bound, .. } => {
-            let letter = match r.class {
-                ResourceClass::Srv => 't',
-                ResourceClass::Uav => 'u',
-                ResourceClass::CBuffer => 'b',
-                ResourceClass::Sampler => 's',
-            };
-            format!("{letter}{lower_bound} space{space}")
+            format!("{}{lower_bound} space{space}", register_letter(r.class))
         }
         Binding::Descriptor { set, binding } => {
             let s = set.map(|x| x.to_string()).unwrap_or_else(|| "?".into());
