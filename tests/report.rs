@@ -39,6 +39,8 @@ fn with_source() -> Diagnostic {
         path: "build/shaders/lv_load.g.dxil".into(),
         function: Some("main".into()),
         instruction: Some(12),
+        byte_offset: Some(0x0c84),
+        value: Some("%5".into()),
         ir: Some(
             "%5 = call <8 x half> @dx.op.rawBufferVectorLoad.v8f16(i32 303, %dx.types.Handle %3, i32 %4, i32 0, i32 2)"
                 .into(),
@@ -188,6 +190,7 @@ fn json_shape() {
         keys,
         [
             "blob_offset",
+            "byte_offset",
             "certainty",
             "function",
             "help",
@@ -198,6 +201,7 @@ fn json_shape() {
             "resource",
             "rule",
             "source",
+            "value",
             "values"
         ]
     );
@@ -207,6 +211,8 @@ fn json_shape() {
     assert_eq!(f["blob_offset"], serde_json::Value::Null);
     assert_eq!(f["function"], "main");
     assert_eq!(f["instruction"], 12);
+    assert_eq!(f["byte_offset"], 0x0c84);
+    assert_eq!(f["value"], "%5");
     assert_eq!(f["source"], serde_json::json!({"file": "shaders/lv_load.hlsl", "line": 14, "column": 22}));
     assert_eq!(f["values"]["offset"], serde_json::json!({"rem": 12, "mod": 64}));
     assert_eq!(f["values"]["components"], 8);

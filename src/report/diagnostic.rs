@@ -103,6 +103,13 @@ pub struct Location {
     pub function: Option<String>,
     /// Instruction index within the function (body order, from 0).
     pub instruction: Option<u32>,
+    /// Absolute byte offset in `path` of the instruction's record (DXIL: the
+    /// byte holding the record's first bit) or SPIR-V instruction's first word.
+    pub byte_offset: Option<u64>,
+    /// The instruction's value as disassemblers print it: DXIL `%N` in the
+    /// numbering of `dxc -dumpbin` (none for void instructions), SPIR-V `%id`
+    /// (the result id, as `spirv-dis --raw-id` prints it).
+    pub value: Option<String>,
     /// The IR text of the instruction.
     #[serde(skip)]
     pub ir: Option<String>,

@@ -19,7 +19,7 @@ pub mod structured_buffer_stride;
 
 use crate::analysis::{AbsValue, Analysis};
 use crate::config::Settings;
-use crate::ir::{print, Binding, FuncH, InstH, LocH, Module, Operand, Resource, ResourceClass};
+use crate::ir::{print, Binding, FuncH, InstH, LocH, Module, Operand, Resource, ResourceClass, SourceKind};
 use crate::report::{
     Certainty, Diagnostic, FindingValue, Level, Location, ResourceBinding, ResourceRef, SourceLocation,
 };
@@ -155,7 +155,7 @@ pub struct RuleContext<'a> {
     /// Settings (levels and options).
     pub settings: &'a Settings,
     out: Vec<Diagnostic>,
-    positions: FxHashMap<FuncH, Vec<u32>>,
+    positions: FxHashMap<FuncH, Vec<(u32, Option<u32>)>>,
 }
 
 impl RuleContext<'_> {
@@ -233,36 +233,59 @@ impl RuleContext<'_> {
         format!("function {}", f.index())
     }
 
-    fn position(&mut self, f: FuncH, inst: InstH) -> Option<u32> {
+    /// The instruction's index in body order and, for DXIL, its `%N` in the
+    /// numbering of `dxc -dumpbin` / LLVM's printer: unnamed arguments, then per
+    /// block an unnamed label and every unnamed non-void instruction take the
+    /// next number (stripped modules name nothing; block names are known).
+    fn position(&mut self, f: FuncH, inst: InstH) -> Option<(u32, Option<u32>)> {
         let m = self.m;
         let table = self.positions.entry(f).or_insert_with(|| {
             let Some(func) = m.functions.try_get(f) else {
                 return Vec::new();
             };
-            let mut pos = vec![u32::MAX; func.insts.len()];
+            let mut pos = vec![(u32::MAX, None); func.insts.len()];
             let mut n = 0u32;
+            let mut slot = u32::try_from(func.params.len()).unwrap_or(u32::MAX);
             for (_, b) in func.blocks.iter() {
+                if b.name.is_none() {
+                    slot = slot.saturating_add(1);
+                }
                 for ih in &b.insts {
+                    let void = func
+                        .insts
+                        .try_get(*ih)
+                        .is_none_or(|i| matches!(m.types.try_get(i.ty), Some(crate::ir::Type::Void) | None));
                     if let Some(p) = pos.get_mut(ih.index()) {
-                        *p = n;
+                        *p = (n, (!void).then_some(slot));
+                    }
+                    if !void {
+                        slot = slot.saturating_add(1);
                     }
                     n += 1;
                 }
             }
             pos
         });
-        table.get(inst.index()).copied().filter(|p| *p != u32::MAX)
+        table.get(inst.index()).copied().filter(|p| p.0 != u32::MAX)
     }
 
     /// Location of an instruction.
     pub fn inst_location(&mut self, f: FuncH, inst: InstH) -> Location {
+        let position = self.position(f, inst);
         let mut loc = Location {
             function: Some(self.function_name(f)),
-            instruction: self.position(f, inst),
+            instruction: position.map(|p| p.0),
             ..Default::default()
         };
         if let Some(func) = self.m.functions.try_get(f) {
             loc.ir = Some(print::inst(self.m, func, inst));
+            if let Some(i) = func.insts.try_get(inst) {
+                loc.byte_offset = Some(i.span.offset);
+                loc.value = match self.m.source {
+                    SourceKind::Dxil => position.and_then(|p| p.1).map(|n| format!("%{n}")),
+                    SourceKind::Spirv => (i.span.id != u32::MAX).then(|| format!("%{}", i.span.id)),
+                };
+            }
             if let Some(l) = func.insts.try_get(inst).and_then(|i| i.span.loc) {
                 self.fill_source(&mut loc, l);
             }
@@ -305,7 +328,13 @@ impl RuleContext<'_> {
         };
         let mut loc = match res.binding {
             Binding::Heap { function, inst } => self.inst_location(function, inst),
-            _ => Location::default(),
+            _ => Location {
+                // The declaration: DXIL global record, SPIR-V `OpVariable`.
+                byte_offset: (res.span.offset > 0).then_some(res.span.offset),
+                value: (self.m.source == SourceKind::Spirv && res.span.id != u32::MAX)
+                    .then(|| format!("%{}", res.span.id)),
+                ..Default::default()
+            },
         };
         loc.resource = Some(resource_ref(self.m, res, &loc));
         if loc.source.is_none() {
