@@ -259,6 +259,11 @@ fn github_annotations() {
     insta::assert_snapshot!(report::render(&sample(), Format::Github, false, false));
 }
 
+/// The SARIF log of a report with URIs relative to `root`.
+fn sarif_in(r: &RunReport, root: &str) -> serde_json::Value {
+    report::sarif::to_value_with(r, &report::sarif::Artifacts::new(Some(std::path::Path::new(root))))
+}
+
 #[test]
 fn sarif_structure() {
     let v: serde_json::Value = serde_json::from_str(&report::render(&sample(), Format::Sarif, false, false)).unwrap();
@@ -278,17 +283,123 @@ fn sarif_structure() {
     assert_eq!(blob["locations"][0]["logicalLocations"][1]["name"], "instruction 3");
     assert_eq!(blob["properties"]["values"]["stride"], serde_json::json!([16, 40]));
     assert_eq!(blob["properties"]["certainty"], "possible");
-    let src = &results[1];
-    assert_eq!(src["locations"].as_array().unwrap().len(), 2);
-    assert_eq!(src["locations"][1]["physicalLocation"]["artifactLocation"]["uri"], "shaders/lv_load.hlsl");
-    assert_eq!(src["locations"][1]["physicalLocation"]["region"]["startLine"], 14);
-    assert_eq!(src["locations"][1]["physicalLocation"]["region"]["startColumn"], 22);
+    assert!(blob.get("relatedLocations").is_none(), "no source: the bytecode location is the primary one");
     let inv = &run["invocations"][0];
     assert_eq!(inv["executionSuccessful"], false);
     let notes = inv["toolExecutionNotifications"].as_array().unwrap();
     assert_eq!(notes.len(), 1);
     assert_eq!(notes[0]["descriptor"]["id"], "input-error");
     assert_eq!(notes[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "locked%2C%20file.dxil");
+    let ok = RunReport { diagnostics: vec![with_source()], ..Default::default() };
+    let v = report::sarif::to_value(&ok);
+    assert_eq!(v["runs"][0]["invocations"][0]["executionSuccessful"], true);
+}
+
+#[test]
+fn sarif_rules_have_help_and_no_invented_uris() {
+    let v = report::sarif::to_value(&sample());
+    let driver = &v["runs"][0]["tool"]["driver"];
+    assert!(driver.get("informationUri").is_none());
+    for (r, meta) in driver["rules"].as_array().unwrap().iter().zip(irlint::rules::registry()) {
+        assert_eq!(r["id"], meta.id);
+        assert!(r.get("helpUri").is_none(), "{r}");
+        assert_eq!(r["help"]["markdown"], meta.doc.trim(), "{}", meta.id);
+        assert_eq!(r["help"]["text"], meta.doc.trim(), "{}", meta.id);
+        let full = r["fullDescription"]["text"].as_str().unwrap();
+        assert!(!full.is_empty() && !full.contains('\n'), "{}: {full}", meta.id);
+    }
+    assert!(!v.to_string().contains("github.com/irlint"), "no made-up home page");
+}
+
+#[test]
+fn sarif_source_region_first_bytecode_related() {
+    let r = RunReport { diagnostics: vec![with_source()], ..Default::default() };
+    let v = sarif_in(&r, "/work/repo");
+    let run = &v["runs"][0];
+    assert_eq!(run["originalUriBaseIds"], serde_json::json!({"%SRCROOT%": {"uri": "file:///work/repo/"}}));
+    let res = &run["results"][0];
+    let locs = res["locations"].as_array().unwrap();
+    assert_eq!(locs.len(), 1);
+    let src = &locs[0]["physicalLocation"];
+    assert_eq!(src["artifactLocation"], serde_json::json!({"uri": "shaders/lv_load.hlsl", "uriBaseId": "%SRCROOT%"}));
+    assert_eq!(src["region"]["startLine"], 14);
+    assert_eq!(src["region"]["startColumn"], 22);
+    let related = res["relatedLocations"].as_array().unwrap();
+    assert_eq!(related.len(), 1);
+    let bc = &related[0];
+    assert_eq!(
+        bc["physicalLocation"]["artifactLocation"],
+        serde_json::json!({"uri": "build/shaders/lv_load.g.dxil", "uriBaseId": "%SRCROOT%"})
+    );
+    assert_eq!(bc["physicalLocation"]["region"]["byteOffset"], 0x0c84);
+    assert_eq!(bc["logicalLocations"][1], serde_json::json!({"name": "instruction 12", "decoratedName": "%5"}));
+    assert_eq!(bc["message"]["text"], "bytecode: function main, instruction 12 (%5), byte offset 0xC84");
+    assert_eq!(res["properties"]["resource"]["label"], "g_Buf (t0 space0)");
+    assert!(res["message"]["text"].as_str().unwrap().contains("\nresource: g_Buf (t0 space0)"));
+}
+
+#[test]
+fn sarif_uris_relative_to_the_working_directory() {
+    let mut d = without_source();
+    d.location.path = "/work/repo/bin/../bin/game.exe".into();
+    let mut outside = without_source();
+    outside.location.path = "/opt/games/x y.exe".into();
+    let mut dotted = without_source();
+    dotted.location.path = "./a/b.dxil".into();
+    let mut up = without_source();
+    up.location.path = "../shared/c.spv".into();
+    let r = RunReport { diagnostics: vec![d, outside, dotted, up], ..Default::default() };
+    let v = sarif_in(&r, "/work/repo");
+    let uris: Vec<_> = v["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["locations"][0]["physicalLocation"]["artifactLocation"].clone())
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            serde_json::json!({"uri": "bin/game.exe", "uriBaseId": "%SRCROOT%"}),
+            serde_json::json!({"uri": "file:///opt/games/x%20y.exe"}),
+            serde_json::json!({"uri": "a/b.dxil", "uriBaseId": "%SRCROOT%"}),
+            serde_json::json!({"uri": "file:///work/shared/c.spv"}),
+        ]
+    );
+    sarif_schema::validate(&v).unwrap();
+}
+
+#[test]
+fn sarif_fingerprints_on_every_result_and_stable() {
+    let a = sarif_in(&sample(), "/work/repo");
+    let fps = |v: &serde_json::Value| -> Vec<String> {
+        v["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["partialFingerprints"]["irlint/v1"].as_str().expect("fingerprint").to_string())
+            .collect()
+    };
+    let first = fps(&a);
+    assert_eq!(first.len(), 2);
+    assert_ne!(first[0], first[1]);
+    // Another run, another checkout, a reworded message, the line moved: same fingerprints.
+    let mut r = sample();
+    for d in &mut r.diagnostics {
+        d.message.push_str(" (reworded)");
+        if let Some(s) = &mut d.location.source {
+            s.line += 10;
+        }
+    }
+    assert_eq!(fps(&sarif_in(&r, "/elsewhere/checkout")), first);
+    // A different value is a different finding.
+    let mut r = sample();
+    r.diagnostics[0].values[1].1 = FindingValue::Int(32);
+    assert_ne!(fps(&sarif_in(&r, "/work/repo"))[0], first[0]);
+    // Two findings that agree on everything the fingerprint reads are numbered.
+    let r = RunReport { diagnostics: vec![without_source(), without_source()], ..Default::default() };
+    let twins = fps(&sarif_in(&r, "/work/repo"));
+    assert_eq!(twins[0].split(':').next(), twins[1].split(':').next());
+    assert!(twins[0].ends_with(":1") && twins[1].ends_with(":2"), "{twins:?}");
 }
 
 #[test]
@@ -311,7 +422,7 @@ fn sarif_schema_validator_rejects_bad_logs() {
     bad["runs"][0]["tool"]["driver"].as_object_mut().unwrap().remove("name");
     assert!(sarif_schema::validate(&bad).is_err());
     let mut bad = good.clone();
-    bad["runs"][0]["results"][1]["locations"][1]["physicalLocation"]["region"]["startLine"] = 0.into();
+    bad["runs"][0]["results"][1]["locations"][0]["physicalLocation"]["region"]["startLine"] = 0.into();
     assert!(sarif_schema::validate(&bad).is_err());
     let mut bad = good;
     bad["runs"][0]["invocations"][0]["unexpected"] = true.into();
@@ -380,7 +491,9 @@ fn no_two_findings_differ_only_in_message() {
     });
     assert!(dups.is_empty(), "JSON findings identical apart from the message:\n{}", dups.join("\n"));
     let sarif = check_output(&paths, "sarif");
+    sarif_schema::validate(&sarif).unwrap_or_else(|e| panic!("SARIF of the fixtures: {}", e.join("\n")));
     let results = sarif["runs"][0]["results"].as_array().expect("results");
+    assert!(results.iter().all(|r| r["partialFingerprints"]["irlint/v1"].is_string()));
     let rule_findings: Vec<_> =
         findings.iter().filter(|f| !report::run::is_tool_outcome(f["rule"].as_str().unwrap())).collect();
     assert_eq!(results.len(), rule_findings.len());
