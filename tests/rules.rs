@@ -189,10 +189,10 @@ fn stride_mismatch_preview_column_major_and_u8_numbering() {
     b.ret();
     let d = run(&b);
     assert_eq!(d.len(), 2, "{d:?}");
-    assert_eq!(d[0].message, "matrix stride is 64 bytes but a 8x16 f32 column-major matrix has 32-byte columns");
+    assert_eq!(d[0].message, "matrix stride is 64 bytes but an 8x16 f32 column-major matrix has 32-byte columns");
     assert_eq!(
         d[1].message,
-        "matrix stride is 192 bytes but a 8x24 u8 row-major matrix has 24-byte rows (32 when padded to 16 bytes)"
+        "matrix stride is 192 bytes but an 8x24 u8 row-major matrix has 24-byte rows (32 when padded to 16 bytes)"
     );
     assert_eq!(values(&d[1])[1], ("expected", int(32)));
     assert_eq!(values(&d[1])[4], ("element", text("u8")));
@@ -441,6 +441,19 @@ fn long_vector_store_sibling_and_levels() {
     assert_eq!(d.len(), 1, "{d:?}");
     assert_eq!(d[0].rule, "long-vector-bytebuf-store-misaligned");
     assert_eq!(d[0].level, Level::Error);
+}
+
+#[test]
+fn article_before_a_shape() {
+    use irlint::rules::coopvec_stride_mismatch::article;
+    let an = [8, 11, 18, 80, 89, 800, 8192, 11_000, 18_500];
+    let a = [1, 2, 4, 16, 32, 64, 110, 180, 1100, 1800, 110_000];
+    for n in an {
+        assert_eq!(article(n), "an", "{n}");
+    }
+    for n in a {
+        assert_eq!(article(n), "a", "{n}");
+    }
 }
 
 // ------------------------------------------------------ structured-buffer-stride-not-cache-aligned
