@@ -80,3 +80,22 @@ fn spirv_byte_offsets_point_at_the_instruction() {
     }
     assert!(checked >= 8, "only {checked} SPIR-V findings checked");
 }
+
+/// Findings on a buffer access name the buffer too (the fact's resolved resource).
+#[test]
+fn access_findings_name_their_buffer() {
+    let mut checked = 0;
+    for path in common::files_with_suffix(&common::fixtures().join("dxil"), ".dxil") {
+        let (_, diags) = findings(&path);
+        for d in diags.iter().filter(|d| d.rule.starts_with("long-vector-bytebuf")) {
+            let r = d
+                .location
+                .resource
+                .as_ref()
+                .unwrap_or_else(|| panic!("{}: {} has no resource", path.display(), d.rule));
+            assert_eq!(r.kind, "RawBuffer", "{}", path.display());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} long-vector findings checked");
+}

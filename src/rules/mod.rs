@@ -19,7 +19,7 @@ pub mod structured_buffer_stride;
 
 use crate::analysis::{AbsValue, Analysis};
 use crate::config::Settings;
-use crate::ir::{print, Binding, FuncH, InstH, LocH, Module, Operand, Resource, ResourceClass, SourceKind};
+use crate::ir::{print, Binding, FactKind, FuncH, InstH, LocH, Module, Operand, Resource, ResourceClass, SourceKind};
 use crate::report::{
     Certainty, Diagnostic, FindingValue, Level, Location, ResourceBinding, ResourceRef, SourceLocation,
 };
@@ -211,7 +211,19 @@ impl RuleContext<'_> {
             level = level.lowered();
         }
         let location = match f.at {
-            At::Inst(func, inst) => self.inst_location(func, inst),
+            At::Inst(func, inst) => {
+                let mut loc = self.inst_location(func, inst);
+                // The buffer the instruction's fact resolved, if any.
+                let res =
+                    self.m.facts.iter().filter(|x| x.function == func && x.inst == inst).find_map(|x| match &x.kind {
+                        FactKind::Matrix(mo) => mo.resource,
+                        FactKind::RawVector(acc) => acc.resource,
+                    });
+                if let Some(r) = res.and_then(|r| self.m.resources.try_get(r)) {
+                    loc.resource = Some(resource_ref(self.m, r, &loc));
+                }
+                loc
+            }
             At::Resource(r) => self.resource_location(r),
         };
         let mut d = Diagnostic::new(f.rule, level, f.certainty, f.message);
