@@ -99,3 +99,66 @@ fn access_findings_name_their_buffer() {
     }
     assert!(checked >= 10, "only {checked} long-vector findings checked");
 }
+
+/// A debug (ILDB) module names some values; `dxc -dumpbin` disassembles that
+/// module and prints them by name, and the numbers of the others skip them.
+/// (Checked against `llvm-dis-14` of the ILDB part.)
+#[test]
+fn dxil_debug_module_values_use_the_symbol_table() {
+    let dxil = common::fixtures().join("dxil");
+    let value = |name: &str| {
+        let (_, d) = findings(&dxil.join(name));
+        d.iter().find(|d| d.location.instruction.is_some()).and_then(|d| d.location.value.clone())
+    };
+    assert_eq!(value("lv_load_misaligned_const.g.dxil").as_deref(), Some("%RawBufferVectorLoad"));
+    assert_eq!(value("lv_load_misaligned_const.dxil").as_deref(), Some("%5"));
+    // `%g_Weights_texture_rawbuf = createHandle…`, `%1 = threadId`, …: the LinAlg load is `%3`.
+    assert_eq!(value("la_load_stride_mismatch.g.dxil").as_deref(), Some("%3"));
+    assert_eq!(value("la_load_stride_mismatch.dxil").as_deref(), Some("%5"));
+    assert_eq!(irlint::rules::llvm_local_name("a.b-c$1"), "%a.b-c$1");
+    assert_eq!(irlint::rules::llvm_local_name("9lives"), "%\"9lives\"");
+    assert_eq!(irlint::rules::llvm_local_name("a \"b\""), "%\"a \\22b\\22\"");
+}
+
+/// Every DXIL fixture (debug builds included): each finding's `value` is
+/// defined by the same dx.op call in `llvm-dis-14`'s disassembly of the
+/// analysed program part. Skips visibly without `llvm-dis-14`.
+#[test]
+fn dxil_values_match_llvm_dis() {
+    let dis = std::env::var("IRLINT_LLVM_DIS").unwrap_or_else(|_| "llvm-dis-14".into());
+    if std::process::Command::new(&dis).arg("--version").output().is_err() {
+        eprintln!("skipping: {dis} not found (set IRLINT_LLVM_DIS)");
+        return;
+    }
+    let tmp = std::env::temp_dir().join(format!("irlint-locations-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut checked = 0;
+    for path in common::files_with_suffix(&common::fixtures().join("dxil"), ".dxil") {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_irlint"))
+            .args(["dump", "--format", "json"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let p = &v["files"][0]["program"];
+        let (Some(off), Some(size)) = (p["bitcode_offset"].as_u64(), p["bitcode_size"].as_u64()) else { continue };
+        let (bytes, diags) = findings(&path);
+        let bc = tmp.join("m.bc");
+        std::fs::write(&bc, &bytes[off as usize..(off + size) as usize]).unwrap();
+        let ll = std::process::Command::new(&dis).arg(&bc).arg("-o").arg("-").output().unwrap();
+        assert!(ll.status.success(), "{dis} failed on {}", path.display());
+        let ll = String::from_utf8_lossy(&ll.stdout);
+        for d in diags.iter().filter(|d| d.location.instruction.is_some()) {
+            let Some(value) = &d.location.value else { continue };
+            let prefix = format!("  {value} = ");
+            let line = ll
+                .lines()
+                .find(|l| l.starts_with(&prefix))
+                .unwrap_or_else(|| panic!("{}: {value} not defined in {dis}'s output", path.display()));
+            assert_eq!(dx_op(line), dx_op(d.location.ir.as_deref().unwrap()), "{}: {value}", path.display());
+            checked += 1;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert!(checked >= 30, "only {checked} findings compared with {dis}");
+}

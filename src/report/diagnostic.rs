@@ -107,8 +107,9 @@ pub struct Location {
     /// byte holding the record's first bit) or SPIR-V instruction's first word.
     pub byte_offset: Option<u64>,
     /// The instruction's value as disassemblers print it: DXIL `%N` in the
-    /// numbering of `dxc -dumpbin` (none for void instructions), SPIR-V `%id`
-    /// (the result id, as `spirv-dis --raw-id` prints it).
+    /// numbering of `dxc -dumpbin`, or `%name` for a value the module names
+    /// (none for void instructions); SPIR-V `%id` (the result id, as
+    /// `spirv-dis --raw-id` prints it).
     pub value: Option<String>,
     /// The IR text of the instruction.
     #[serde(skip)]

@@ -19,7 +19,9 @@ pub mod structured_buffer_stride;
 
 use crate::analysis::{AbsValue, Analysis};
 use crate::config::Settings;
-use crate::ir::{print, Binding, FactKind, FuncH, InstH, LocH, Module, Operand, Resource, ResourceClass, SourceKind};
+use crate::ir::{
+    print, Binding, FactKind, FuncH, InstH, LocH, Module, Operand, Resource, ResourceClass, SourceKind, Value,
+};
 use crate::report::{
     Certainty, Diagnostic, FindingValue, Level, Location, ResourceBinding, ResourceRef, SourceLocation,
 };
@@ -146,6 +148,10 @@ pub enum At {
     Resource(crate::ir::ResourceH),
 }
 
+/// An instruction's index in body order and its LLVM name: `Ok(N)` for `%N`,
+/// `Err(i)` for the function's `value_names[i]`, `None` without a result.
+type Position = (u32, Option<Result<u32, usize>>);
+
 /// What a rule sees: the module, the dataflow and the settings.
 pub struct RuleContext<'a> {
     /// The module.
@@ -155,7 +161,7 @@ pub struct RuleContext<'a> {
     /// Settings (levels and options).
     pub settings: &'a Settings,
     out: Vec<Diagnostic>,
-    positions: FxHashMap<FuncH, Vec<(u32, Option<u32>)>>,
+    positions: FxHashMap<FuncH, Vec<Position>>,
 }
 
 impl RuleContext<'_> {
@@ -245,19 +251,22 @@ impl RuleContext<'_> {
         format!("function {}", f.index())
     }
 
-    /// The instruction's index in body order and, for DXIL, its `%N` in the
-    /// numbering of `dxc -dumpbin` / LLVM's printer: unnamed arguments, then per
-    /// block an unnamed label and every unnamed non-void instruction take the
-    /// next number (stripped modules name nothing; block names are known).
-    fn position(&mut self, f: FuncH, inst: InstH) -> Option<(u32, Option<u32>)> {
+    /// The instruction's index in body order and, for DXIL, how `dxc -dumpbin` /
+    /// LLVM's printer names it: `Ok(N)` for `%N` (per function, unnamed
+    /// arguments, then per block an unnamed label and every unnamed non-void
+    /// instruction take the next number), `Err(i)` for the name
+    /// `value_names[i]`.
+    fn position(&mut self, f: FuncH, inst: InstH) -> Option<Position> {
         let m = self.m;
         let table = self.positions.entry(f).or_insert_with(|| {
             let Some(func) = m.functions.try_get(f) else {
                 return Vec::new();
             };
+            let name_of = |v: Value| func.value_names.iter().position(|(n, _)| *n == v);
             let mut pos = vec![(u32::MAX, None); func.insts.len()];
             let mut n = 0u32;
-            let mut slot = u32::try_from(func.params.len()).unwrap_or(u32::MAX);
+            let named_args = (0..func.params.len()).filter(|k| name_of(Value::Arg(*k as u32)).is_some()).count();
+            let mut slot = u32::try_from(func.params.len() - named_args).unwrap_or(u32::MAX);
             for (_, b) in func.blocks.iter() {
                 if b.name.is_none() {
                     slot = slot.saturating_add(1);
@@ -267,18 +276,23 @@ impl RuleContext<'_> {
                         .insts
                         .try_get(*ih)
                         .is_none_or(|i| matches!(m.types.try_get(i.ty), Some(crate::ir::Type::Void) | None));
-                    if let Some(p) = pos.get_mut(ih.index()) {
-                        *p = (n, (!void).then_some(slot));
-                    }
-                    if !void {
+                    let value = if void {
+                        None
+                    } else if let Some(i) = name_of(Value::Inst(*ih)) {
+                        Some(Err(i))
+                    } else {
                         slot = slot.saturating_add(1);
+                        Some(Ok(slot - 1))
+                    };
+                    if let Some(p) = pos.get_mut(ih.index()) {
+                        *p = (n, value);
                     }
                     n += 1;
                 }
             }
             pos
         });
-        table.get(inst.index()).copied().filter(|p| p.0 != u32::MAX)
+        table.get(inst.index()).cloned().filter(|p| p.0 != u32::MAX)
     }
 
     /// Location of an instruction.
@@ -293,9 +307,16 @@ impl RuleContext<'_> {
             loc.ir = Some(print::inst(self.m, func, inst));
             if let Some(i) = func.insts.try_get(inst) {
                 loc.byte_offset = Some(i.span.offset);
-                loc.value = match self.m.source {
-                    SourceKind::Dxil => position.and_then(|p| p.1).map(|n| format!("%{n}")),
-                    SourceKind::Spirv => (i.span.id != u32::MAX).then(|| format!("%{}", i.span.id)),
+                loc.value = if self.m.source == SourceKind::Dxil {
+                    match position.and_then(|p| p.1) {
+                        Some(Ok(n)) => Some(format!("%{n}")),
+                        Some(Err(k)) => func.value_names.get(k).map(|(_, name)| llvm_local_name(name)),
+                        None => None,
+                    }
+                } else if self.m.source == SourceKind::Spirv {
+                    (i.span.id != u32::MAX).then(|| format!("%{}", i.span.id))
+                } else {
+                    None
                 };
             }
             if let Some(l) = func.insts.try_get(inst).and_then(|i| i.span.loc) {
@@ -355,6 +376,28 @@ impl RuleContext<'_> {
             }
         }
         loc
+    }
+}
+
+/// A local name as LLVM prints it: `%name`, or `%"name"` when it holds
+/// characters outside `[-a-zA-Z$._0-9]` or starts with a digit.
+pub fn llvm_local_name(name: &str) -> String {
+    let plain = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '$' | '.' | '_'));
+    if plain {
+        format!("%{name}")
+    } else {
+        let mut out = String::from("%\"");
+        for b in name.bytes() {
+            if b == b'"' || b == b'\\' || !(0x20..0x7f).contains(&b) {
+                out.push_str(&format!("\\{b:02X}"));
+            } else {
+                out.push(b as char);
+            }
+        }
+        out.push('"');
+        out
     }
 }
 
