@@ -99,7 +99,8 @@ pub fn find(id: &str) -> Option<&'static RuleMeta> {
 /// Runs every enabled rule on a module; diagnostics carry function, instruction,
 /// IR text and source location, but no path.
 pub fn check_module(m: &Module, a: &Analysis, s: &Settings) -> Vec<Diagnostic> {
-    let mut cx = RuleContext { m, a, settings: s, out: Vec::new(), positions: FxHashMap::default() };
+    let mut cx =
+        RuleContext { m, a, settings: s, out: Vec::new(), positions: FxHashMap::default(), fact_resources: None };
     for (meta, check) in RULES {
         if s.level_for(meta.id).is_some() {
             check(&mut cx);
@@ -162,6 +163,8 @@ pub struct RuleContext<'a> {
     pub settings: &'a Settings,
     out: Vec<Diagnostic>,
     positions: FxHashMap<FuncH, Vec<Position>>,
+    /// The buffer each fact's instruction resolved, built on first use.
+    fact_resources: Option<FxHashMap<(FuncH, InstH), crate::ir::ResourceH>>,
 }
 
 impl RuleContext<'_> {
@@ -220,11 +223,21 @@ impl RuleContext<'_> {
             At::Inst(func, inst) => {
                 let mut loc = self.inst_location(func, inst);
                 // The buffer the instruction's fact resolved, if any.
-                let res =
-                    self.m.facts.iter().filter(|x| x.function == func && x.inst == inst).find_map(|x| match &x.kind {
-                        FactKind::Matrix(mo) => mo.resource,
-                        FactKind::RawVector(acc) => acc.resource,
-                    });
+                let m = self.m;
+                let table = self.fact_resources.get_or_insert_with(|| {
+                    let mut t = FxHashMap::default();
+                    for x in &m.facts {
+                        let r = match &x.kind {
+                            FactKind::Matrix(mo) => mo.resource,
+                            FactKind::RawVector(acc) => acc.resource,
+                        };
+                        if let Some(r) = r {
+                            t.entry((x.function, x.inst)).or_insert(r);
+                        }
+                    }
+                    t
+                });
+                let res = table.get(&(func, inst)).copied();
                 if let Some(r) = res.and_then(|r| self.m.resources.try_get(r)) {
                     loc.resource = Some(resource_ref(self.m, r, &loc));
                 }
@@ -262,7 +275,9 @@ impl RuleContext<'_> {
             let Some(func) = m.functions.try_get(f) else {
                 return Vec::new();
             };
-            let name_of = |v: Value| func.value_names.iter().position(|(n, _)| *n == v);
+            let names: FxHashMap<Value, usize> =
+                func.value_names.iter().enumerate().map(|(i, (v, _))| (*v, i)).rev().collect();
+            let name_of = |v: Value| names.get(&v).copied();
             let mut pos = vec![(u32::MAX, None); func.insts.len()];
             let mut n = 0u32;
             let named_args = (0..func.params.len()).filter(|k| name_of(Value::Arg(*k as u32)).is_some()).count();
