@@ -348,7 +348,9 @@ fn sarif_uris_relative_to_the_working_directory() {
     dotted.location.path = "./a/b.dxil".into();
     let mut up = without_source();
     up.location.path = "../shared/c.spv".into();
-    let r = RunReport { diagnostics: vec![d, outside, dotted, up], ..Default::default() };
+    let mut windows = without_source();
+    windows.location.path = "C:\\build\\a.dxil".into();
+    let r = RunReport { diagnostics: vec![d, outside, dotted, up, windows], ..Default::default() };
     let v = sarif_in(&r, "/work/repo");
     let uris: Vec<_> = v["runs"][0]["results"]
         .as_array()
@@ -363,6 +365,7 @@ fn sarif_uris_relative_to_the_working_directory() {
             serde_json::json!({"uri": "file:///opt/games/x%20y.exe"}),
             serde_json::json!({"uri": "a/b.dxil", "uriBaseId": "%SRCROOT%"}),
             serde_json::json!({"uri": "file:///work/shared/c.spv"}),
+            serde_json::json!({"uri": "file:///C:/build/a.dxil"}),
         ]
     );
     sarif_schema::validate(&v).unwrap();

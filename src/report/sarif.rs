@@ -123,6 +123,12 @@ impl Artifacts {
         let Some(root) = &self.root else {
             return json!({ "uri": path_to_uri(path) });
         };
+        // `C:\src\a.hlsl` or `\\server\share` from a Windows build's debug info.
+        let b = path.as_bytes();
+        let windows_absolute = (b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':') || path.starts_with('\\');
+        if windows_absolute && !p.is_absolute() {
+            return json!({ "uri": path_to_uri(path) });
+        }
         let abs = if p.is_absolute() { normalize(p) } else { normalize(&root.join(p)) };
         match abs.strip_prefix(root) {
             Ok(rel) if !rel.as_os_str().is_empty() => {
