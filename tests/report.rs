@@ -449,10 +449,15 @@ fn human_hlsl_compile_error_keeps_dxc_output() {
 
 /// Runs `irlint check` on the paths and parses its output in `format`.
 fn check_output(paths: &[std::path::PathBuf], format: &str) -> serde_json::Value {
+    check_output_with(paths, format, &[])
+}
+
+fn check_output_with(paths: &[std::path::PathBuf], format: &str, extra: &[&str]) -> serde_json::Value {
     let out = Command::new(env!("CARGO_BIN_EXE_irlint"))
         .arg("check")
         .args(paths)
         .args(["--format", format])
+        .args(extra)
         .current_dir(common::root())
         .output()
         .expect("run irlint");
@@ -497,6 +502,12 @@ fn no_two_findings_differ_only_in_message() {
     sarif_schema::validate(&sarif).unwrap_or_else(|e| panic!("SARIF of the fixtures: {}", e.join("\n")));
     let results = sarif["runs"][0]["results"].as_array().expect("results");
     assert!(results.iter().all(|r| r["partialFingerprints"]["irlint/v1"].is_string()));
+    // Another run, on one thread: the same fingerprints.
+    let again = check_output_with(&paths, "sarif", &["-j", "1"]);
+    let fingerprints = |v: &serde_json::Value| -> Vec<serde_json::Value> {
+        v["runs"][0]["results"].as_array().unwrap().iter().map(|r| r["partialFingerprints"].clone()).collect()
+    };
+    assert_eq!(fingerprints(&again), fingerprints(&sarif));
     let rule_findings: Vec<_> =
         findings.iter().filter(|f| !report::run::is_tool_outcome(f["rule"].as_str().unwrap())).collect();
     assert_eq!(results.len(), rule_findings.len());
