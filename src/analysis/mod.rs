@@ -5,7 +5,7 @@
 //! - [`lattice`]: the value lattice and its transfer functions;
 //! - [`knownbits`]: the known-bits domain, its transfer functions and the PTX
 //!   bit-field forms (`bfe`, `bfi`, packed `mov`, `prmt`);
-//! - [`cfg`]: reachability and reverse post-order;
+//! - [`cfg`](mod@cfg): reachability and reverse post-order;
 //! - [`dataflow`]: the per-function worklist, function-local memory and constant
 //!   folding (spec constants at their default or `--spec-constant` value).
 //!

@@ -539,6 +539,10 @@ pub struct Function {
     pub insts: Arena<Inst>,
     /// Provenance of the function record / `OpFunction`.
     pub span: Span,
+    /// Names the DXIL value symbol table gives arguments and instructions
+    /// (`%RawBufferVectorLoad` in an ILDB debug module); empty when stripped.
+    /// Named values take no `%N` in LLVM's numbering.
+    pub value_names: Vec<(Value, String)>,
 }
 
 /// An entry point.

@@ -59,6 +59,9 @@ pub fn render_diagnostic(d: &Diagnostic) -> String {
     if let Some(ir) = &loc.ir {
         message.push_str(&format!("\nir: {ir}"));
     }
+    if let Some(res) = &loc.resource {
+        message.push_str(&format!("\nresource: {res}"));
+    }
     for n in &d.notes {
         message.push_str(&format!("\nnote: {n}"));
     }

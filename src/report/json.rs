@@ -3,8 +3,9 @@
 //! ```json
 //! {"version": 1,
 //!  "findings": [{"rule", "level", "certainty", "message", "help", "path", "blob_offset",
-//!                "function", "instruction", "line" (PTX only: the instruction's line),
+//!                "function", "instruction", "byte_offset", "value", "line" (PTX only: the instruction's line),
 //!                "source": {"file", "line", "column"} | null,
+//!                "resource": {"name", "class", "kind", binding…, "id", "label"} | null,
 //!                "values": {...}}],
 //!  "files": [{"path", "kind", "status", "message"} (+ "blob_offset", "section")],
 //!  "stats": {"files", "modules", "bytes", "seconds"}}
@@ -15,7 +16,7 @@
 //! tool-level outcomes (`input-error`, `internal-error`, `analysis-budget-exceeded`).
 
 use super::run::RunReport;
-use super::{Certainty, Diagnostic, FindingValue, Level, SourceLocation};
+use super::{Certainty, Diagnostic, FindingValue, Level, ResourceRef, SourceLocation};
 use crate::check::FileReport;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
@@ -50,7 +51,10 @@ struct Finding<'a> {
     /// 1-based line of the instruction in a text input (PTX).
     #[serde(skip_serializing_if = "Option::is_none")]
     line: Option<u32>,
+    byte_offset: Option<u64>,
+    value: Option<&'a str>,
     source: Option<&'a SourceLocation>,
+    resource: Option<&'a ResourceRef>,
     values: Values<'a>,
 }
 
@@ -67,7 +71,10 @@ impl<'a> Finding<'a> {
             function: d.location.function.as_deref(),
             instruction: d.location.instruction,
             line: d.location.line,
+            byte_offset: d.location.byte_offset,
+            value: d.location.value.as_deref(),
             source: d.location.source.as_ref(),
+            resource: d.location.resource.as_ref(),
             values: Values(&d.values),
         }
     }
