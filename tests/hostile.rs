@@ -311,6 +311,41 @@ fn deep_types_are_safe_on_small_worker_stacks() {
     }
 }
 
+/// Bitcode whose TYPE_BLOCK holds i32 and then `depth` types, each built on the previous one.
+fn dxil_type_chain(depth: u64, code: u64) -> Vec<u8> {
+    let mut w = BitWriter::new();
+    w.magic();
+    w.enter(MODULE_BLOCK, 3);
+    w.record(1, &[1]);
+    w.enter(17, 4);
+    w.record(1, &[depth + 1]); // NUMENTRY
+    w.record(7, &[32]); // INTEGER
+    for i in 0..depth {
+        match code {
+            11 => w.record(11, &[2, i]),    // ARRAY [numelts, eltty]
+            18 => w.record(18, &[0, i, i]), // STRUCT_ANON [ispacked, eltty...]
+            _ => w.record(21, &[0, i, i]),  // FUNCTION [vararg, retty, paramty...]
+        }
+    }
+    w.end();
+    w.end();
+    hostile::dxil_container(&w.finish())
+}
+
+#[test]
+fn deep_dxil_types_are_refused_at_the_limit() {
+    let dir = scratch("dxil_deep");
+    for (code, name) in [(11, "array"), (18, "struct"), (21, "function")] {
+        let p = write(&dir, &format!("deep_{name}.dxil"), &dxil_type_chain(300_000, code));
+        let msg = input_error(&check_alone(&p));
+        assert!(msg.contains("nests 257 levels deep, over the limit of 256"), "{name}: {msg}");
+        // Under the limit the type table is accepted (the module may fail later for other reasons).
+        let p = write(&dir, &format!("ok_{name}.dxil"), &dxil_type_chain(250, code));
+        let r = irlint(&["check", "--format", "json", p.to_str().unwrap()], limit(5));
+        assert!(!r.stdout.contains("levels deep"), "{name}: {}", r.stdout);
+    }
+}
+
 // ---------------------------------------------------------------------------
 // 2. Zero-value folding
 

@@ -14,6 +14,23 @@ fn type_ref(id: u64, limit: usize, off: u64, max_ref: &mut Option<usize>) -> Res
     Handle::from_index(id).ok_or_else(|| ReadError::malformed(off, "type id is out of range"))
 }
 
+/// The `i`-th type a type contains by value (struct members, the element of an
+/// array or vector, a function's return and parameter types; never a pointee).
+fn by_value_child(t: &Type, i: usize) -> Option<TypeH> {
+    match t {
+        Type::Struct { members, .. } => members.get(i).copied(),
+        Type::Array { elem, .. } | Type::Vector { elem, .. } => (i == 0).then_some(*elem),
+        Type::Function { ret, params } => {
+            if i == 0 {
+                Some(*ret)
+            } else {
+                params.get(i - 1).copied()
+            }
+        }
+        _ => None,
+    }
+}
+
 impl Decoder {
     pub(super) fn type_block(&mut self, rd: &mut Cursor<'_>) -> Result<()> {
         if !self.m.types.is_empty() {
@@ -22,6 +39,7 @@ impl Decoder {
         let mut declared: Option<usize> = None;
         let mut max_ref: Option<usize> = None;
         let mut fwd_by_value = false;
+        let mut depths: Vec<u32> = Vec::new();
         let mut pending_name: Option<String> = None;
         while let Some(item) = rd.next_item()? {
             self.off = rd.record_offset();
@@ -141,6 +159,20 @@ impl Decoder {
             if self.m.types.len() >= limit {
                 return Err(self.bad("more types than NUMENTRY declared"));
             }
+            // Without forward references every child is already in the table, so
+            // the nesting depth is known at once (else `check_type_cycles` finds it).
+            if !fwd_by_value {
+                let child_depth =
+                    |k: usize| by_value_child(&ty, k).and_then(|c| depths.get(c.index()).copied()).unwrap_or(0);
+                let d = 1 + (0..).take_while(|&k| by_value_child(&ty, k).is_some()).map(child_depth).max().unwrap_or(0);
+                if d > limits::MAX_TYPE_DEPTH {
+                    return Err(self.bad(format!(
+                        "type {here} nests {d} levels deep, over the limit of {}",
+                        limits::MAX_TYPE_DEPTH
+                    )));
+                }
+                depths.push(d);
+            }
             let h = self.m.types.append(ty);
             if vararg {
                 self.vararg_types.push(h);
@@ -158,20 +190,7 @@ impl Decoder {
         let mut depth = vec![0u32; n];
         let mut stack: Vec<(usize, usize)> = Vec::new();
         let types: Vec<&Type> = self.m.types.values().collect();
-        let edge = |t: &Type, i: usize| -> Option<TypeH> {
-            match t {
-                Type::Struct { members, .. } => members.get(i).copied(),
-                Type::Array { elem, .. } | Type::Vector { elem, .. } => (i == 0).then_some(*elem),
-                Type::Function { ret, params } => {
-                    if i == 0 {
-                        Some(*ret)
-                    } else {
-                        params.get(i - 1).copied()
-                    }
-                }
-                _ => None,
-            }
-        };
+        let edge = by_value_child;
         for root in 0..n {
             if state[root] != 0 {
                 continue;
