@@ -127,7 +127,7 @@ fn dxil_debug_module_values_use_the_symbol_table() {
 fn dxil_values_match_llvm_dis() {
     let dis = std::env::var("IRLINT_LLVM_DIS").unwrap_or_else(|_| "llvm-dis-14".into());
     if std::process::Command::new(&dis).arg("--version").output().is_err() {
-        eprintln!("skipping: {dis} not found (set IRLINT_LLVM_DIS)");
+        common::skip(&format!("{dis} not found (set IRLINT_LLVM_DIS)"));
         return;
     }
     let tmp = std::env::temp_dir().join(format!("irlint-locations-{}", std::process::id()));

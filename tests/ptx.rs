@@ -32,7 +32,7 @@ fn corpus() -> Option<Vec<PathBuf>> {
 #[test]
 fn triton_corpus_reads_ok_with_no_findings() {
     let Some(files) = corpus() else {
-        eprintln!("skipping: ../shared/corpus/ptx/triton-3.6 not found");
+        common::skip_shared("../shared/corpus/ptx/triton-3.6 not found");
         return;
     };
     assert_eq!(files.len(), 68);
@@ -85,7 +85,7 @@ fn triton_corpus_reads_ok_with_no_findings() {
 #[test]
 fn facts_carry_ptx_line_and_python_source_line() {
     let Some(files) = corpus() else {
-        eprintln!("skipping: corpus not found");
+        common::skip_shared("../shared/corpus not found");
         return;
     };
     let Some(p) = files.iter().find(|p| p.ends_with("mm_scaled_e2m1_128x128x128.sm100.ptx")) else { return };
@@ -354,7 +354,7 @@ fn ptxas() -> Option<PathBuf> {
 #[test]
 fn ptxas_rejects_exactly_the_flagged_lines() {
     let Some(ptxas) = ptxas() else {
-        eprintln!("skipping: ptxas not found (pip install nvidia-cuda-nvcc, or set PTXAS)");
+        common::skip("ptxas not found (pip install nvidia-cuda-nvcc, or set PTXAS)");
         return;
     };
     for name in ATOM_FIXTURES {
@@ -400,7 +400,7 @@ fn human_output_shows_ptx_line_and_python_source_line() {
 #[test]
 fn ptxas_oracle_agrees_on_the_variant_spaces() {
     let Some(ptxas) = ptxas() else {
-        eprintln!("skipping: ptxas not found (pip install nvidia-cuda-nvcc, or set PTXAS)");
+        common::skip("ptxas not found (pip install nvidia-cuda-nvcc, or set PTXAS)");
         return;
     };
     let out = std::process::Command::new("python3")
