@@ -35,8 +35,9 @@ impl Serialize for Values<'_> {
     }
 }
 
+/// One element of `findings` (also written one by one by [`super::stream::JsonSink`]).
 #[derive(Serialize)]
-struct Finding<'a> {
+pub(crate) struct Finding<'a> {
     rule: &'a str,
     level: Level,
     certainty: Certainty,
@@ -51,7 +52,7 @@ struct Finding<'a> {
 }
 
 impl<'a> Finding<'a> {
-    fn new(d: &'a Diagnostic) -> Self {
+    pub(crate) fn new(d: &'a Diagnostic) -> Self {
         Finding {
             rule: &d.rule,
             level: d.level,

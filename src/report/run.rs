@@ -56,6 +56,16 @@ pub struct Stats {
     pub seconds: f64,
     /// The slowest inputs, slowest first: `(path, seconds)`.
     pub slowest: Vec<(String, f64)>,
+    /// Worker threads (0: the split below was not measured).
+    pub threads: usize,
+    /// Seconds the walk took (listing directories, one thread beside the workers).
+    pub walk_seconds: f64,
+    /// Seconds spent opening and reading inputs, summed over the workers.
+    pub read_seconds: f64,
+    /// Seconds spent classifying, parsing, analysing and checking, summed over the workers.
+    pub analysis_seconds: f64,
+    /// Seconds spent rendering and writing the report (one thread beside the workers).
+    pub report_seconds: f64,
 }
 
 impl Stats {
@@ -87,6 +97,15 @@ impl Stats {
         out.push_str(&format!("  seconds:   {:.3}\n", self.seconds));
         out.push_str(&format!("  modules/s: {:.1}\n", self.modules_per_second()));
         out.push_str(&format!("  MB/s:      {:.2}\n", self.megabytes_per_second()));
+        if self.threads > 0 {
+            let per_thread = self.analysis_seconds / self.threads as f64;
+            out.push_str(&format!("  wall:      {:.3} s, analysis {per_thread:.3} s per thread\n", self.seconds));
+            out.push_str(&format!("  threads:   {}\n", self.threads));
+            out.push_str(&format!("  walk:      {:.3} s (one thread, beside the workers)\n", self.walk_seconds));
+            out.push_str(&format!("  read:      {:.3} s (summed over workers)\n", self.read_seconds));
+            out.push_str(&format!("  analysis:  {:.3} s (summed over workers)\n", self.analysis_seconds));
+            out.push_str(&format!("  report:    {:.3} s (one thread, beside the workers)\n", self.report_seconds));
+        }
         if !self.slowest.is_empty() {
             out.push_str("  slowest:\n");
             for (path, secs) in &self.slowest {

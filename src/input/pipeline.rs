@@ -1,0 +1,250 @@
+//! Scheduling of a batch run: one walker, a pool of workers, one writer.
+//!
+//! ```text
+//! walker thread ──spawn(seq, input)──▶ rayon pool (N workers) ──(seq, outcome)──▶ writer (calling thread)
+//!      ▲                                                                             │
+//!      └──────────────── permits: at most IN_FLIGHT inputs between the two ──────────┘
+//! ```
+//!
+//! - The walker ([`super::discover::walk`]) lists directories in report order,
+//!   resolves each input's settings (its own cache: no lock) and spawns one
+//!   task per input on the pool's injector queue; idle workers take the next
+//!   task, so a large file keeps one worker busy while the others go on.
+//! - A worker reads, checks and drops the input's bytes, then sends the
+//!   outcome over a channel: the workers share no lock (per-thread scratch,
+//!   no results vector, no progress bar).
+//! - The writer keeps outcomes that arrive early in a small reorder buffer and
+//!   passes each one to the [`Sink`] as soon as all inputs before it are
+//!   written: the report streams out in its final order while memory stays
+//!   bounded by `IN_FLIGHT`, not by the number of inputs. It also keeps the
+//!   tally, the statistics and the progress bar.
+
+use super::batch::{Batch, Outcome, Resolver, SLOWEST};
+use super::discover::{self, Input};
+use crate::report::stream::{CollectSink, GithubSink, JsonSink, Output, Sink, Tally};
+use crate::report::{self, Format, Stats};
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// What to check.
+pub enum Source<'a> {
+    /// Command-line paths, walked in report order.
+    Paths(&'a [PathBuf]),
+    /// Inputs already discovered (kept in their order; a [`CollectSink`] sorts).
+    Inputs(&'a [Input]),
+}
+
+enum Msg {
+    /// Input `seq` is done.
+    Done(usize, (String, Outcome)),
+    /// The walk is over: `count` inputs, `busy` seconds of walking.
+    Walked { count: usize, busy: f64 },
+}
+
+/// Sends [`Msg::Walked`] when the walk ends, even by a panic (the writer waits for it).
+struct WalkEnd<'a> {
+    tx: &'a mpsc::Sender<Msg>,
+    count: usize,
+    start: Instant,
+    blocked: Duration,
+}
+
+impl Drop for WalkEnd<'_> {
+    fn drop(&mut self) {
+        let busy = self.start.elapsed().saturating_sub(self.blocked).as_secs_f64();
+        let _ = self.tx.send(Msg::Walked { count: self.count, busy });
+    }
+}
+
+/// What the writer accumulates besides the sink's output.
+#[derive(Default)]
+struct Totals {
+    tally: Tally,
+    stats: Stats,
+    error: Option<io::Error>,
+}
+
+impl Totals {
+    fn add(&mut self, display: String, mut o: Outcome, sink: &mut dyn Sink) {
+        o.files.sort_by(|a, b| (&a.path, a.blob_offset).cmp(&(&b.path, b.blob_offset)));
+        o.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        let s = &mut self.stats;
+        s.files += 1;
+        for f in &o.files {
+            if f.blob_offset.is_none() {
+                s.bytes += f.bytes;
+            }
+            s.modules += u64::from(f.modules);
+        }
+        s.read_seconds += o.read_seconds;
+        s.analysis_seconds += o.seconds - o.read_seconds;
+        let slow = |a: &(String, f64), b: &(String, f64)| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0));
+        if s.slowest.len() < SLOWEST || s.slowest.last().is_some_and(|l| slow(&(display.clone(), o.seconds), l).is_lt())
+        {
+            s.slowest.push((display, o.seconds));
+            s.slowest.sort_by(slow);
+            s.slowest.truncate(SLOWEST);
+        }
+        self.tally.add(&o.files, &o.diagnostics);
+        if self.error.is_none() {
+            if let Err(e) = sink.input(o.files, o.diagnostics) {
+                self.error = Some(e);
+            }
+        }
+    }
+}
+
+impl Batch {
+    /// Worker threads for this run (`-j N`, else one per core).
+    fn threads(&self) -> usize {
+        self.opts.jobs.filter(|&n| n > 0).unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+
+    /// Checks every input of `source` and feeds the sink in report order;
+    /// returns the tally and the statistics (also given to [`Sink::finish`]).
+    pub fn stream(&self, source: Source<'_>, sink: &mut dyn Sink) -> io::Result<(Tally, Stats)> {
+        let start = Instant::now();
+        let threads = self.threads();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(io::Error::other)?;
+        let in_flight = 256 + 64 * threads;
+        let (tx, rx) = mpsc::channel::<Msg>();
+        let (permit_tx, permit_rx) = mpsc::sync_channel::<()>(in_flight);
+        let bar = self.opts.progress.then(|| {
+            let bar = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+            if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {wide_msg}") {
+                bar.set_style(style);
+            }
+            bar
+        });
+        let mut totals = Totals::default();
+        let mut walk_seconds = 0.0;
+        let mut report_busy = Duration::ZERO;
+        let tx = &tx;
+        pool.in_place_scope(|scope| {
+            std::thread::scope(|threads_scope| {
+                threads_scope.spawn(move || {
+                    let mut end = WalkEnd { tx, count: 0, start: Instant::now(), blocked: Duration::ZERO };
+                    let mut resolver = Resolver::default();
+                    let mut spawn = |input: Input| {
+                        let t = Instant::now();
+                        if permit_tx.send(()).is_err() {
+                            return; // the writer is gone
+                        }
+                        end.blocked += t.elapsed();
+                        let resolved = resolver.get(self, &input);
+                        let seq = end.count;
+                        end.count += 1;
+                        scope.spawn(move |_| {
+                            let o = self.process(&input, &resolved);
+                            let _ = tx.send(Msg::Done(seq, (input.display, o)));
+                        });
+                    };
+                    match source {
+                        Source::Paths(paths) => discover::walk(paths, &mut spawn),
+                        Source::Inputs(list) => list.iter().cloned().for_each(&mut spawn),
+                    }
+                });
+                // The writer: in report order, buffering only early arrivals.
+                let mut pending: HashMap<usize, (String, Outcome)> = HashMap::new();
+                let mut next = 0;
+                let mut total = None;
+                while total != Some(next) {
+                    match rx.recv() {
+                        Ok(Msg::Done(seq, o)) => {
+                            pending.insert(seq, o);
+                        }
+                        Ok(Msg::Walked { count, busy }) => {
+                            total = Some(count);
+                            walk_seconds = busy;
+                            if let Some(b) = &bar {
+                                b.set_length(count as u64);
+                            }
+                        }
+                        Err(_) => break,
+                    }
+                    let t = Instant::now();
+                    while let Some((display, o)) = pending.remove(&next) {
+                        totals.add(display, o, sink);
+                        next += 1;
+                        let _ = permit_rx.try_recv();
+                        if let Some(b) = &bar {
+                            b.inc(1);
+                        }
+                    }
+                    report_busy += t.elapsed();
+                }
+                drop(permit_rx);
+            });
+        });
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        let mut stats = totals.stats;
+        stats.seconds = start.elapsed().as_secs_f64();
+        stats.threads = threads;
+        stats.walk_seconds = walk_seconds;
+        let t = Instant::now();
+        if let Some(e) = totals.error {
+            return Err(e);
+        }
+        stats.report_seconds = report_busy.as_secs_f64();
+        sink.finish(&stats)?;
+        stats.report_seconds += t.elapsed().as_secs_f64();
+        Ok((totals.tally, stats))
+    }
+
+    /// `irlint check` after its arguments are parsed: walks `paths`, checks,
+    /// writes the report in `format` to stdout or `output` (atomically) as the
+    /// inputs finish, and prints `--stats` to stderr for machine formats.
+    /// Returns the exit code, or the error writing the report.
+    pub fn check_to(
+        &self,
+        paths: &[PathBuf],
+        format: Format,
+        output: Option<&Path>,
+        color: bool,
+        show_stats: bool,
+    ) -> Result<i32, String> {
+        let cannot = |e: io::Error| match output {
+            Some(p) => format!("cannot write {}: {e}", p.display()),
+            None => format!("cannot write the report: {e}"),
+        };
+        let source = Source::Paths(paths);
+        if matches!(format, Format::Json | Format::Github) {
+            let mut out = Output::open(output).map_err(cannot)?;
+            let result = match format {
+                Format::Json => JsonSink::new(&mut out).and_then(|mut sink| self.stream(source, &mut sink)),
+                _ => self.stream(source, &mut GithubSink::new(&mut out)),
+            };
+            let (tally, stats) = match result {
+                Ok(r) => r,
+                Err(e) => {
+                    out.abandon();
+                    return Err(cannot(e));
+                }
+            };
+            out.commit().map_err(cannot)?;
+            if show_stats {
+                eprint!("{}", stats.render_text());
+            }
+            return Ok(tally.exit_code());
+        }
+        let mut sink = CollectSink::default();
+        self.stream(source, &mut sink).map_err(cannot)?;
+        let run = sink.report;
+        let t = Instant::now();
+        let text = report::render(&run, format, color, show_stats);
+        let mut out = Output::open(output).map_err(cannot)?;
+        out.write_all(text.as_bytes()).map_err(cannot)?;
+        out.commit().map_err(cannot)?;
+        if show_stats && format != Format::Human {
+            let mut stats = run.stats.clone();
+            stats.report_seconds += t.elapsed().as_secs_f64();
+            eprint!("{}", stats.render_text());
+        }
+        Ok(run.exit_code())
+    }
+}

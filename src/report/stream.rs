@@ -1,0 +1,410 @@
+//! Writing a report while the run goes on.
+//!
+//! The batch driver hands each input's entries to a [`Sink`] as soon as the
+//! inputs before it (in report order) are done, so a streaming sink writes
+//! findings as inputs finish and keeps nothing per file:
+//!
+//! - [`JsonSink`] writes the JSON report of [`super::json`] byte for byte:
+//!   findings go straight to the output, the `files` entries to a spill buffer
+//!   (moved to an unlinked temporary file past 1 MiB) that is copied after the
+//!   findings. The top-level layout is taken from [`super::json::render`] of an
+//!   empty report, so the two cannot drift apart.
+//! - [`GithubSink`] writes one workflow command per finding.
+//! - [`CollectSink`] gathers a [`RunReport`] for the formats whose layout needs
+//!   the whole run first (human: totals before the input-error list; SARIF:
+//!   `invocations` before `results`).
+//!
+//! [`Tally`] keeps the figures the exit code and the summary need.
+
+use super::run::{Counts, RunReport, Stats};
+use super::{Diagnostic, Level, INPUT_ERROR, INTERNAL_ERROR};
+use crate::check::{FileReport, FileStatus};
+use std::fs::File;
+use std::io::{self, BufWriter, Seek, Write};
+use std::path::{Path, PathBuf};
+
+/// Receives a run's entries input by input, in report order.
+pub trait Sink {
+    /// One input's files and diagnostics, each already sorted.
+    fn input(&mut self, files: Vec<FileReport>, diagnostics: Vec<Diagnostic>) -> io::Result<()>;
+    /// The run is over: write what comes after the last input.
+    fn finish(&mut self, stats: &Stats) -> io::Result<()>;
+}
+
+/// Running totals: enough for the exit code ([`RunReport::exit_code`]'s rules).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Diagnostics by level.
+    pub counts: Counts,
+    /// Files (and blobs) skipped.
+    pub skipped: usize,
+    /// Some input could not be read or analysed.
+    pub input_errors: bool,
+    /// Some rule finding is at warning or error level.
+    pub findings: bool,
+}
+
+impl Tally {
+    /// Adds one input's entries.
+    pub fn add(&mut self, files: &[FileReport], diagnostics: &[Diagnostic]) {
+        for f in files {
+            match f.status {
+                FileStatus::Error => self.input_errors = true,
+                FileStatus::Skipped => self.skipped += 1,
+                FileStatus::Ok => {}
+            }
+        }
+        for d in diagnostics {
+            match d.level {
+                Level::Error => self.counts.errors += 1,
+                Level::Warning => self.counts.warnings += 1,
+                Level::Note => self.counts.notes += 1,
+            }
+            if d.rule == INPUT_ERROR || d.rule == INTERNAL_ERROR {
+                self.input_errors = true;
+            }
+            if !super::run::is_tool_outcome(&d.rule) && d.level >= Level::Warning {
+                self.findings = true;
+            }
+        }
+    }
+
+    /// The process exit code: 2 on input errors, else 1 on warning/error findings, else 0.
+    pub fn exit_code(&self) -> i32 {
+        if self.input_errors {
+            2
+        } else if self.findings {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+/// Gathers the whole [`RunReport`] (sorted at [`Sink::finish`]).
+#[derive(Debug, Default)]
+pub struct CollectSink {
+    /// The report so far.
+    pub report: RunReport,
+}
+
+impl Sink for CollectSink {
+    fn input(&mut self, files: Vec<FileReport>, diagnostics: Vec<Diagnostic>) -> io::Result<()> {
+        self.report.files.extend(files);
+        self.report.diagnostics.extend(diagnostics);
+        Ok(())
+    }
+
+    fn finish(&mut self, stats: &Stats) -> io::Result<()> {
+        self.report.stats = stats.clone();
+        self.report.sort();
+        Ok(())
+    }
+}
+
+/// GitHub workflow commands, written as inputs finish.
+pub struct GithubSink<W: Write> {
+    out: W,
+}
+
+impl<W: Write> GithubSink<W> {
+    /// A sink writing to `out`.
+    pub fn new(out: W) -> Self {
+        GithubSink { out }
+    }
+}
+
+impl<W: Write> Sink for GithubSink<W> {
+    fn input(&mut self, _: Vec<FileReport>, diagnostics: Vec<Diagnostic>) -> io::Result<()> {
+        for d in &diagnostics {
+            self.out.write_all(super::github::render_diagnostic(d).as_bytes())?;
+            self.out.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, _: &Stats) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// Bytes kept in memory, moved to an unlinked temporary file once they pass
+/// [`Spill::LIMIT`].
+#[derive(Debug, Default)]
+pub struct Spill {
+    buf: Vec<u8>,
+    file: Option<File>,
+    /// Creating the temporary file failed: stay in memory.
+    no_file: bool,
+}
+
+impl Spill {
+    /// Bytes held in memory at most (when a temporary file can be made).
+    pub const LIMIT: usize = 1 << 20;
+
+    fn spill(&mut self) -> io::Result<()> {
+        if self.file.is_none() && !self.no_file {
+            self.file = temp_file();
+            self.no_file = self.file.is_none();
+        }
+        if let Some(f) = &mut self.file {
+            f.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    /// Copies everything written so far into `out`.
+    pub fn drain_into(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if let Some(f) = &mut self.file {
+            f.flush()?;
+            f.rewind()?;
+            io::copy(f, out)?;
+            self.file = None;
+        }
+        out.write_all(&self.buf)?;
+        self.buf = Vec::new();
+        Ok(())
+    }
+}
+
+impl Write for Spill {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() > Self::LIMIT {
+            self.spill()?;
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// An anonymous temporary file (created, then unlinked at once).
+#[cfg(unix)]
+fn temp_file() -> Option<File> {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!(".irlint-{}-{n}.spill", std::process::id()));
+    let f = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path).ok()?;
+    let _ = std::fs::remove_file(&path);
+    Some(f)
+}
+
+#[cfg(not(unix))]
+fn temp_file() -> Option<File> {
+    None
+}
+
+/// Writes through to `out`, indenting every line after the first by `indent`
+/// (serde_json's pretty printer at a nesting depth; JSON strings never hold a
+/// raw newline).
+struct Indented<'a> {
+    out: &'a mut dyn Write,
+    indent: &'a [u8],
+}
+
+impl Write for Indented<'_> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        let mut rest = data;
+        while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+            let (line, tail) = rest.split_at(i + 1);
+            self.out.write_all(line)?;
+            self.out.write_all(self.indent)?;
+            rest = tail;
+        }
+        self.out.write_all(rest)?;
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// One element of a pretty-printed JSON array whose elements sit at `indent`.
+fn element<T: serde::Serialize>(out: &mut dyn Write, first: bool, indent: &[u8], value: &T) -> io::Result<()> {
+    out.write_all(if first { b"\n" } else { b",\n" })?;
+    out.write_all(indent)?;
+    serde_json::to_writer_pretty(Indented { out, indent }, value).map_err(io::Error::other)
+}
+
+/// The JSON report of [`super::json::render`], written as inputs finish.
+pub struct JsonSink<W: Write> {
+    out: W,
+    /// The layout of an empty report, split around its two arrays.
+    head: String,
+    indent: Vec<u8>,
+    findings: usize,
+    files: usize,
+    spill: Spill,
+}
+
+/// `"findings": []` and `"files": []` in the empty report.
+const FINDINGS: &str = "\"findings\": []";
+const FILES: &str = "\"files\": []";
+
+/// The empty report for `stats`, cut into (before findings, between, after files).
+fn skeleton(stats: &Stats) -> io::Result<(String, String, String)> {
+    let empty = RunReport { stats: stats.clone(), ..Default::default() };
+    let text = super::json::render(&empty);
+    let bad = || io::Error::other("JSON layout without findings/files arrays");
+    let (before, rest) = text.split_once(FINDINGS).ok_or_else(bad)?;
+    let (between, after) = rest.split_once(FILES).ok_or_else(bad)?;
+    Ok((format!("{before}\"findings\": ["), format!("]{between}\"files\": ["), format!("]{after}")))
+}
+
+impl<W: Write> JsonSink<W> {
+    /// A sink writing to `out`; writes the report's head at once.
+    pub fn new(mut out: W) -> io::Result<Self> {
+        let (head, _, _) = skeleton(&Stats::default())?;
+        out.write_all(head.as_bytes())?;
+        // Elements sit one level below the line that opens the array.
+        let line = head.rsplit('\n').next().unwrap_or_default();
+        let mut indent: Vec<u8> = line.bytes().take_while(|&b| b == b' ').collect();
+        indent.extend_from_slice(b"  ");
+        Ok(JsonSink { out, head, indent, findings: 0, files: 0, spill: Spill::default() })
+    }
+}
+
+impl<W: Write> Sink for JsonSink<W> {
+    fn input(&mut self, files: Vec<FileReport>, diagnostics: Vec<Diagnostic>) -> io::Result<()> {
+        for d in &diagnostics {
+            element(&mut self.out, self.findings == 0, &self.indent, &super::json::Finding::new(d))?;
+            self.findings += 1;
+        }
+        for f in &files {
+            element(&mut self.spill, self.files == 0, &self.indent, f)?;
+            self.files += 1;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, stats: &Stats) -> io::Result<()> {
+        let (head, between, after) = skeleton(stats)?;
+        if head != self.head {
+            return Err(io::Error::other("JSON head changed with the statistics"));
+        }
+        let close = |n: usize| -> Vec<u8> {
+            let mut v = Vec::new();
+            if n > 0 {
+                v.push(b'\n');
+                v.extend_from_slice(&self.indent[..self.indent.len() - 2]);
+            }
+            v
+        };
+        self.out.write_all(&close(self.findings))?;
+        self.out.write_all(between.as_bytes())?;
+        self.spill.drain_into(&mut self.out)?;
+        self.out.write_all(&close(self.files))?;
+        self.out.write_all(after.as_bytes())?;
+        self.out.flush()
+    }
+}
+
+/// Where a report goes: stdout, or a file replaced atomically on
+/// [`Output::commit`] (a temporary file in the same directory, renamed over
+/// the target; nothing is left behind when the run fails).
+pub enum Output {
+    /// Standard output; a closed pipe (`| head`) silently drops the rest.
+    Stdout {
+        /// Buffered stdout.
+        out: BufWriter<io::Stdout>,
+        /// The reader went away.
+        closed: bool,
+    },
+    /// A temporary file next to `target`.
+    File {
+        /// Buffered temporary file.
+        out: BufWriter<File>,
+        /// Its path.
+        tmp: PathBuf,
+        /// The report's path.
+        target: PathBuf,
+    },
+}
+
+impl Output {
+    /// Stdout (`None`) or a temporary file next to `path`.
+    pub fn open(path: Option<&Path>) -> io::Result<Output> {
+        let Some(path) = path else {
+            return Ok(Output::Stdout { out: BufWriter::with_capacity(1 << 16, io::stdout()), closed: false });
+        };
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "report".into());
+        let tmp = dir.join(format!(".{name}.irlint-{}.tmp", std::process::id()));
+        let f = File::create(&tmp)?;
+        Ok(Output::File { out: BufWriter::with_capacity(1 << 16, f), tmp, target: path.to_path_buf() })
+    }
+
+    /// Flushes; for a file, syncs it and renames it over the target.
+    pub fn commit(self) -> io::Result<()> {
+        match self {
+            Output::Stdout { mut out, closed } => {
+                if !closed {
+                    let _ = out.flush();
+                }
+                Ok(())
+            }
+            Output::File { out, tmp, target } => {
+                let result = (|| {
+                    let f = out.into_inner().map_err(|e| e.into_error())?;
+                    f.sync_all()?;
+                    drop(f);
+                    std::fs::rename(&tmp, &target)
+                })();
+                if result.is_err() {
+                    let _ = std::fs::remove_file(&tmp);
+                }
+                result
+            }
+        }
+    }
+
+    /// Removes the temporary file (a run that failed).
+    pub fn abandon(self) {
+        if let Output::File { out, tmp, .. } = self {
+            drop(out);
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        match self {
+            Output::Stdout { out, closed } => {
+                if !*closed && out.write_all(data).is_err() {
+                    *closed = true;
+                }
+                Ok(data.len())
+            }
+            Output::File { out, .. } => out.write(data),
+        }
+    }
+
+    fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
+        match self {
+            Output::File { out, .. } => out.write_all(data),
+            _ => self.write(data).map(|_| ()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Output::Stdout { out, closed } => {
+                if !*closed && out.flush().is_err() {
+                    *closed = true;
+                }
+                Ok(())
+            }
+            Output::File { out, .. } => out.flush(),
+        }
+    }
+}
