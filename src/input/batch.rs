@@ -124,43 +124,22 @@ fn read_file(path: &Path) -> Result<Vec<u8>, String> {
     if declared > limits::MAX_FILE_BYTES {
         return Err(format!("file is {declared} bytes, over the {}-byte input limit", limits::MAX_FILE_BYTES));
     }
-    let bytes = read_to_end(f.take(limits::MAX_FILE_BYTES + 1), declared).map_err(|e| format!("cannot read: {e}"))?;
+    let bytes = read_to_end(f, declared).map_err(|e| format!("cannot read: {e}"))?;
     if bytes.len() as u64 > limits::MAX_FILE_BYTES {
         return Err(format!("file is over the {}-byte input limit", limits::MAX_FILE_BYTES));
     }
     Ok(bytes)
 }
 
-/// Reads to the end with one `read` in the common case: the buffer has room
-/// for one byte more than the declared size, and a read that stops short of
-/// it exactly at the declared size is the end of a regular file (a file that
-/// grew fills the extra byte and is read on). Size 0 (procfs and the like)
-/// reads until `read` returns 0.
-fn read_to_end(mut f: impl Read, declared: u64) -> std::io::Result<Vec<u8>> {
-    let declared = usize::try_from(declared).unwrap_or(usize::MAX - 1);
-    let mut buf = vec![0u8; declared + 1];
-    let mut len = 0;
-    loop {
-        if len == buf.len() {
-            let grow = buf.len().max(8192);
-            buf.resize(buf.len() + grow, 0);
-        }
-        let Some(spare) = buf.get_mut(len..) else { break };
-        let want = spare.len();
-        match f.read(spare) {
-            Ok(0) => break,
-            Ok(n) => {
-                len += n;
-                if declared > 0 && len == declared && n < want {
-                    break;
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    buf.truncate(len);
-    Ok(buf)
+/// Reads the file with one `read` in the common case: exactly the size that
+/// `fstat` reported, into a buffer of that capacity (not zeroed first). A file
+/// that shrank ends early; bytes appended after the `fstat` are not read. Size
+/// 0 (procfs and the like) reads until `read` returns 0, within the limit.
+fn read_to_end(f: std::fs::File, declared: u64) -> std::io::Result<Vec<u8>> {
+    let limit = if declared == 0 { limits::MAX_FILE_BYTES + 1 } else { declared };
+    let mut bytes = Vec::with_capacity(usize::try_from(declared).unwrap_or(0));
+    f.take(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 #[cfg(unix)]
@@ -245,14 +224,27 @@ pub struct Batch {
 #[derive(Default)]
 pub(super) struct Resolver {
     cache: HashMap<Option<Arc<PathBuf>>, ResolveResult>,
+    /// The last answer: inputs of one directory share their config's `Arc`.
+    last: Option<(Option<Arc<PathBuf>>, ResolveResult)>,
 }
 
 impl Resolver {
     /// The settings for an input (its config file's, or `--config`'s).
     pub(super) fn get(&mut self, batch: &Batch, input: &Input) -> ResolveResult {
         let key = if batch.opts.config.is_some() { None } else { input.config.clone() };
-        self.cache
-            .entry(key)
+        if let Some((k, r)) = &self.last {
+            let same = match (k, &key) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                _ => false,
+            };
+            if same {
+                return r.clone();
+            }
+        }
+        let r = self
+            .cache
+            .entry(key.clone())
             .or_insert_with_key(|key| {
                 let (settings, hlsl) = match (&batch.opts.config, key) {
                     (Some(c), _) => c.clone(),
@@ -260,12 +252,11 @@ impl Resolver {
                     (None, None) => (Settings::default(), HlslOptions::default()),
                 };
                 let settings = apply_overrides(settings, &batch.opts.overrides)?;
-                Ok(Arc::new(Resolved {
-                    check: CheckOptions { settings, analysis: batch.opts.analysis.clone() },
-                    hlsl,
-                }))
+                Ok(Arc::new(Resolved { check: CheckOptions { settings, analysis: batch.opts.analysis.clone() }, hlsl }))
             })
-            .clone()
+            .clone();
+        self.last = Some((key, r.clone()));
+        r
     }
 }
 

@@ -155,7 +155,9 @@ impl Walker<'_> {
     fn dir(&mut self, dir: &Path, meta: Option<Metadata>, inherited: Option<Arc<PathBuf>>) {
         let meta = match meta.map_or_else(|| std::fs::metadata(dir), Ok) {
             Ok(m) => m,
-            Err(_) => return (self.emit)(Input::failed(dir.to_path_buf(), "cannot resolve directory".into(), inherited)),
+            Err(_) => {
+                return (self.emit)(Input::failed(dir.to_path_buf(), "cannot resolve directory".into(), inherited))
+            }
         };
         let id = meta_id(dir, &meta);
         if !self.seen_dirs.insert(id) {
@@ -205,7 +207,6 @@ impl Walker<'_> {
             }
             children.push(Child { key, name, kind });
         }
-        drop(meta);
         children.sort_unstable_by(|a, b| a.key.cmp(&b.key));
         self.check_unlistable(dir, &mut children);
         let config = if has_config {

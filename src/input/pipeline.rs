@@ -37,23 +37,69 @@ pub enum Source<'a> {
     Inputs(&'a [Input]),
 }
 
+/// Inputs per task: a task per input would cost a wake-up of a sleeping
+/// worker and of the writer (two futex calls or more) per file; 16 small files
+/// make one task, and any task is still small next to a run, so the workers
+/// stay balanced on mixed sizes.
+const CHUNK: usize = 16;
+
 enum Msg {
-    /// Input `seq` is done.
-    Done(usize, (String, Outcome)),
+    /// The task whose first input is `seq` is done: its inputs' outcomes, in order.
+    Done(usize, Vec<(String, Outcome)>),
     /// The walk is over: `count` inputs, `busy` seconds of walking.
     Walked { count: usize, busy: f64 },
 }
 
-/// Sends [`Msg::Walked`] when the walk ends, even by a panic (the writer waits for it).
-struct WalkEnd<'a> {
-    tx: &'a mpsc::Sender<Msg>,
+/// The walker's side: batches inputs into tasks, waits for permits, spawns.
+/// Dropping it sends [`Msg::Walked`], even on a panic (the writer waits for it).
+struct Walker<'r, 's> {
+    batch: &'s Batch,
+    scope: &'r rayon::Scope<'s>,
+    tx: &'s mpsc::Sender<Msg>,
+    permits: mpsc::SyncSender<()>,
+    resolver: Resolver,
+    chunk: Vec<(Input, super::batch::ResolveResult)>,
     count: usize,
     start: Instant,
     blocked: Duration,
 }
 
-impl Drop for WalkEnd<'_> {
+impl Walker<'_, '_> {
+    fn push(&mut self, input: Input) {
+        let resolved = self.resolver.get(self.batch, &input);
+        self.chunk.push((input, resolved));
+        if self.chunk.len() == CHUNK {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.chunk.is_empty() {
+            return;
+        }
+        let t = Instant::now();
+        if self.permits.send(()).is_err() {
+            self.chunk.clear();
+            return; // the writer is gone
+        }
+        self.blocked += t.elapsed();
+        let chunk = std::mem::take(&mut self.chunk);
+        let seq = self.count;
+        self.count += chunk.len();
+        let (batch, tx) = (self.batch, self.tx);
+        self.scope.spawn(move |_| {
+            let done = chunk.into_iter().map(|(input, resolved)| {
+                let o = batch.process(&input, &resolved);
+                (input.display, o)
+            });
+            let _ = tx.send(Msg::Done(seq, done.collect()));
+        });
+    }
+}
+
+impl Drop for Walker<'_, '_> {
     fn drop(&mut self) {
+        self.flush();
         let busy = self.start.elapsed().saturating_sub(self.blocked).as_secs_f64();
         let _ = self.tx.send(Msg::Walked { count: self.count, busy });
     }
@@ -109,7 +155,8 @@ impl Batch {
         let start = Instant::now();
         let threads = self.threads();
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(io::Error::other)?;
-        let in_flight = 256 + 64 * threads;
+        // Tasks between the walker and the writer: bounds the reorder buffer.
+        let in_flight = (256 + 64 * threads) / CHUNK;
         let (tx, rx) = mpsc::channel::<Msg>();
         let (permit_tx, permit_rx) = mpsc::sync_channel::<()>(in_flight);
         let bar = self.opts.progress.then(|| {
@@ -126,29 +173,24 @@ impl Batch {
         pool.in_place_scope(|scope| {
             std::thread::scope(|threads_scope| {
                 threads_scope.spawn(move || {
-                    let mut end = WalkEnd { tx, count: 0, start: Instant::now(), blocked: Duration::ZERO };
-                    let mut resolver = Resolver::default();
-                    let mut spawn = |input: Input| {
-                        let t = Instant::now();
-                        if permit_tx.send(()).is_err() {
-                            return; // the writer is gone
-                        }
-                        end.blocked += t.elapsed();
-                        let resolved = resolver.get(self, &input);
-                        let seq = end.count;
-                        end.count += 1;
-                        scope.spawn(move |_| {
-                            let o = self.process(&input, &resolved);
-                            let _ = tx.send(Msg::Done(seq, (input.display, o)));
-                        });
+                    let mut w = Walker {
+                        batch: self,
+                        scope,
+                        tx,
+                        permits: permit_tx,
+                        resolver: Resolver::default(),
+                        chunk: Vec::with_capacity(CHUNK),
+                        count: 0,
+                        start: Instant::now(),
+                        blocked: Duration::ZERO,
                     };
                     match source {
-                        Source::Paths(paths) => discover::walk(paths, &mut spawn),
-                        Source::Inputs(list) => list.iter().cloned().for_each(&mut spawn),
+                        Source::Paths(paths) => discover::walk(paths, &mut |i| w.push(i)),
+                        Source::Inputs(list) => list.iter().cloned().for_each(|i| w.push(i)),
                     }
                 });
                 // The writer: in report order, buffering only early arrivals.
-                let mut pending: HashMap<usize, (String, Outcome)> = HashMap::new();
+                let mut pending: HashMap<usize, Vec<(String, Outcome)>> = HashMap::new();
                 let mut next = 0;
                 let mut total = None;
                 while total != Some(next) {
@@ -166,12 +208,14 @@ impl Batch {
                         Err(_) => break,
                     }
                     let t = Instant::now();
-                    while let Some((display, o)) = pending.remove(&next) {
-                        totals.add(display, o, sink);
-                        next += 1;
+                    while let Some(done) = pending.remove(&next) {
+                        next += done.len();
                         let _ = permit_rx.try_recv();
                         if let Some(b) = &bar {
-                            b.inc(1);
+                            b.inc(done.len() as u64);
+                        }
+                        for (display, o) in done {
+                            totals.add(display, o, sink);
                         }
                     }
                     report_busy += t.elapsed();

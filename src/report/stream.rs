@@ -199,37 +199,27 @@ fn temp_file() -> Option<File> {
     None
 }
 
-/// Writes through to `out`, indenting every line after the first by `indent`
-/// (serde_json's pretty printer at a nesting depth; JSON strings never hold a
-/// raw newline).
-struct Indented<'a> {
-    out: &'a mut dyn Write,
-    indent: &'a [u8],
-}
-
-impl Write for Indented<'_> {
-    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        let mut rest = data;
-        while let Some(i) = rest.iter().position(|&b| b == b'\n') {
-            let (line, tail) = rest.split_at(i + 1);
-            self.out.write_all(line)?;
-            self.out.write_all(self.indent)?;
-            rest = tail;
-        }
-        self.out.write_all(rest)?;
-        Ok(data.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
-    }
-}
-
-/// One element of a pretty-printed JSON array whose elements sit at `indent`.
-fn element<T: serde::Serialize>(out: &mut dyn Write, first: bool, indent: &[u8], value: &T) -> io::Result<()> {
+/// One element of a pretty-printed JSON array whose elements sit at `indent`:
+/// serde_json's pretty printer into `scratch`, every line after the first
+/// then indented (JSON strings never hold a raw newline).
+fn element<T: serde::Serialize>(
+    out: &mut dyn Write,
+    scratch: &mut Vec<u8>,
+    first: bool,
+    indent: &[u8],
+    value: &T,
+) -> io::Result<()> {
+    scratch.clear();
+    serde_json::to_writer_pretty(&mut *scratch, value).map_err(io::Error::other)?;
     out.write_all(if first { b"\n" } else { b",\n" })?;
-    out.write_all(indent)?;
-    serde_json::to_writer_pretty(Indented { out, indent }, value).map_err(io::Error::other)
+    for (i, line) in scratch.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            out.write_all(b"\n")?;
+        }
+        out.write_all(indent)?;
+        out.write_all(line)?;
+    }
+    Ok(())
 }
 
 /// The JSON report of [`super::json::render`], written as inputs finish.
@@ -241,6 +231,7 @@ pub struct JsonSink<W: Write> {
     findings: usize,
     files: usize,
     spill: Spill,
+    scratch: Vec<u8>,
 }
 
 /// `"findings": []` and `"files": []` in the empty report.
@@ -266,18 +257,18 @@ impl<W: Write> JsonSink<W> {
         let line = head.rsplit('\n').next().unwrap_or_default();
         let mut indent: Vec<u8> = line.bytes().take_while(|&b| b == b' ').collect();
         indent.extend_from_slice(b"  ");
-        Ok(JsonSink { out, head, indent, findings: 0, files: 0, spill: Spill::default() })
+        Ok(JsonSink { out, head, indent, findings: 0, files: 0, spill: Spill::default(), scratch: Vec::new() })
     }
 }
 
 impl<W: Write> Sink for JsonSink<W> {
     fn input(&mut self, files: Vec<FileReport>, diagnostics: Vec<Diagnostic>) -> io::Result<()> {
         for d in &diagnostics {
-            element(&mut self.out, self.findings == 0, &self.indent, &super::json::Finding::new(d))?;
+            element(&mut self.out, &mut self.scratch, self.findings == 0, &self.indent, &super::json::Finding::new(d))?;
             self.findings += 1;
         }
         for f in &files {
-            element(&mut self.spill, self.files == 0, &self.indent, f)?;
+            element(&mut self.spill, &mut self.scratch, self.files == 0, &self.indent, f)?;
             self.files += 1;
         }
         Ok(())
