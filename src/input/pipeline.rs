@@ -21,7 +21,7 @@
 
 use super::batch::{Batch, Outcome, Resolver, SLOWEST};
 use super::discover::{self, Input};
-use crate::report::stream::{CollectSink, GithubSink, JsonSink, Output, Sink, Tally};
+use crate::report::stream::{self, Chunk, CollectSink, GithubSink, JsonSink, Output, Prerender, Sink, Tally};
 use crate::report::{self, Format, Stats};
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -43,9 +43,62 @@ pub enum Source<'a> {
 /// stay balanced on mixed sizes.
 const CHUNK: usize = 16;
 
+/// A task's inputs, checked, sorted and (for streaming sinks) rendered by a
+/// worker, which also does the per-input bookkeeping: the writer only adds
+/// up a few figures and copies bytes.
+#[derive(Default)]
+struct Done {
+    /// Inputs in the task.
+    count: usize,
+    tally: Tally,
+    stats: Stats,
+    /// Each input's sorted entries, for a sink that takes them ([`Prerender::No`]).
+    entries: Vec<(Vec<crate::check::FileReport>, Vec<crate::report::Diagnostic>)>,
+    /// The task's rendered output, for a streaming sink.
+    chunk: Option<Chunk>,
+}
+
+impl Done {
+    fn add(&mut self, display: String, mut o: Outcome, prerender: &Prerender) {
+        o.files.sort_by(|a, b| (&a.path, a.blob_offset).cmp(&(&b.path, b.blob_offset)));
+        o.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        self.count += 1;
+        self.tally.add(&o.files, &o.diagnostics);
+        let s = &mut self.stats;
+        s.files += 1;
+        for f in &o.files {
+            if f.blob_offset.is_none() {
+                s.bytes += f.bytes;
+            }
+            s.modules += u64::from(f.modules);
+        }
+        s.read_seconds += o.read_seconds;
+        s.analysis_seconds += o.seconds - o.read_seconds;
+        add_slowest(&mut s.slowest, vec![(display, o.seconds)]);
+        let chunk = self.chunk.get_or_insert_with(Chunk::default);
+        if !stream::prerender(prerender, &o.files, &o.diagnostics, chunk) {
+            self.chunk = None;
+            self.entries.push((o.files, o.diagnostics));
+        }
+    }
+}
+
+/// Merges `more` into the slowest-inputs list (slowest first, then by path; at most [`SLOWEST`]).
+fn add_slowest(list: &mut Vec<(String, f64)>, more: Vec<(String, f64)>) {
+    let worst = |list: &Vec<(String, f64)>| list.get(SLOWEST - 1).map(|l| l.1);
+    for item in more {
+        if worst(list).is_some_and(|w| item.1 < w) {
+            continue;
+        }
+        list.push(item);
+        list.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        list.truncate(SLOWEST);
+    }
+}
+
 enum Msg {
-    /// The task whose first input is `seq` is done: its inputs' outcomes, in order.
-    Done(usize, Vec<(String, Outcome)>),
+    /// The task whose first input is `seq` is done.
+    Done(usize, Box<Done>),
     /// The walk is over: `count` inputs, `busy` seconds of walking.
     Walked { count: usize, busy: f64 },
 }
@@ -54,6 +107,7 @@ enum Msg {
 /// Dropping it sends [`Msg::Walked`], even on a panic (the writer waits for it).
 struct Walker<'r, 's> {
     batch: &'s Batch,
+    prerender: &'s Prerender,
     scope: &'r rayon::Scope<'s>,
     tx: &'s mpsc::Sender<Msg>,
     permits: mpsc::SyncSender<()>,
@@ -83,16 +137,17 @@ impl Walker<'_, '_> {
             return; // the writer is gone
         }
         self.blocked += t.elapsed();
-        let chunk = std::mem::take(&mut self.chunk);
+        let chunk = std::mem::replace(&mut self.chunk, Vec::with_capacity(CHUNK));
         let seq = self.count;
         self.count += chunk.len();
-        let (batch, tx) = (self.batch, self.tx);
+        let (batch, tx, prerender) = (self.batch, self.tx, self.prerender);
         self.scope.spawn(move |_| {
-            let done = chunk.into_iter().map(|(input, resolved)| {
+            let mut done = Done::default();
+            for (input, resolved) in chunk {
                 let o = batch.process(&input, &resolved);
-                (input.display, o)
-            });
-            let _ = tx.send(Msg::Done(seq, done.collect()));
+                done.add(input.display, o, prerender);
+            }
+            let _ = tx.send(Msg::Done(seq, Box::new(done)));
         });
     }
 }
@@ -114,31 +169,24 @@ struct Totals {
 }
 
 impl Totals {
-    fn add(&mut self, display: String, mut o: Outcome, sink: &mut dyn Sink) {
-        o.files.sort_by(|a, b| (&a.path, a.blob_offset).cmp(&(&b.path, b.blob_offset)));
-        o.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-        let s = &mut self.stats;
-        s.files += 1;
-        for f in &o.files {
-            if f.blob_offset.is_none() {
-                s.bytes += f.bytes;
-            }
-            s.modules += u64::from(f.modules);
+    fn add(&mut self, done: Done, sink: &mut dyn Sink) {
+        self.tally.merge(&done.tally);
+        let (s, d) = (&mut self.stats, done.stats);
+        s.files += d.files;
+        s.bytes += d.bytes;
+        s.modules += d.modules;
+        s.read_seconds += d.read_seconds;
+        s.analysis_seconds += d.analysis_seconds;
+        add_slowest(&mut s.slowest, d.slowest);
+        if self.error.is_some() {
+            return;
         }
-        s.read_seconds += o.read_seconds;
-        s.analysis_seconds += o.seconds - o.read_seconds;
-        let slow = |a: &(String, f64), b: &(String, f64)| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0));
-        if s.slowest.len() < SLOWEST || s.slowest.last().is_some_and(|l| slow(&(display.clone(), o.seconds), l).is_lt())
-        {
-            s.slowest.push((display, o.seconds));
-            s.slowest.sort_by(slow);
-            s.slowest.truncate(SLOWEST);
-        }
-        self.tally.add(&o.files, &o.diagnostics);
-        if self.error.is_none() {
-            if let Err(e) = sink.input(o.files, o.diagnostics) {
-                self.error = Some(e);
-            }
+        let result = match done.chunk {
+            Some(chunk) => sink.input(Vec::new(), Vec::new(), Some(chunk)),
+            None => done.entries.into_iter().try_for_each(|(files, diags)| sink.input(files, diags, None)),
+        };
+        if let Err(e) = result {
+            self.error = Some(e);
         }
     }
 }
@@ -159,6 +207,7 @@ impl Batch {
         let in_flight = (256 + 64 * threads) / CHUNK;
         let (tx, rx) = mpsc::channel::<Msg>();
         let (permit_tx, permit_rx) = mpsc::sync_channel::<()>(in_flight);
+        let prerender = &sink.prerender();
         let bar = self.opts.progress.then(|| {
             let bar = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
             if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {wide_msg}") {
@@ -175,6 +224,7 @@ impl Batch {
                 threads_scope.spawn(move || {
                     let mut w = Walker {
                         batch: self,
+                        prerender,
                         scope,
                         tx,
                         permits: permit_tx,
@@ -190,7 +240,7 @@ impl Batch {
                     }
                 });
                 // The writer: in report order, buffering only early arrivals.
-                let mut pending: HashMap<usize, Vec<(String, Outcome)>> = HashMap::new();
+                let mut pending: HashMap<usize, Box<Done>> = HashMap::new();
                 let mut next = 0;
                 let mut total = None;
                 while total != Some(next) {
@@ -209,14 +259,12 @@ impl Batch {
                     }
                     let t = Instant::now();
                     while let Some(done) = pending.remove(&next) {
-                        next += done.len();
+                        next += done.count;
                         let _ = permit_rx.try_recv();
                         if let Some(b) = &bar {
-                            b.inc(done.len() as u64);
+                            b.inc(done.count as u64);
                         }
-                        for (display, o) in done {
-                            totals.add(display, o, sink);
-                        }
+                        totals.add(*done, sink);
                     }
                     report_busy += t.elapsed();
                 }

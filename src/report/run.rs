@@ -98,9 +98,15 @@ impl Stats {
         out.push_str(&format!("  modules/s: {:.1}\n", self.modules_per_second()));
         out.push_str(&format!("  MB/s:      {:.2}\n", self.megabytes_per_second()));
         if self.threads > 0 {
-            let per_thread = self.analysis_seconds / self.threads as f64;
-            out.push_str(&format!("  wall:      {:.3} s, analysis {per_thread:.3} s per thread\n", self.seconds));
+            // The workers' time on inputs, per thread: what the wall time would
+            // be with nothing else to do and a perfect balance.
+            let per_thread = (self.read_seconds + self.analysis_seconds) / self.threads as f64;
             out.push_str(&format!("  threads:   {}\n", self.threads));
+            out.push_str(&format!(
+                "  wall:      {:.3} s; inputs {per_thread:.3} s per thread (read + analysis); wall/inputs {:.2}\n",
+                self.seconds,
+                if per_thread > 0.0 { self.seconds / per_thread } else { 0.0 }
+            ));
             out.push_str(&format!("  walk:      {:.3} s (one thread, beside the workers)\n", self.walk_seconds));
             out.push_str(&format!("  read:      {:.3} s (summed over workers)\n", self.read_seconds));
             out.push_str(&format!("  analysis:  {:.3} s (summed over workers)\n", self.analysis_seconds));

@@ -25,10 +25,71 @@ use std::path::{Path, PathBuf};
 
 /// Receives a run's entries input by input, in report order.
 pub trait Sink {
-    /// One input's files and diagnostics, each already sorted.
-    fn input(&mut self, files: Vec<FileReport>, diagnostics: Vec<Diagnostic>) -> io::Result<()>;
+    /// What the workers render for this sink, in parallel, before the writer
+    /// gets an input ([`Chunk`]); the writer then only copies bytes.
+    fn prerender(&self) -> Prerender {
+        Prerender::No
+    }
+    /// One input's files and diagnostics, each already sorted, and its
+    /// [`Chunk`] when [`Sink::prerender`] asked for one.
+    fn input(&mut self, files: Vec<FileReport>, diagnostics: Vec<Diagnostic>, chunk: Option<Chunk>) -> io::Result<()>;
     /// The run is over: write what comes after the last input.
     fn finish(&mut self, stats: &Stats) -> io::Result<()>;
+}
+
+/// What a worker renders for the sink.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Prerender {
+    /// Nothing: the sink takes the entries.
+    No,
+    /// JSON array elements at this indentation ([`JsonSink`]).
+    Json(Vec<u8>),
+    /// Workflow command lines ([`GithubSink`]).
+    Github,
+}
+
+/// Consecutive inputs' output, rendered on a worker.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Chunk {
+    /// JSON: `,\n` + element per finding; GitHub: one line per finding.
+    pub findings: Vec<u8>,
+    /// JSON: `,\n` + element per file entry.
+    pub files: Vec<u8>,
+    /// Findings rendered.
+    pub findings_count: usize,
+    /// File entries rendered.
+    pub files_count: usize,
+    /// Serialisation scratch.
+    scratch: Vec<u8>,
+}
+
+/// Appends one input's sorted entries to `chunk` as `p` asks (called on the
+/// workers); false for [`Prerender::No`].
+pub fn prerender(p: &Prerender, files: &[FileReport], diagnostics: &[Diagnostic], chunk: &mut Chunk) -> bool {
+    match p {
+        Prerender::No => return false,
+        Prerender::Json(indent) => {
+            let c = chunk;
+            for d in diagnostics {
+                // Serialising to memory fails only for a non-string map key: none here.
+                let _ = element(&mut c.findings, &mut c.scratch, false, indent, &super::json::Finding::new(d));
+            }
+            for f in files {
+                let _ = element(&mut c.files, &mut c.scratch, false, indent, f);
+            }
+            c.findings_count += diagnostics.len();
+            c.files_count += files.len();
+        }
+        Prerender::Github => {
+            for d in diagnostics {
+                chunk.findings.extend_from_slice(super::github::render_diagnostic(d).as_bytes());
+                chunk.findings.push(b'\n');
+            }
+            chunk.findings_count += diagnostics.len();
+            chunk.files_count += files.len();
+        }
+    }
+    true
 }
 
 /// Running totals: enough for the exit code ([`RunReport::exit_code`]'s rules).
@@ -69,6 +130,16 @@ impl Tally {
         }
     }
 
+    /// Adds another tally.
+    pub fn merge(&mut self, other: &Tally) {
+        self.counts.errors += other.counts.errors;
+        self.counts.warnings += other.counts.warnings;
+        self.counts.notes += other.counts.notes;
+        self.skipped += other.skipped;
+        self.input_errors |= other.input_errors;
+        self.findings |= other.findings;
+    }
+
     /// The process exit code: 2 on input errors, else 1 on warning/error findings, else 0.
     pub fn exit_code(&self) -> i32 {
         if self.input_errors {
@@ -89,7 +160,7 @@ pub struct CollectSink {
 }
 
 impl Sink for CollectSink {
-    fn input(&mut self, files: Vec<FileReport>, diagnostics: Vec<Diagnostic>) -> io::Result<()> {
+    fn input(&mut self, files: Vec<FileReport>, diagnostics: Vec<Diagnostic>, _: Option<Chunk>) -> io::Result<()> {
         self.report.files.extend(files);
         self.report.diagnostics.extend(diagnostics);
         Ok(())
@@ -115,7 +186,14 @@ impl<W: Write> GithubSink<W> {
 }
 
 impl<W: Write> Sink for GithubSink<W> {
-    fn input(&mut self, _: Vec<FileReport>, diagnostics: Vec<Diagnostic>) -> io::Result<()> {
+    fn prerender(&self) -> Prerender {
+        Prerender::Github
+    }
+
+    fn input(&mut self, _: Vec<FileReport>, diagnostics: Vec<Diagnostic>, chunk: Option<Chunk>) -> io::Result<()> {
+        if let Some(c) = chunk {
+            return self.out.write_all(&c.findings);
+        }
         for d in &diagnostics {
             self.out.write_all(super::github::render_diagnostic(d).as_bytes())?;
             self.out.write_all(b"\n")?;
@@ -262,7 +340,26 @@ impl<W: Write> JsonSink<W> {
 }
 
 impl<W: Write> Sink for JsonSink<W> {
-    fn input(&mut self, files: Vec<FileReport>, diagnostics: Vec<Diagnostic>) -> io::Result<()> {
+    fn prerender(&self) -> Prerender {
+        Prerender::Json(self.indent.clone())
+    }
+
+    fn input(&mut self, files: Vec<FileReport>, diagnostics: Vec<Diagnostic>, chunk: Option<Chunk>) -> io::Result<()> {
+        if let Some(c) = chunk {
+            // Each element starts with `,`; the array's first one does not.
+            fn from(n: usize, bytes: &[u8]) -> &[u8] {
+                if n == 0 {
+                    bytes.get(1..).unwrap_or_default()
+                } else {
+                    bytes
+                }
+            }
+            self.out.write_all(from(self.findings, &c.findings))?;
+            self.spill.write_all(from(self.files, &c.files))?;
+            self.findings += c.findings_count;
+            self.files += c.files_count;
+            return Ok(());
+        }
         for d in &diagnostics {
             element(&mut self.out, &mut self.scratch, self.findings == 0, &self.indent, &super::json::Finding::new(d))?;
             self.findings += 1;
