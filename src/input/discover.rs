@@ -27,7 +27,7 @@
 //! `irlint.toml` that applies to each input is found from the listings as the
 //! walk goes down (the ancestors of a command-line path are searched once).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::ffi::{OsStr, OsString};
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
@@ -283,11 +283,16 @@ pub fn walk(paths: &[PathBuf], emit: &mut dyn FnMut(Input)) {
         let (a, b) = (&roots[w[0]].0, &roots[w[1]].0);
         a == b || (a.ends_with('/') && b.starts_with(a.as_str()))
     });
-    let mut missing = HashSet::new();
+    let mut missing = std::collections::HashSet::new();
     let mut collected = Vec::new();
     let mut collect = |i: Input| collected.push(i);
     let sink: &mut dyn FnMut(Input) = if overlap { &mut collect } else { emit };
-    let mut w = Walker { seen_files: HashSet::new(), seen_dirs: HashSet::new(), ancestors: HashMap::new(), emit: sink };
+    let mut w = Walker {
+        seen_files: HashSet::default(),
+        seen_dirs: HashSet::default(),
+        ancestors: HashMap::default(),
+        emit: sink,
+    };
     let order: Vec<usize> = if overlap { (0..roots.len()).collect() } else { sorted };
     for i in order {
         let (_, p, meta) = &mut roots[i];

@@ -3,7 +3,7 @@
 //! ```text
 //! walker thread ──spawn(seq, input)──▶ rayon pool (N workers) ──(seq, outcome)──▶ writer (calling thread)
 //!      ▲                                                                             │
-//!      └──────────────── permits: at most IN_FLIGHT inputs between the two ──────────┘
+//!      └──────────── permits: at most 4,096 + 256 × N inputs between the two ────────────┘
 //! ```
 //!
 //! - The walker ([`super::discover::walk`]) lists directories in report order,
@@ -16,7 +16,8 @@
 //! - The writer keeps outcomes that arrive early in a small reorder buffer and
 //!   passes each one to the [`Sink`] as soon as all inputs before it are
 //!   written: the report streams out in its final order while memory stays
-//!   bounded by `IN_FLIGHT`, not by the number of inputs. It also keeps the
+//!   bounded by the inputs in flight (4,096 + 256 per thread), not by the
+//!   number of inputs. It also keeps the
 //!   tally, the statistics and the progress bar.
 
 use super::batch::{Batch, Outcome, Resolver, SLOWEST};
@@ -142,11 +143,23 @@ impl Walker<'_, '_> {
         self.count += chunk.len();
         let (batch, tx, prerender) = (self.batch, self.tx, self.prerender);
         self.scope.spawn(move |_| {
-            let mut done = Done::default();
-            for (input, resolved) in chunk {
-                let o = batch.process(&input, &resolved);
-                done.add(input.display, o, prerender);
-            }
+            let n = chunk.len();
+            // `process` catches panics per input; this guard is for the
+            // bookkeeping: the writer must hear about every task.
+            let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let mut done = Done::default();
+                for (input, resolved) in chunk {
+                    let o = batch.process(&input, &resolved);
+                    done.add(input.display, o, prerender);
+                }
+                done
+            }));
+            let done = done.unwrap_or_else(|_| {
+                let mut d = Done { count: n, ..Done::default() };
+                d.tally.input_errors = true;
+                d.stats.files = n as u64;
+                d
+            });
             let _ = tx.send(Msg::Done(seq, Box::new(done)));
         });
     }
@@ -203,8 +216,11 @@ impl Batch {
         let start = Instant::now();
         let threads = self.threads();
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(io::Error::other)?;
-        // Tasks between the walker and the writer: bounds the reorder buffer.
-        let in_flight = (256 + 64 * threads) / CHUNK;
+        // Tasks between the walker and the writer: bounds the reorder buffer
+        // (a few hundred bytes of rendered output per input) and how far the
+        // workers run ahead of a slow input at the head (8,192 inputs at 16
+        // threads: ~25 ms of work on the corpus).
+        let in_flight = (4096 + 256 * threads) / CHUNK;
         let (tx, rx) = mpsc::channel::<Msg>();
         let (permit_tx, permit_rx) = mpsc::sync_channel::<()>(in_flight);
         let prerender = &sink.prerender();
