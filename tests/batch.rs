@@ -192,3 +192,28 @@ fn spill_keeps_the_bytes_in_order() {
     assert_eq!(out.len(), 3_000_000);
     assert!(out.chunks(300_000).all(|c| c == chunk.as_slice()));
 }
+
+#[test]
+fn large_runs_spill_the_file_list_and_still_match() {
+    // 10,000 entries of `files` (~1.7 MB) are over the 1 MiB kept in memory.
+    let d = TempDir::new("spill");
+    for i in 0..100 {
+        let dir = d.path().join(format!("d{i:03}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for j in 0..100 {
+            std::fs::write(dir.join(format!("f{j:03}.bin")), [i as u8, j as u8]).unwrap();
+        }
+    }
+    let paths = [d.path().to_path_buf()];
+    let batch = Batch::new(BatchOptions { jobs: Some(2), ..Default::default() });
+    let mut collect = CollectSink::default();
+    batch.stream(Source::Paths(&paths), &mut collect).unwrap();
+    assert_eq!(collect.report.files.len(), 10_000);
+    let mut json = Vec::new();
+    let mut sink = JsonSink::new(&mut json).unwrap();
+    batch.stream(Source::Paths(&paths), &mut sink).unwrap();
+    drop(sink);
+    assert!(json.len() > Spill::LIMIT + Spill::LIMIT / 2);
+    let expected = report::render(&collect.report, Format::Json, false, false);
+    assert_eq!(zero_seconds(std::str::from_utf8(&json).unwrap()), zero_seconds(&expected));
+}
