@@ -217,3 +217,33 @@ fn large_runs_spill_the_file_list_and_still_match() {
     let expected = report::render(&collect.report, Format::Json, false, false);
     assert_eq!(zero_seconds(std::str::from_utf8(&json).unwrap()), zero_seconds(&expected));
 }
+
+/// The streaming sinks' exit code (`Tally`) follows `RunReport::exit_code` in every case.
+#[test]
+fn tally_exit_codes_follow_the_report() {
+    let d = TempDir::new("exit");
+    std::fs::write(d.path().join("text.bin"), b"nothing to see").unwrap();
+    let mut cases: Vec<(Vec<PathBuf>, Option<i32>)> = vec![
+        (vec![d.path().join("text.bin")], Some(0)),
+        (vec![d.path().join("missing.spv")], Some(2)),
+        (vec![d.path().to_path_buf()], Some(0)),
+    ];
+    if let Some(corpus) = common::shared("corpus") {
+        // Findings without input errors, and everything.
+        let findings = common::files_with_suffix(&corpus.join("dxil"), ".dxil");
+        cases.push((findings, None));
+        cases.push((vec![corpus], None));
+    }
+    let batch = Batch::new(BatchOptions { jobs: Some(2), ..Default::default() });
+    for (paths, expected) in cases {
+        let mut collect = CollectSink::default();
+        let (tally, _) = batch.stream(Source::Paths(&paths), &mut collect).unwrap();
+        let run = collect.report;
+        assert_eq!(tally.exit_code(), run.exit_code(), "{paths:?}");
+        assert_eq!(tally.counts, run.counts(), "{paths:?}");
+        assert_eq!(tally.skipped, run.skipped().count(), "{paths:?}");
+        if let Some(e) = expected {
+            assert_eq!(run.exit_code(), e, "{paths:?}");
+        }
+    }
+}
