@@ -55,9 +55,38 @@ impl Input {
         Input { path, display, explicit, error: None, config }
     }
 
-    fn failed(path: PathBuf, error: String, config: Option<Arc<PathBuf>>) -> Self {
-        Input { error: Some(error), ..Input::new(path, false, config) }
+    fn failed(path: PathBuf, display: String, error: String, config: Option<Arc<PathBuf>>) -> Self {
+        Input { path, display, explicit: false, error: Some(error), config }
     }
+}
+
+/// The display of `parent.join(name)` from the parent's display (what
+/// `Path::push` does on unix: a `/` unless the parent is empty or ends with one),
+/// without converting the whole path again.
+fn join_display(parent: &str, name: &str) -> String {
+    let mut s = String::with_capacity(parent.len() + 1 + name.len());
+    s.push_str(parent);
+    if !parent.is_empty() && !parent.ends_with('/') {
+        s.push('/');
+    }
+    s.push_str(name);
+    s
+}
+
+/// A name as the report prints it (lossy only when it is not UTF-8).
+fn lossy(name: &OsStr) -> std::borrow::Cow<'_, str> {
+    match name.to_str() {
+        Some(s) => s.into(),
+        None => name.to_string_lossy(),
+    }
+}
+
+/// `dir.join(name)` in one allocation.
+fn join(dir: &Path, name: &OsStr) -> PathBuf {
+    let mut p = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.len());
+    p.push(dir);
+    p.push(name);
+    p
 }
 
 fn is_hidden(name: &OsStr) -> bool {
@@ -136,7 +165,7 @@ impl Walker<'_> {
         match meta {
             Some(m) if m.is_dir() => {
                 let inherited = self.config_above(abs.parent());
-                self.dir(p, Some(m), inherited);
+                self.dir(p, &p.to_string_lossy(), Some(m), inherited);
             }
             meta => {
                 let config = self.config_above(abs.parent());
@@ -152,11 +181,12 @@ impl Walker<'_> {
     }
 
     /// Walks one directory: one `statx`, one listing; `stat` only for symlinks.
-    fn dir(&mut self, dir: &Path, meta: Option<Metadata>, inherited: Option<Arc<PathBuf>>) {
+    fn dir(&mut self, dir: &Path, display: &str, meta: Option<Metadata>, inherited: Option<Arc<PathBuf>>) {
         let meta = match meta.map_or_else(|| std::fs::metadata(dir), Ok) {
             Ok(m) => m,
             Err(_) => {
-                return (self.emit)(Input::failed(dir.to_path_buf(), "cannot resolve directory".into(), inherited))
+                let why = "cannot resolve directory".to_string();
+                return (self.emit)(Input::failed(dir.to_path_buf(), display.to_string(), why, inherited));
             }
         };
         let id = meta_id(dir, &meta);
@@ -167,7 +197,7 @@ impl Walker<'_> {
             Ok(rd) => rd,
             Err(e) => {
                 let msg = format!("cannot list directory: {e}");
-                return (self.emit)(Input::failed(dir.to_path_buf(), msg, inherited));
+                return (self.emit)(Input::failed(dir.to_path_buf(), display.to_string(), msg, inherited));
             }
         };
         let mut has_config = false;
@@ -201,8 +231,10 @@ impl Walker<'_> {
             } else {
                 continue; // fifo, socket, device: never opened by a walk
             };
-            let mut key = name.to_string_lossy().into_owned();
-            if matches!(kind, Kind::Dir(_)) {
+            let is_dir = matches!(kind, Kind::Dir(_));
+            let mut key = String::with_capacity(name.len() + usize::from(is_dir));
+            key.push_str(&lossy(&name));
+            if is_dir {
                 key.push('/');
             }
             children.push(Child { key, name, kind });
@@ -216,17 +248,18 @@ impl Walker<'_> {
             inherited
         };
         for c in children {
-            let path = dir.join(&c.name);
-            match c.kind {
-                Kind::File(id) => {
-                    if id.is_none_or(|id| self.seen_files.insert(id)) {
-                        (self.emit)(Input::new(path, false, config.clone()));
-                    }
+            let path = join(dir, &c.name);
+            let shown = join_display(display, c.key.strip_suffix('/').unwrap_or(&c.key));
+            let error = match c.kind {
+                Kind::Dir(m) => {
+                    self.dir(&path, &shown, m, config.clone());
+                    continue;
                 }
-                Kind::Broken => (self.emit)(Input::new(path, false, config.clone())),
-                Kind::Unlistable(msg) => (self.emit)(Input::failed(path, msg, config.clone())),
-                Kind::Dir(m) => self.dir(&path, m, config.clone()),
-            }
+                Kind::File(Some(id)) if !self.seen_files.insert(id) => continue,
+                Kind::File(_) | Kind::Broken => None,
+                Kind::Unlistable(msg) => Some(msg),
+            };
+            (self.emit)(Input { path, display: shown, explicit: false, error, config: config.clone() });
         }
     }
 
