@@ -247,3 +247,45 @@ fn tally_exit_codes_follow_the_report() {
         }
     }
 }
+
+/// A diagnostic located elsewhere than its input (a broken `irlint.toml` at
+/// its own path) is held by a streaming sink and merged in report order.
+#[test]
+fn held_diagnostics_merge_into_the_stream() {
+    use irlint::report::stream::{prerender, Chunk, Sink};
+    use irlint::report::{Certainty, Diagnostic, Level, RunReport, Stats};
+    let diag = |path: &str, msg: &str| {
+        let mut d = Diagnostic::new("input-error", Level::Error, Certainty::Proven, msg.to_string());
+        d.location.path = path.into();
+        d
+    };
+    let own = [
+        ("a.spv", vec![diag("a.spv", "x")]),
+        ("c.spv", vec![diag("c.spv", "y"), diag("c.spv", "z")]),
+        ("d.spv", vec![diag("d.spv", "w")]),
+    ];
+    let foreign = [diag("b/irlint.toml", "broken"), diag("z.toml", "last")];
+    let mut all: Vec<Diagnostic> = own.iter().flat_map(|(_, d)| d.clone()).chain(foreign.iter().cloned()).collect();
+    all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let expected = RunReport { diagnostics: all, ..Default::default() };
+    for format in [Format::Json, Format::Github] {
+        let mut out = Vec::new();
+        {
+            let mut sink: Box<dyn Sink + '_> = match format {
+                Format::Json => Box::new(JsonSink::new(&mut out).unwrap()),
+                _ => Box::new(GithubSink::new(&mut out)),
+            };
+            let p = sink.prerender();
+            let mut first = Chunk::default();
+            prerender(&p, own[0].0, &[], &own[0].1, &mut first);
+            sink.input(Vec::new(), vec![foreign[0].clone()], Some(first)).unwrap();
+            let mut second = Chunk::default();
+            for (path, d) in &own[1..] {
+                prerender(&p, path, &[], d, &mut second);
+            }
+            sink.input(Vec::new(), vec![foreign[1].clone()], Some(second)).unwrap();
+            sink.finish(&Stats::default()).unwrap();
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), report::render(&expected, format, false, false), "{format}");
+    }
+}

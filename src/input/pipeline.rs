@@ -57,6 +57,8 @@ struct Done {
     entries: Vec<(Vec<crate::check::FileReport>, Vec<crate::report::Diagnostic>)>,
     /// The task's rendered output, for a streaming sink.
     chunk: Option<Chunk>,
+    /// Diagnostics located elsewhere than their input, beside the chunk.
+    foreign: Vec<crate::report::Diagnostic>,
 }
 
 impl Done {
@@ -75,12 +77,17 @@ impl Done {
         }
         s.read_seconds += o.read_seconds;
         s.analysis_seconds += o.seconds - o.read_seconds;
-        add_slowest(&mut s.slowest, vec![(display, o.seconds)]);
-        let chunk = self.chunk.get_or_insert_with(Chunk::default);
-        if !stream::prerender(prerender, &o.files, &o.diagnostics, chunk) {
-            self.chunk = None;
+        if *prerender == Prerender::No {
             self.entries.push((o.files, o.diagnostics));
+        } else {
+            // A streaming sink writes an input's own findings in place and
+            // merges the others (see `stream::Held`).
+            let (own, foreign): (Vec<_>, Vec<_>) = o.diagnostics.into_iter().partition(|d| d.location.path == display);
+            self.foreign.extend(foreign);
+            let chunk = self.chunk.get_or_insert_with(Chunk::default);
+            stream::prerender(prerender, &display, &o.files, &own, chunk);
         }
+        add_slowest(&mut s.slowest, vec![(display, o.seconds)]);
     }
 }
 
@@ -195,7 +202,7 @@ impl Totals {
             return;
         }
         let result = match done.chunk {
-            Some(chunk) => sink.input(Vec::new(), Vec::new(), Some(chunk)),
+            Some(chunk) => sink.input(Vec::new(), done.foreign, Some(chunk)),
             None => done.entries.into_iter().try_for_each(|(files, diags)| sink.input(files, diags, None)),
         };
         if let Err(e) = result {

@@ -59,17 +59,27 @@ pub struct Chunk {
     pub findings_count: usize,
     /// File entries rendered.
     pub files_count: usize,
+    /// Per input with findings: its path, the end of its bytes in `findings`
+    /// and its number of findings (where a held diagnostic can go in between).
+    pub marks: Vec<(String, usize, usize)>,
     /// Serialisation scratch.
     scratch: Vec<u8>,
 }
 
 /// Appends one input's sorted entries to `chunk` as `p` asks (called on the
-/// workers); false for [`Prerender::No`].
-pub fn prerender(p: &Prerender, files: &[FileReport], diagnostics: &[Diagnostic], chunk: &mut Chunk) -> bool {
+/// workers); false for [`Prerender::No`]. `diagnostics` are the input's own
+/// (located at `path`); others go to [`Sink::input`] beside the chunk.
+pub fn prerender(
+    p: &Prerender,
+    path: &str,
+    files: &[FileReport],
+    diagnostics: &[Diagnostic],
+    chunk: &mut Chunk,
+) -> bool {
     match p {
         Prerender::No => return false,
         Prerender::Json(indent) => {
-            let c = chunk;
+            let c = &mut *chunk;
             for d in diagnostics {
                 // Serialising to memory fails only for a non-string map key: none here.
                 let _ = element(&mut c.findings, &mut c.scratch, false, indent, &super::json::Finding::new(d));
@@ -89,7 +99,35 @@ pub fn prerender(p: &Prerender, files: &[FileReport], diagnostics: &[Diagnostic]
             chunk.files_count += files.len();
         }
     }
+    if !diagnostics.is_empty() {
+        chunk.marks.push((path.to_string(), chunk.findings.len(), diagnostics.len()));
+    }
     true
+}
+
+/// Diagnostics located elsewhere than the input that produced them (a broken
+/// `irlint.toml` is reported at its own path): a streaming sink holds them,
+/// sorted, and writes each before the first input's findings that sort after
+/// it, or at the end.
+#[derive(Debug, Default)]
+struct Held(Vec<Diagnostic>);
+
+impl Held {
+    fn add(&mut self, more: Vec<Diagnostic>) {
+        if !more.is_empty() {
+            self.0.extend(more);
+            self.0.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        }
+    }
+
+    /// Takes the held diagnostics whose path sorts before `path` (all with `None`).
+    fn before(&mut self, path: Option<&str>) -> Vec<Diagnostic> {
+        let n = match path {
+            Some(p) => self.0.iter().take_while(|d| d.location.path.as_str() < p).count(),
+            None => self.0.len(),
+        };
+        self.0.drain(..n).collect()
+    }
 }
 
 /// Running totals: enough for the exit code ([`RunReport::exit_code`]'s rules).
@@ -176,12 +214,21 @@ impl Sink for CollectSink {
 /// GitHub workflow commands, written as inputs finish.
 pub struct GithubSink<W: Write> {
     out: W,
+    held: Held,
 }
 
 impl<W: Write> GithubSink<W> {
     /// A sink writing to `out`.
     pub fn new(out: W) -> Self {
-        GithubSink { out }
+        GithubSink { out, held: Held::default() }
+    }
+
+    fn write_held(&mut self, before: Option<&str>) -> io::Result<()> {
+        for d in self.held.before(before) {
+            self.out.write_all(super::github::render_diagnostic(&d).as_bytes())?;
+            self.out.write_all(b"\n")?;
+        }
+        Ok(())
     }
 }
 
@@ -191,17 +238,25 @@ impl<W: Write> Sink for GithubSink<W> {
     }
 
     fn input(&mut self, _: Vec<FileReport>, diagnostics: Vec<Diagnostic>, chunk: Option<Chunk>) -> io::Result<()> {
-        if let Some(c) = chunk {
-            return self.out.write_all(&c.findings);
-        }
-        for d in &diagnostics {
-            self.out.write_all(super::github::render_diagnostic(d).as_bytes())?;
-            self.out.write_all(b"\n")?;
+        let Some(c) = chunk else {
+            for d in &diagnostics {
+                self.out.write_all(super::github::render_diagnostic(d).as_bytes())?;
+                self.out.write_all(b"\n")?;
+            }
+            return Ok(());
+        };
+        self.held.add(diagnostics);
+        let mut start = 0;
+        for (path, end, _) in &c.marks {
+            self.write_held(Some(path))?;
+            self.out.write_all(c.findings.get(start..*end).unwrap_or_default())?;
+            start = *end;
         }
         Ok(())
     }
 
     fn finish(&mut self, _: &Stats) -> io::Result<()> {
+        self.write_held(None)?;
         self.out.flush()
     }
 }
@@ -310,6 +365,7 @@ pub struct JsonSink<W: Write> {
     files: usize,
     spill: Spill,
     scratch: Vec<u8>,
+    held: Held,
 }
 
 /// `"findings": []` and `"files": []` in the empty report.
@@ -335,7 +391,27 @@ impl<W: Write> JsonSink<W> {
         let line = head.rsplit('\n').next().unwrap_or_default();
         let mut indent: Vec<u8> = line.bytes().take_while(|&b| b == b' ').collect();
         indent.extend_from_slice(b"  ");
-        Ok(JsonSink { out, head, indent, findings: 0, files: 0, spill: Spill::default(), scratch: Vec::new() })
+        Ok(JsonSink {
+            out,
+            head,
+            indent,
+            findings: 0,
+            files: 0,
+            spill: Spill::default(),
+            scratch: Vec::new(),
+            held: Held::default(),
+        })
+    }
+}
+
+impl<W: Write> JsonSink<W> {
+    fn write_held(&mut self, before: Option<&str>) -> io::Result<()> {
+        for d in self.held.before(before) {
+            let f = super::json::Finding::new(&d);
+            element(&mut self.out, &mut self.scratch, self.findings == 0, &self.indent, &f)?;
+            self.findings += 1;
+        }
+        Ok(())
     }
 }
 
@@ -354,9 +430,15 @@ impl<W: Write> Sink for JsonSink<W> {
                     bytes
                 }
             }
-            self.out.write_all(from(self.findings, &c.findings))?;
+            self.held.add(diagnostics);
+            let mut start = 0;
+            for (path, end, count) in &c.marks {
+                self.write_held(Some(path))?;
+                self.out.write_all(from(self.findings, c.findings.get(start..*end).unwrap_or_default()))?;
+                self.findings += count;
+                start = *end;
+            }
             self.spill.write_all(from(self.files, &c.files))?;
-            self.findings += c.findings_count;
             self.files += c.files_count;
             return Ok(());
         }
@@ -372,6 +454,7 @@ impl<W: Write> Sink for JsonSink<W> {
     }
 
     fn finish(&mut self, stats: &Stats) -> io::Result<()> {
+        self.write_held(None)?;
         let (head, between, after) = skeleton(stats)?;
         if head != self.head {
             return Err(io::Error::other("JSON head changed with the statistics"));
