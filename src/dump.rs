@@ -96,11 +96,15 @@ fn dump_inner(mut out: DumpFile, bytes: &[u8], opts: &DumpOptions) -> DumpFile {
             Ok(m) => module_details(out, &m, opts),
             Err(e) => out.fail(FileStatus::Error, e.to_string()),
         },
+        InputKind::Ptx => match crate::ptx::lower(bytes, 0) {
+            Ok(m) => module_details(out, &m, opts),
+            Err(e) => out.fail(FileStatus::Error, e.to_string()),
+        },
         InputKind::Hlsl => {
             out.fail(FileStatus::Skipped, "HLSL input is compiled by `irlint check`; dump a compiled shader")
         }
         InputKind::Atoms => out.fail(FileStatus::Skipped, "atom records are checked by `irlint atoms`"),
-        InputKind::Binary | InputKind::Ptx => out.fail(FileStatus::Skipped, "not a shader container or module"),
+        InputKind::Binary => out.fail(FileStatus::Skipped, "not a shader container or module"),
     }
 }
 
@@ -185,8 +189,44 @@ fn json_text(j: &Json) -> String {
     }
 }
 
+/// A PTX matrix fact: its fields, the PTX line, the target and the recovered
+/// descriptor / address operands.
+fn ptx_json(m: &Module, cx: Ctx<'_>, inst: Option<&ir::Inst>, p: &ir::PtxMatrixOp) -> Json {
+    let mut j = serde_json::to_value(&p.op).unwrap_or(Json::Null);
+    if let Some(obj) = j.as_object_mut() {
+        obj.insert("kind".into(), obj.get("op").cloned().unwrap_or(Json::Null));
+        obj.insert("ptx_line".into(), json!(inst.map(|i| i.span.id)));
+        obj.insert("target".into(), json!(p.target.map(|t| t.name())));
+        let line = inst.map_or(0, |i| i.span.id);
+        let text = match &p.op {
+            ir::PtxOp::Tcgen05Mma(t) => {
+                let idesc = t.idesc.map_or(Json::Null, |o| operand_json(m, cx, o));
+                let text =
+                    format!("{} (line {line}): kind word 0x{:03x}, idesc {}", p.word, t.kind_word, json_text(&idesc));
+                obj.insert("idesc".into(), idesc);
+                text
+            }
+            ir::PtxOp::LdStMatrix(l) => {
+                obj.insert("address".into(), l.address.map_or(Json::Null, |o| operand_json(m, cx, o)));
+                format!("{} (line {line}): {} of {} registers", p.word, l.registers, l.expected_registers)
+            }
+            ir::PtxOp::BlockScaledMma(b) => {
+                format!("{} (line {line}): k {}, scale {:?} {}", p.word, b.k, b.scale_vec, b.scale_type)
+            }
+            ir::PtxOp::TensorCopy(c) => {
+                format!("{} (line {line}): rank {}, {:?}, {} coordinates", p.word, c.rank, c.mode, c.coords)
+            }
+        };
+        obj.insert("text".into(), json!(text));
+    }
+    j
+}
+
 /// Display name of a fact's opcode.
 fn op_name(encoding: Option<MatrixEncoding>, opcode: u32, m: &Module) -> String {
+    if m.source == ir::SourceKind::Ptx {
+        return m.op_names.get(opcode as usize).cloned().unwrap_or_else(|| format!("op{opcode}"));
+    }
     match (m.source, encoding) {
         (ir::SourceKind::Spirv, _) | (_, Some(MatrixEncoding::SpirvCoopVec | MatrixEncoding::SpirvCoopMatrix)) => {
             spirv::Op::from_u32(opcode).map(|o| format!("Op{o:?}")).unwrap_or_else(|| format!("SPIR-V op {opcode}"))
@@ -403,6 +443,29 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
         })
         .collect();
     d.insert("entry_points".into(), json!(eps));
+    if m.source == ir::SourceKind::Ptx {
+        // PTX modules list every function (entries, .func bodies, .extern prototypes).
+        let funcs: Vec<Json> = m
+            .functions
+            .values()
+            .map(|f| {
+                json!({
+                    "name": f.name,
+                    "declaration": f.is_declaration,
+                    "params": f.params.len(),
+                    "blocks": f.blocks.len(),
+                    "instructions": f.blocks.values().map(|b| b.insts.len()).sum::<usize>(),
+                    "phis": f
+                        .blocks
+                        .values()
+                        .flat_map(|b| b.insts.iter())
+                        .filter(|h| f.insts.try_get(**h).is_some_and(|i| matches!(i.kind, InstKind::Phi { .. })))
+                        .count(),
+                })
+            })
+            .collect();
+        d.insert("functions".into(), json!(funcs));
+    }
     let res: Vec<Json> = m
         .resources
         .iter()
@@ -430,6 +493,15 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
             FactKind::RawVector(r) => {
                 (if r.store { dxop::RAW_BUFFER_VECTOR_STORE } else { dxop::RAW_BUFFER_VECTOR_LOAD }, None)
             }
+            FactKind::Ptx(_) => (
+                f.and_then(|f| f.insts.try_get(fact.inst))
+                    .and_then(|i| match &i.kind {
+                        InstKind::Other { opcode, .. } => Some(*opcode),
+                        _ => None,
+                    })
+                    .unwrap_or(u32::MAX),
+                None,
+            ),
         };
         let opcode = f
             .and_then(|f| f.insts.try_get(fact.inst))
@@ -443,6 +515,7 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
         let mut j = match &fact.kind {
             FactKind::RawVector(r) => raw_vector_json(m, cx, &name, ovl.as_deref(), r),
             FactKind::Matrix(x) => matrix_json(m, cx, &name, x),
+            FactKind::Ptx(p) => ptx_json(m, cx, f.and_then(|f| f.insts.try_get(fact.inst)), p),
         };
         if let Some(obj) = j.as_object_mut() {
             obj.insert("op".into(), json!(name));
@@ -538,6 +611,23 @@ fn render_one(out: &mut String, f: &DumpFile) {
     }
     for e in d.get("entry_points").and_then(|v| v.as_array()).into_iter().flatten() {
         let _ = writeln!(out, "  entry {} ({})", s(e.get("name")).unwrap_or("?"), s(e.get("stage")).unwrap_or("?"));
+    }
+    for f in d.get("functions").and_then(|v| v.as_array()).into_iter().flatten() {
+        let n = |k: &str| f.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+        if f.get("declaration").and_then(|v| v.as_bool()) == Some(true) {
+            let _ =
+                writeln!(out, "  function {}: declaration, {} params", s(f.get("name")).unwrap_or("?"), n("params"));
+        } else {
+            let _ = writeln!(
+                out,
+                "  function {}: {} params, {} blocks, {} instructions, {} phis",
+                s(f.get("name")).unwrap_or("?"),
+                n("params"),
+                n("blocks"),
+                n("instructions"),
+                n("phis")
+            );
+        }
     }
     for r in d.get("resources").and_then(|v| v.as_array()).into_iter().flatten() {
         let mut line = format!(

@@ -40,6 +40,7 @@ pub mod dump;
 pub mod dxil;
 pub mod input;
 pub mod ir;
+pub mod ptx;
 pub mod read;
 pub mod report;
 pub mod rules;

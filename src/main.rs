@@ -108,6 +108,10 @@ struct CheckArgs {
     /// HLSL: compile to SPIR-V instead of DXIL.
     #[arg(long, help_heading = "HLSL (through DXC)")]
     spirv: bool,
+    /// HLSL: skip HLSL inputs that cannot be compiled (no DXC found, no target profile) instead of
+    /// failing the run with an input error.
+    #[arg(long = "skip-hlsl", help_heading = "HLSL (through DXC)")]
+    skip_hlsl: bool,
     /// HLSL: the DXC library (libdxcompiler) or its directory (else $IRLINT_DXC, $DXC_PATH, system search path).
     #[arg(long = "dxc", value_name = "PATH", help_heading = "HLSL (through DXC)")]
     dxc: Option<PathBuf>,
@@ -231,6 +235,7 @@ fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> ExitCode {
         include_dirs: args.include_dirs.clone(),
         extra_args: args.dxc_args.clone(),
         spirv: args.spirv,
+        skip: args.skip_hlsl,
     };
     let progress = !args.no_progress && format == Format::Human && std::io::stderr().is_terminal();
     let opts = BatchOptions {

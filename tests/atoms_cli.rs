@@ -201,7 +201,11 @@ fn several_files_keep_their_order_and_a_bad_file_does_not_stop_the_others() {
     assert_eq!(got[0].3, "`target` is sm_90a, expected sm_100 or later for mode tile::gather4");
     let (code, out, _) = run(&["atoms", b], None);
     assert_eq!(code, 2);
-    assert!(out.contains("input error:\n  ") && out.contains("broken.json: invalid JSON array of records"), "{out}");
+    assert!(
+        out.contains("broken.json\n") && out.contains("error[input-error]: invalid JSON array of records"),
+        "{out}"
+    );
+    assert!(out.contains(", 1 input error in 1 file"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -213,13 +217,14 @@ fn sarif_and_github_formats() {
     let results = run0["results"].as_array().unwrap();
     assert_eq!(results.len(), 11);
     assert_eq!(results[0]["ruleId"], "atom-tcgen05-kind");
-    assert_eq!(results[0]["locations"][0]["logicalLocations"][0]["name"], "record 0 (id \"worked-0x42\")");
+    // The record's line is the primary location; the record itself a related one.
+    assert_eq!(results[0]["relatedLocations"][0]["logicalLocations"][0]["name"], "record 0 (id \"worked-0x42\")");
     let rules: Vec<&str> =
         run0["tool"]["driver"]["rules"].as_array().unwrap().iter().filter_map(|r| r["id"].as_str()).collect();
     for id in ["atom-ldsm-mode", "atom-umma-canonical-layout", "atom-tcgen05-kind", "atom-tma-rank-mode"] {
         assert!(rules.contains(&id), "{id}");
     }
-    assert_eq!(results[0]["locations"][1]["physicalLocation"]["region"]["startLine"], 2);
+    assert_eq!(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"], 2);
     let notes = run0["invocations"][0]["toolExecutionNotifications"].as_array().unwrap();
     assert_eq!(notes.len(), 3);
     let (code, out, _) = run(&["atoms", "--format", "github", MIXED], None);

@@ -82,11 +82,12 @@ fn zero_seconds(json: &str) -> String {
 }
 
 #[test]
-fn empty_directory_exits_0() {
+fn empty_directory_exits_0_with_a_warning() {
     let d = TempDir::new("empty");
-    let (code, out, _) = run(irlint().args(["check"]).arg(d.path()));
+    let (code, out, err) = run(irlint().args(["check"]).arg(d.path()));
     assert_eq!(code, 0);
     assert_eq!(out, "0 errors, 0 warnings in 0 files\n");
+    assert_eq!(err, format!("warning: no input files found in {}\n", d.path().display()));
 }
 
 #[test]
@@ -223,7 +224,17 @@ fn config_errors_exit_2() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let old = v["files"].as_array().unwrap().iter().find(|f| f["path"] == "shaders/old.dxbc").unwrap();
     assert_eq!(old["status"], "error");
-    assert!(old["message"].as_str().unwrap().contains("hlsl.profile"), "{old}");
+    assert_eq!(old["message"], "not checked: configuration error in shaders/irlint.toml", "{old}");
+    // The error itself is reported once, at the config's path.
+    let errs: Vec<&serde_json::Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["message"].as_str().unwrap().starts_with("configuration error"))
+        .collect();
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert_eq!(errs[0]["path"], "shaders/irlint.toml");
+    assert!(errs[0]["message"].as_str().unwrap().contains("hlsl.profile"), "{}", errs[0]);
 }
 
 #[test]
@@ -237,7 +248,7 @@ fn bad_arguments_exit_2() {
 #[test]
 fn unknown_rule_override_exits_2_when_rules_exist() {
     if irlint::rules::registry().is_empty() {
-        eprintln!("skipping: the rule registry is still empty");
+        common::skip("the rule registry is still empty");
         return;
     }
     let d = stable_inputs("override");
@@ -269,33 +280,96 @@ fn rules_and_explain() {
 }
 
 #[test]
-fn hlsl_without_dxc_is_an_error_when_named_and_skipped_in_a_walk() {
+fn hlsl_without_dxc_is_an_error_unless_skip_hlsl() {
     let d = TempDir::new("hlsl");
     std::fs::create_dir_all(d.path().join("src")).unwrap();
     std::fs::write(d.path().join("src/a.hlsl"), "// irlint: -T cs_6_9 -E main\n[numthreads(1,1,1)] void main() {}\n")
         .unwrap();
     std::fs::write(d.path().join("src/common.hlsli"), "#define X 1\n").unwrap();
     let missing = d.path().join("no-such-dir");
-    // Named explicitly: exit 2 with what was searched.
+    // Named explicitly: exit 2 with what was searched and how to opt out.
     let (code, out, _) = run(irlint().current_dir(d.path()).args(["check", "src/a.hlsl", "--dxc"]).arg(&missing));
     assert_eq!(code, 2);
     assert!(out.contains("error[input-error]: HLSL input needs DXC"), "{out}");
+    assert!(out.contains("pass --skip-hlsl"), "{out}");
     if cfg!(feature = "dxc") {
         assert!(out.contains("searched --dxc"), "{out}");
         assert!(out.contains("IRLINT_DXC=PATH"), "{out}");
     } else {
         assert!(out.contains("without the `dxc` feature"), "{out}");
     }
-    // Found by a walk: skipped with the same reason, exit 0.
+    // Found by a walk: a cook step must not pass because the compiler is missing.
     let (code, out, _) =
         run(irlint().current_dir(d.path()).args(["check", "src", "--format", "json", "--dxc"]).arg(&missing));
-    assert_eq!(code, 0, "{out}");
+    assert_eq!(code, 2, "{out}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["files"][0]["path"], "src/a.hlsl");
-    assert_eq!(v["files"][0]["kind"], "hlsl");
-    assert_eq!(v["files"][0]["status"], "skipped");
-    assert!(v["files"][0]["message"].as_str().unwrap().starts_with("HLSL input needs DXC"));
+    assert_eq!(v["files"][0]["status"], "error");
     assert_eq!(v["files"][1]["message"], "HLSL include file, not compiled on its own");
+    // Opted out: skipped with the reason, exit 0, and the human output lists it.
+    for args in [vec!["--skip-hlsl"], vec![]] {
+        if args.is_empty() {
+            std::fs::write(d.path().join("irlint.toml"), "[hlsl]\nskip = true\n").unwrap();
+        }
+        let (code, out, _) = run(irlint()
+            .current_dir(d.path())
+            .args(["check", "src", "--format", "json", "--dxc"])
+            .arg(&missing)
+            .args(&args));
+        assert_eq!(code, 0, "{args:?}: {out}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["files"][0]["status"], "skipped");
+        assert_eq!(v["files"][0]["kind"], "hlsl");
+        assert!(v["files"][0]["message"].as_str().unwrap().starts_with("not compiled: HLSL input needs DXC"));
+    }
+    let (code, out, _) = run(irlint().current_dir(d.path()).args(["check", "src", "--dxc"]).arg(&missing));
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("0 errors, 0 warnings in 2 files (2 skipped)\nskipped:\n"), "{out}");
+    assert!(out.contains("  src/a.hlsl: not compiled: HLSL input needs DXC"), "{out}");
+    assert!(out.contains("  src/common.hlsli: HLSL include file, not compiled on its own\n"), "{out}");
+}
+
+#[test]
+fn files_named_as_shaders_must_hold_one() {
+    let d = TempDir::new("garbage");
+    std::fs::write(d.path().join("empty.dxil"), b"").unwrap();
+    std::fs::write(d.path().join("text.spv"), b"not a shader\n").unwrap();
+    std::fs::write(d.path().join("noise.cso"), [0x13u8, 0x37, 0xC0, 0xFF, 0xEE, 0, 1, 2, 3]).unwrap();
+    std::fs::write(d.path().join("notes.txt"), b"hello\n").unwrap();
+    std::fs::write(
+        d.path().join("ok.spv"),
+        std::fs::read(common::fixtures().join("spirv/sb_heap_stride24.spv")).unwrap(),
+    )
+    .unwrap();
+    let (code, out, _) = run(irlint().current_dir(d.path()).args(["check", ".", "--format", "json"]));
+    assert_eq!(code, 2, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let status = |p: &str| {
+        let f = v["files"].as_array().unwrap().iter().find(|f| f["path"] == p).unwrap_or_else(|| panic!("{p}"));
+        (f["status"].as_str().unwrap().to_string(), f["message"].as_str().unwrap_or("").to_string())
+    };
+    let (s, m) = status("./empty.dxil");
+    assert_eq!(
+        (s.as_str(), m.as_str()),
+        ("error", "empty file: a .dxil input must hold a DXBC container, a SPIR-V module or LLVM bitcode")
+    );
+    let (s, m) = status("./text.spv");
+    assert_eq!(s, "error");
+    assert!(m.ends_with("it holds text (first bytes at offset 0: 6E 6F 74 20 61 20 73 68)"), "{m}");
+    let (s, m) = status("./noise.cso");
+    assert_eq!(s, "error");
+    assert!(m.contains("unrecognised bytes (first bytes at offset 0: 13 37 C0 FF EE 00 01 02)"), "{m}");
+    // Other files are still skipped or checked.
+    assert_eq!(status("./notes.txt").0, "skipped");
+    assert_eq!(status("./ok.spv").0, "ok");
+    // Human output: each error once, counted apart from findings.
+    let (code, out, _) = run(irlint().current_dir(d.path()).args(["check", "."]));
+    assert_eq!(code, 2);
+    assert_eq!(out.matches("empty file: a .dxil input").count(), 1, "{out}");
+    assert!(
+        out.contains(" 3 input errors in 5 files (1 skipped)\nskipped:\n  ./notes.txt: no embedded shader found\n"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -333,11 +407,11 @@ fn dump_blobs_lists_offsets() {
 #[test]
 fn hlsl_fixtures_compile_when_irlint_dxc_is_set() {
     let Some(dxc_path) = std::env::var_os("IRLINT_DXC").map(PathBuf::from) else {
-        eprintln!("skipping: IRLINT_DXC is not set (point it at libdxcompiler.so to compile the HLSL fixtures)");
+        common::skip("IRLINT_DXC is not set (point it at libdxcompiler.so to compile the HLSL fixtures)");
         return;
     };
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found (set IRLINT_SHARED)");
+        common::skip_shared("../shared not found (set IRLINT_SHARED)");
         return;
     };
     use irlint::input::dxc::{parse_args, Compiler};

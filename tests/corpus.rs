@@ -14,13 +14,17 @@ fn reason(rule: &str, values: &str) -> String {
             "true: element stride {values} neither divides nor is a multiple of 32, so elements straddle \
              32-byte lines (stride checked against the module's own metadata / ArrayStride)"
         ),
-        "coopvec-fp8-with-non-optimal-layout" => "true for the default specialization: E4M3 matrix with \
+        "coopvec-fp8-with-non-optimal-layout" => {
+            "true for the default specialization, hence possible (assumed = {15: 0}): E4M3 matrix with \
              MemoryLayout = spec constant 15 (default 0 = RowMajorNV); VUID-10090 requires an optimal \
              layout; the sample overrides the spec constant at pipeline creation"
-            .to_string(),
-        "coopvec-outer-product-layout" => "true for the default specialization: OuterProductAccumulate with \
+                .to_string()
+        }
+        "coopvec-outer-product-layout" => {
+            "true for the default specialization, hence possible (assumed = {15: 0}): OuterProductAccumulate with \
              MemoryLayout = spec constant 15 (default 0 = RowMajorNV); VUID-10093 requires TrainingOptimal"
-            .to_string(),
+                .to_string()
+        }
         _ => "UNREVIEWED".to_string(),
     }
 }

@@ -23,7 +23,7 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
 #[test]
 fn legacy_dxbc_corpus_is_skipped() {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     let mut files = Vec::new();
@@ -43,7 +43,7 @@ fn legacy_dxbc_corpus_is_skipped() {
 #[test]
 fn malformed_container_is_an_error_with_offset() {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     let mut bytes = std::fs::read(shared.join("fixtures/dxil/sb_stride20_pos_uv.dxil")).unwrap();
@@ -64,7 +64,7 @@ fn malformed_container_is_an_error_with_offset() {
 #[test]
 fn fixture_container_and_program_header() {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     let bytes = std::fs::read(shared.join("fixtures/dxil/la_load_stride_mismatch.g.dxil")).unwrap();
@@ -91,7 +91,7 @@ fn dump_fixture(shared: &Path, name: &str) -> irlint::dump::DumpFile {
 #[test]
 fn fixture_dumps() {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     for suffix in ["dxil", "g.dxil"] {
@@ -140,7 +140,7 @@ fn fixture_dumps() {
 #[test]
 fn json_shape_is_stable() {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     let bytes = std::fs::read(shared.join("fixtures/dxil/sb_stride20_pos_uv.dxil")).unwrap();
@@ -155,7 +155,7 @@ fn json_shape_is_stable() {
 #[test]
 fn raw_bitcode_uses_shader_model_metadata() {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     let bytes = std::fs::read(shared.join("fixtures/dxil/lv_load_misaligned_const.dxil")).unwrap();
@@ -177,7 +177,7 @@ fn raw_bitcode_uses_shader_model_metadata() {
 #[test]
 fn spirv_input_goes_through_the_spirv_front_end() {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     let bytes = std::fs::read(shared.join("fixtures/spirv/sb_stride20_pos_uv.spv")).unwrap();
@@ -197,7 +197,7 @@ fn spirv_input_goes_through_the_spirv_front_end() {
 #[test]
 fn ir_option_prints_the_module() {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     let bytes = std::fs::read(shared.join("fixtures/dxil/sb_stride20_pos_uv.dxil")).unwrap();

@@ -15,7 +15,7 @@ fn shared(sub: &str) -> Option<PathBuf> {
     match shared_dir().map(|s| s.join(sub)) {
         Some(p) if p.exists() => Some(p),
         _ => {
-            eprintln!("skipping: ../shared/{sub} not found");
+            common::skip_shared(&format!("../shared/{sub} not found"));
             None
         }
     }

@@ -599,6 +599,7 @@ fn reported(m: &Module) -> Vec<(u32, Vec<ll::Arg>)> {
                 la::VECTOR_ACCUMULATE_TO_DESCRIPTOR => vec![a(x.offset), a(x.align)],
                 _ => continue,
             },
+            FactKind::Ptx(_) => continue,
         };
         out.push((op, v));
     }
@@ -716,7 +717,7 @@ fn compare(m: &Module, text: &str) -> Result<(), String> {
 #[test]
 fn fixtures_agree_with_disassembly() {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     let fx = shared.join("fixtures");
@@ -726,7 +727,16 @@ fn fixtures_agree_with_disassembly() {
         .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".ll")).map(String::from))
         .collect();
     names.sort();
-    assert_eq!(names.len(), 43);
+    // Every fixture of our manifest with a disassembly has it here (the shared
+    // set may grow: its size is not pinned).
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(common::fixtures().join("expected.json")).unwrap()).unwrap();
+    for fx in manifest["fixtures"].as_array().unwrap() {
+        if fx["artifacts"]["disassembly"].is_string() {
+            let name = fx["name"].as_str().unwrap();
+            assert!(names.iter().any(|n| n == name), "no disassembly for fixture {name}");
+        }
+    }
     let mut failures = Vec::new();
     for name in &names {
         let text = std::fs::read_to_string(fx.join("dis").join(format!("{name}.ll"))).unwrap();
@@ -743,7 +753,7 @@ fn fixtures_agree_with_disassembly() {
 #[test]
 fn fixture_values() {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     let fx = shared.join("fixtures/dxil");
@@ -827,7 +837,7 @@ fn fixture_values() {
 #[test]
 fn corpus_lowers_and_agrees_with_disassembly() {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     let dir = shared.join("corpus/dxil/vkd3d-proton");
@@ -851,7 +861,7 @@ fn corpus_lowers_and_agrees_with_disassembly() {
 #[test]
 fn ll_reader_reads_disassembly() {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     let text = std::fs::read_to_string(shared.join("fixtures/dis/sb_stride_mixed.ll")).unwrap();
@@ -979,7 +989,7 @@ fn library_handles_phi_and_entry_stage() {
 #[test]
 fn damaged_fixtures_never_panic() {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     let mut seed = 0x2545_F491_4F6C_DD1Du64;

@@ -253,7 +253,7 @@ fn concatenation_round_trip(shared: &Path, subs: &[&str]) -> usize {
 #[test]
 fn every_shared_fixture_is_found_in_a_concatenation() {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found (set IRLINT_SHARED)");
+        common::skip_shared("../shared not found (set IRLINT_SHARED)");
         return;
     };
     assert!(concatenation_round_trip(&shared, &["fixtures/dxil", "fixtures/spirv"]) >= 100);
@@ -262,7 +262,7 @@ fn every_shared_fixture_is_found_in_a_concatenation() {
 #[test]
 fn every_corpus_shader_is_found_in_a_concatenation() {
     let Some(shared) = shared_dir().filter(|s| s.join("corpus").is_dir()) else {
-        eprintln!("skipping: ../shared/corpus not found (set IRLINT_SHARED)");
+        common::skip_shared("../shared/corpus not found (set IRLINT_SHARED)");
         return;
     };
     // 334 DXIL + 544 legacy DXBC + 1597 SPIR-V (graph modules without functions included).

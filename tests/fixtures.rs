@@ -131,7 +131,7 @@ fn run_manifest(name: &str) -> usize {
     let dir = common::fixtures();
     let manifest = dir.join(name);
     let Ok(text) = std::fs::read_to_string(&manifest) else {
-        eprintln!("skipping: {} not found", manifest.display());
+        common::skip(&format!("{} not found", manifest.display()));
         return 0;
     };
     let json: Json = serde_json::from_str(&text).expect("manifest is JSON");

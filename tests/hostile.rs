@@ -777,7 +777,7 @@ fn generated() -> Option<PathBuf> {
     match Command::new("python3").arg(&gen).arg(&dir).status() {
         Ok(s) if s.success() => Some(dir),
         other => {
-            eprintln!("skipping: python3 {} failed: {other:?}", gen.display());
+            common::skip(&format!("python3 {} failed: {other:?}", gen.display()));
             None
         }
     }

@@ -8,7 +8,7 @@ use builder::{matrix, B};
 use irlint::analysis::{analyze, AnalysisOptions};
 use irlint::config::{RuleLevel, Settings};
 use irlint::ir::*;
-use irlint::report::{Certainty, Diagnostic, FindingValue, Level};
+use irlint::report::{Certainty, Diagnostic, FindingValue, Level, ResourceBinding};
 use irlint::rules;
 
 fn run(b: &B) -> Vec<Diagnostic> {
@@ -189,10 +189,10 @@ fn stride_mismatch_preview_column_major_and_u8_numbering() {
     b.ret();
     let d = run(&b);
     assert_eq!(d.len(), 2, "{d:?}");
-    assert_eq!(d[0].message, "matrix stride is 64 bytes but a 8x16 f32 column-major matrix has 32-byte columns");
+    assert_eq!(d[0].message, "matrix stride is 64 bytes but an 8x16 f32 column-major matrix has 32-byte columns");
     assert_eq!(
         d[1].message,
-        "matrix stride is 192 bytes but a 8x24 u8 row-major matrix has 24-byte rows (32 when padded to 16 bytes)"
+        "matrix stride is 192 bytes but an 8x24 u8 row-major matrix has 24-byte rows (32 when padded to 16 bytes)"
     );
     assert_eq!(values(&d[1])[1], ("expected", int(32)));
     assert_eq!(values(&d[1])[4], ("element", text("u8")));
@@ -443,6 +443,19 @@ fn long_vector_store_sibling_and_levels() {
     assert_eq!(d[0].level, Level::Error);
 }
 
+#[test]
+fn article_before_a_shape() {
+    use irlint::rules::coopvec_stride_mismatch::article;
+    let an = [8, 11, 18, 80, 89, 800, 8192, 11_000, 18_500];
+    let a = [1, 2, 4, 16, 32, 64, 110, 180, 1100, 1800, 110_000];
+    for n in an {
+        assert_eq!(article(n), "an", "{n}");
+    }
+    for n in a {
+        assert_eq!(article(n), "a", "{n}");
+    }
+}
+
 // ------------------------------------------------------ structured-buffer-stride-not-cache-aligned
 
 #[test]
@@ -471,7 +484,7 @@ fn structured_buffer_strides() {
         "element stride 20 bytes straddles 32-byte lines; pad to 32, reorder fields, or split into parallel buffers"
     );
     assert_eq!(values(d20), vec![("stride", int(20)), ("next", int(32)), ("cache_line_target", int(32))]);
-    assert_eq!(d20.location.resource.as_deref(), Some("b20 (t4 space0)"));
+    assert_eq!(d20.location.resource.as_ref().map(|r| r.label.as_str()), Some("b20 (t4 space0)"));
     assert_eq!(d20.location.function, None);
 }
 
@@ -490,8 +503,17 @@ fn structured_buffer_cache_line_target_option() {
         d[0].message,
         "element stride 96 bytes straddles 64-byte lines; pad to 128, reorder fields, or split into parallel buffers"
     );
-    assert_eq!(d[0].location.resource.as_deref(), Some("Buf (set 0, binding 2)"));
-    assert_eq!(d[1].location.resource.as_deref(), Some("unnamed StructuredBuffer (t3 space0)"));
+    assert_eq!(d[0].location.resource.as_ref().map(|r| r.label.as_str()), Some("Buf (set 0, binding 2)"));
+    assert_eq!(d[1].location.resource.as_ref().map(|r| r.label.as_str()), Some("unnamed StructuredBuffer (t3 space0)"));
+    let r0 = d[0].location.resource.as_ref().unwrap();
+    assert_eq!(
+        (r0.name.as_deref(), r0.class.as_str(), r0.kind.as_str(), r0.id),
+        (Some("Buf"), "uav", "StructuredBuffer", Some(2))
+    );
+    assert_eq!(r0.binding, ResourceBinding::Descriptor { set: Some(0), binding: Some(2) });
+    let r1 = d[1].location.resource.as_ref().unwrap();
+    assert_eq!(r1.name, None);
+    assert_eq!(r1.binding, ResourceBinding::Register { register: "t3".into(), space: 0, count: Some(1) });
     // With the default 32, 96 is a multiple and does not fire; 48 does.
     let d = run(&b);
     assert_eq!(d.len(), 1, "{d:?}");
@@ -748,6 +770,7 @@ fn registry_ids_levels_and_lookup() {
             "atom-sm120-block-scale",
             "atom-swizzle-commutation",
             "atom-tma-rank-mode",
+            "atom-ptx-form",
         ]
     );
     assert_eq!(rules::find("coopvec-non-optimal-matrix-layout").and_then(|r| r.default_level), None);

@@ -100,3 +100,54 @@ fn fp8_stride_depends_on_layout() {
     assert!(row_major[0].message.contains("1 (K) = 64"), "{}", row_major[0].message);
     assert!(run(vec![(1, 64), (0, 64), (3, 64), (15, 2)]).is_empty());
 }
+
+/// A finding that rests on a spec constant's un-overridden default is only
+/// `possible` (one level lower) and names the assumption in `values.assumed`;
+/// once every constant it uses is overridden it is `proven` with no assumption.
+#[test]
+fn findings_on_spec_constant_defaults_are_possible() {
+    use irlint::report::{Certainty, FindingValue, Level};
+    let Some(dir) = common::shared("corpus/spirv/vk-cooperative-vector-perf") else { return };
+    let bytes = std::fs::read(dir.join("outerproduct.spv")).expect("read");
+    let run = |spec: Vec<(u32, u64)>| {
+        let opts = CheckOptions {
+            analysis: AnalysisOptions { spec_constants: spec, ..Default::default() },
+            ..Default::default()
+        };
+        check_bytes("outerproduct.spv", &bytes, &opts)
+            .diagnostics
+            .into_iter()
+            .filter(|d| d.rule == "coopvec-outer-product-layout")
+            .collect::<Vec<_>>()
+    };
+    let defaults = run(vec![]);
+    assert_eq!(defaults.len(), 1, "{defaults:#?}");
+    assert_eq!(defaults[0].certainty, Certainty::Possible);
+    assert_eq!(defaults[0].level, Level::Warning, "error lowered one level");
+    let assumed = defaults[0].values.iter().find(|(k, _)| k == "assumed").map(|(_, v)| v.clone());
+    assert_eq!(assumed, Some(FindingValue::Assumed([("15".to_string(), 0)].into_iter().collect())));
+    // Overridden to the same row-major value: the application really uses it.
+    let overridden = run(vec![(15, 0)]);
+    assert_eq!(overridden.len(), 1);
+    assert_eq!(overridden[0].certainty, Certainty::Proven);
+    assert_eq!(overridden[0].level, Level::Error);
+    assert!(overridden[0].values.iter().all(|(k, _)| k != "assumed"));
+}
+
+/// `--spec-constant` with an id no checked module declares is a warning naming it.
+#[test]
+fn unused_spec_constant_override_warns() {
+    let Some(dir) = common::shared("corpus/spirv/vk-cooperative-vector-perf") else { return };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_irlint"))
+        .args(["check", "--format", "json", "--spec-constant", "15=0", "--spec-constant", "99=3"])
+        .arg(dir.join("outerproduct.spv"))
+        .output()
+        .expect("run irlint");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err,
+        "warning: --spec-constant 99=3: no checked module declares SpecId 99 (1 module analysed); the override was \
+         not used\n"
+    );
+    assert_eq!(out.status.code(), Some(1), "the finding (proven with 15=0) still fails the run");
+}

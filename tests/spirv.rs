@@ -100,7 +100,7 @@ fn spv_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn corpus() -> Option<Vec<PathBuf>> {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return None;
     };
     let mut v = Vec::new();
@@ -181,7 +181,7 @@ fn print_module() {
 #[test]
 fn malformed_modules_are_errors_with_offsets() {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     let mut files = Vec::new();
@@ -212,7 +212,7 @@ fn matrix_facts(m: &irlint::ir::Module) -> Vec<&irlint::ir::MatrixMemOp> {
 fn coopvec_perf_modules_yield_matmul_facts() {
     use irlint::ir::{InstKind, MatrixOpKind as K};
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     let mut files = Vec::new();
@@ -263,7 +263,7 @@ fn matvecmul_stride_is_load_from_local_array() {
         ConstExpr, ConstKind, FactKind, InstKind, LayoutNumbering, MatrixEncoding, MatrixOpKind, Operand, Value,
     };
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     let m = lower_file(&shared.join("corpus/spirv/vk-cooperative-vector-perf/matvecmul.spv"));
@@ -323,7 +323,7 @@ fn matvecmul_stride_is_load_from_local_array() {
 
 fn fixture(name: &str) -> Option<irlint::ir::Module> {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return None;
     };
     Some(lower_file(&shared.join(name)))
@@ -512,7 +512,7 @@ fn cross_check_with_rspirv() {
 fn debug_info_locations() {
     use irlint::ir::InstKind;
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     let path = shared.join("fixtures/spirv/sb_stride48_rw.g.spv");
@@ -655,7 +655,7 @@ fn find_op(words: &[u32], opcode: u32) -> usize {
 fn unknown_opcodes_are_kept() {
     use irlint::ir::InstKind;
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     let words = words_of(&std::fs::read(shared.join("fixtures/spirv/sb_stride_mixed.spv")).unwrap());
@@ -705,7 +705,7 @@ fn header_errors() {
 #[test]
 fn truncations_and_bit_flips_never_panic() {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipping: ../shared not found");
+        common::skip_shared("../shared not found");
         return;
     };
     let picks = [

@@ -5,7 +5,7 @@
 //! - [`lattice`]: the value lattice and its transfer functions;
 //! - [`knownbits`]: the known-bits domain, its transfer functions and the PTX
 //!   bit-field forms (`bfe`, `bfi`, packed `mov`, `prmt`);
-//! - [`cfg`]: reachability and reverse post-order;
+//! - [`cfg`](mod@cfg): reachability and reverse post-order;
 //! - [`dataflow`]: the per-function worklist, function-local memory and constant
 //!   folding (spec constants at their default or `--spec-constant` value).
 //!
@@ -71,6 +71,12 @@ impl Analysis {
                 .unwrap_or(AbsValue::Top),
             Operand::Value(_) => AbsValue::Top,
         }
+    }
+
+    /// True when `--spec-constant` overrode SpecId `id` (so its value is the
+    /// application's, not a placeholder default).
+    pub fn overridden(&self, id: u32) -> bool {
+        self.spec_constants.iter().any(|(i, _)| *i == id)
     }
 
     /// The single constant an operand is known to be, if any.
@@ -269,7 +275,7 @@ pub fn analyze(m: &Module, opts: &AnalysisOptions) -> Analysis {
     // Rules only read values of fact operands, in the fact's own function, so
     // only functions holding facts are analysed (most modules have none).
     let all = m.functions.iter().map(|(h, _)| h).filter(|_| opts.all_functions);
-    for h in m.facts.iter().map(|f| f.function).chain(all) {
+    for h in m.facts.iter().filter(|f| f.kind.reads_values()).map(|f| f.function).chain(all) {
         if let Some(l) = listed.get_mut(h.index()) {
             if !*l {
                 *l = true;

@@ -58,6 +58,7 @@ pub fn run_texts(inputs: &[(String, Result<String, String>)]) -> AtomsRun {
             section: None,
             bytes: 0,
             modules: 0,
+            spec_ids: Vec::new(),
         };
         let records = match text {
             Ok(t) => {

@@ -1,8 +1,8 @@
 //! Rule metadata of the atom verifiers (registered in [`crate::rules`] so that
 //! `irlint rules`, `irlint explain`, SARIF and `docs/rules/` know them).
 //!
-//! The atom rules have no IR `check` yet: they are reached through the Rust
-//! API and `irlint atoms`; a PTX front end will feed them from instructions.
+//! The atom rules are reached through the Rust API, `irlint atoms`, and — for
+//! the five with a PTX spelling — PTX instructions (`crate::rules::atom_ptx`).
 
 use super::AtomRule;
 use crate::report::Level;

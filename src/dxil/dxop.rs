@@ -299,7 +299,7 @@ pub fn is_linalg(opcode: u32) -> bool {
 }
 
 /// The class stem and overload suffixes of a `dx.op.*` function name:
-/// `dx.op.rawBufferVectorLoad.v8f32` → (`rawBufferVectorLoad`, [`v8f32`]).
+/// `dx.op.rawBufferVectorLoad.v8f32` → (`rawBufferVectorLoad`, `["v8f32"]`).
 pub fn split_callee(name: &str) -> Option<(&str, Vec<&str>)> {
     let rest = name.strip_prefix("dx.op.")?;
     let mut parts = rest.split('.');

@@ -191,6 +191,7 @@ fn error_entry(path: &str, kind: InputKind, message: String) -> (FileReport, Dia
         section: None,
         bytes: 0,
         modules: 0,
+        spec_ids: Vec::new(),
     };
     // One-line message; further lines (what was searched, how to fix) become notes.
     let mut lines = message.lines();
@@ -211,6 +212,7 @@ fn skipped_entry(path: &str, kind: InputKind, bytes: u64, message: String) -> Fi
         section: None,
         bytes,
         modules: 0,
+        spec_ids: Vec::new(),
     }
 }
 
@@ -229,8 +231,10 @@ pub(super) struct Resolver {
 }
 
 impl Resolver {
-    /// The settings for an input (its config file's, or `--config`'s).
-    pub(super) fn get(&mut self, batch: &Batch, input: &Input) -> ResolveResult {
+    /// The settings for an input (its config file's, or `--config`'s), and
+    /// whether this is the first input (in report order) under a broken config
+    /// file: that input reports the error, once per run.
+    pub(super) fn get(&mut self, batch: &Batch, input: &Input) -> (ResolveResult, bool) {
         let key = if batch.opts.config.is_some() { None } else { input.config.clone() };
         if let Some((k, r)) = &self.last {
             let same = match (k, &key) {
@@ -239,13 +243,15 @@ impl Resolver {
                 _ => false,
             };
             if same {
-                return r.clone();
+                return (r.clone(), false);
             }
         }
+        let mut fresh = false;
         let r = self
             .cache
             .entry(key.clone())
             .or_insert_with_key(|key| {
+                fresh = true;
                 let (settings, hlsl) = match (&batch.opts.config, key) {
                     (Some(c), _) => c.clone(),
                     (None, Some(path)) => load_config(path)?,
@@ -256,7 +262,8 @@ impl Resolver {
             })
             .clone();
         self.last = Some((key, r.clone()));
-        r
+        let first_error = fresh && r.is_err();
+        (r, first_error)
     }
 }
 
@@ -278,12 +285,12 @@ impl Batch {
     }
 
     /// Checks one input (called on a worker thread).
-    pub(super) fn process(&self, input: &Input, resolved: &ResolveResult) -> Outcome {
+    pub(super) fn process(&self, input: &Input, resolved: &ResolveResult, first_error: bool) -> Outcome {
         let start = Instant::now();
         let mut out = Outcome::default();
         let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut o = Outcome::default();
-            self.process_into(input, resolved, &mut o);
+            self.process_into(input, resolved, first_error, &mut o);
             o
         }));
         match caught {
@@ -300,7 +307,7 @@ impl Batch {
         out
     }
 
-    fn process_into(&self, input: &Input, resolved: &ResolveResult, out: &mut Outcome) {
+    fn process_into(&self, input: &Input, resolved: &ResolveResult, first_error: bool, out: &mut Outcome) {
         let path = input.display.as_str();
         let mut fail = |kind: InputKind, message: String| {
             let (f, d) = error_entry(path, kind, message);
@@ -312,7 +319,36 @@ impl Batch {
         }
         let resolved = match resolved {
             Ok(r) => r,
-            Err(e) => return fail(InputKind::Binary, format!("configuration error: {e}")),
+            Err(e) => {
+                // The broken config is reported once, at its own path; each input it
+                // governs is listed as not checked, without repeating the error.
+                // Shown relative to the working directory, like the inputs.
+                // The walk's resolver says which input is the first under this
+                // config (in report order), so the run is the same at every -j.
+                let cwd = std::env::current_dir().unwrap_or_default();
+                let found = input.config.as_deref().cloned();
+                let config = found.clone().map(|c| c.strip_prefix(&cwd).map(Path::to_path_buf).unwrap_or(c));
+                if first_error {
+                    let mut msg = format!("configuration error: {e}");
+                    if let Some(abs) = found {
+                        msg = msg.replace(
+                            &abs.display().to_string(),
+                            &config.as_ref().unwrap_or(&abs).display().to_string(),
+                        );
+                    }
+                    let (_, mut d) = error_entry(path, InputKind::Binary, msg);
+                    if let Some(c) = &config {
+                        d.location.path = c.display().to_string();
+                    }
+                    out.diagnostics.push(d);
+                }
+                let where_ =
+                    config.as_ref().map_or_else(|| "the configuration".to_string(), |c| c.display().to_string());
+                let (f, _) =
+                    error_entry(path, InputKind::Binary, format!("not checked: configuration error in {where_}"));
+                out.files.push(f);
+                return;
+            }
         };
         let t = Instant::now();
         let read = if input.explicit { read_input(&input.path) } else { read_walked(&input.path) };
@@ -323,7 +359,7 @@ impl Batch {
         };
         match check::classify_parsed(path, &bytes) {
             (InputKind::Hlsl, _) => self.hlsl(input, bytes, resolved, out),
-            (InputKind::Binary | InputKind::Ptx, _) => embedded_into(path, &bytes, &resolved.check, out),
+            (InputKind::Binary, _) => embedded_into(path, &bytes, &resolved.check, out),
             (kind, parsed) => {
                 let (f, d) = check::check_classified(path, kind, &bytes, parsed, &resolved.check);
                 out.files.push(f);
@@ -365,18 +401,28 @@ impl Batch {
             None => HlslOptions::default(),
         };
         let opts = resolved.hlsl.merged(&directive).merged(&self.opts.hlsl);
-        if let Err(HlslError::Options(m)) = dxc::require_target(&opts) {
-            if input.explicit {
-                return fail(m);
+        // An HLSL input that cannot be compiled fails the run unless the user
+        // opted out: a cook step must not pass because the compiler was missing.
+        let cannot_compile = |m: &str| -> Result<String, String> {
+            if opts.skip {
+                Ok(format!("not compiled: {}", m.lines().next().unwrap_or(m)))
+            } else {
+                Err(format!("{m}\npass --skip-hlsl (or set `skip = true` in the [hlsl] table of irlint.toml) to skip HLSL inputs that cannot be compiled"))
             }
-            out.files.push(skipped_entry(path, InputKind::Hlsl, size, format!("not compiled: {m}")));
-            return;
+        };
+        if let Err(HlslError::Options(m)) = dxc::require_target(&opts) {
+            return match cannot_compile(&m) {
+                Ok(reason) => out.files.push(skipped_entry(path, InputKind::Hlsl, size, reason)),
+                Err(e) => fail(e),
+            };
         }
         let compiler = match self.compiler() {
             Ok(c) => c,
-            Err(HlslError::NoCompiler(m)) if !input.explicit => {
-                out.files.push(skipped_entry(path, InputKind::Hlsl, size, m.clone()));
-                return;
+            Err(HlslError::NoCompiler(m)) => {
+                return match cannot_compile(m) {
+                    Ok(reason) => out.files.push(skipped_entry(path, InputKind::Hlsl, size, reason)),
+                    Err(e) => fail(e),
+                };
             }
             Err(e) => return fail(hlsl_error_text(e)),
         };
@@ -428,7 +474,19 @@ fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, out: &mut Outcom
         out.diagnostics.push(d);
     }
     if blobs.is_empty() {
-        out.files.push(skipped_entry(path, InputKind::Binary, bytes.len() as u64, "no embedded shader found".into()));
+        if check::named_as_shader(path) {
+            let (mut f, d) = error_entry(path, InputKind::Binary, check::not_a_shader(path, bytes));
+            f.bytes = bytes.len() as u64;
+            out.files.push(f);
+            out.diagnostics.push(d);
+        } else {
+            out.files.push(skipped_entry(
+                path,
+                InputKind::Binary,
+                bytes.len() as u64,
+                "no embedded shader found".into(),
+            ));
+        }
         return;
     }
     let n = blobs.len();
@@ -441,6 +499,7 @@ fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, out: &mut Outcom
         section: None,
         bytes: bytes.len() as u64,
         modules: 0,
+        spec_ids: Vec::new(),
     });
     for b in blobs {
         let Some(slice) = bytes.get(b.range()) else { continue };

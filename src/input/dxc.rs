@@ -39,6 +39,9 @@ pub struct HlslOptions {
     pub extra_args: Vec<String>,
     /// Compile to SPIR-V instead of DXIL.
     pub spirv: bool,
+    /// Skip HLSL inputs that cannot be compiled (no DXC, no target profile)
+    /// instead of reporting them as input errors (`--skip-hlsl`, `hlsl.skip`).
+    pub skip: bool,
 }
 
 impl HlslOptions {
@@ -56,6 +59,7 @@ impl HlslOptions {
         out.include_dirs.extend(over.include_dirs.iter().cloned());
         out.extra_args.extend(over.extra_args.iter().cloned());
         out.spirv |= over.spirv;
+        out.skip |= over.skip;
         out
     }
 
@@ -113,7 +117,7 @@ pub fn parse_directive(source: &str) -> Option<Result<HlslOptions, String>> {
 
 /// Reads the `[hlsl]` table of an `irlint.toml` (other tables are ignored):
 /// `profile`, `entry`, `defines = ["NAME=VALUE"]`, `include-dirs = ["dir"]`
-/// (relative to the config file), `args = [..]`, `spirv = true`.
+/// (relative to the config file), `args = [..]`, `spirv = true`, `skip = true`.
 pub fn parse_config(text: &str, config_path: &Path) -> Result<HlslOptions, String> {
     let origin = config_path.display();
     let value: toml::Table = text.parse().map_err(|e| format!("{origin}: {e}"))?;
@@ -137,9 +141,10 @@ pub fn parse_config(text: &str, config_path: &Path) -> Result<HlslOptions, Strin
             "include-dirs" => o.include_dirs = strings(key, v)?.iter().map(|d| base.join(d)).collect(),
             "args" => o.extra_args = strings(key, v)?,
             "spirv" => o.spirv = v.as_bool().ok_or_else(|| format!("{origin}: `hlsl.spirv` must be true or false"))?,
+            "skip" => o.skip = v.as_bool().ok_or_else(|| format!("{origin}: `hlsl.skip` must be true or false"))?,
             other => {
                 return Err(format!(
-                    "{origin}: unknown key `hlsl.{other}` (expected profile, entry, defines, include-dirs, args, spirv)"
+                    "{origin}: unknown key `hlsl.{other}` (expected profile, entry, defines, include-dirs, args, spirv, skip)"
                 ))
             }
         }

@@ -1,6 +1,6 @@
 //! Finding what to analyse and running the checks over it.
 //!
-//! - [`discover`]: command-line paths → input files (recursive, by content).
+//! - [`discover`](mod@discover): command-line paths → input files (recursive, by content).
 //! - [`embedded`]: DXBC / SPIR-V blobs inside other files (ELF, PE, Mach-O
 //!   sections or raw bytes).
 //! - [`dxc`]: HLSL compiled through a run-time loaded DXC.

@@ -120,7 +120,7 @@ struct Walker<'r, 's> {
     tx: &'s mpsc::Sender<Msg>,
     permits: mpsc::SyncSender<()>,
     resolver: Resolver,
-    chunk: Vec<(Input, super::batch::ResolveResult)>,
+    chunk: Vec<(Input, super::batch::ResolveResult, bool)>,
     count: usize,
     start: Instant,
     blocked: Duration,
@@ -128,8 +128,8 @@ struct Walker<'r, 's> {
 
 impl Walker<'_, '_> {
     fn push(&mut self, input: Input) {
-        let resolved = self.resolver.get(self.batch, &input);
-        self.chunk.push((input, resolved));
+        let (resolved, first_error) = self.resolver.get(self.batch, &input);
+        self.chunk.push((input, resolved, first_error));
         if self.chunk.len() == CHUNK {
             self.flush();
         }
@@ -155,8 +155,8 @@ impl Walker<'_, '_> {
             // bookkeeping: the writer must hear about every task.
             let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 let mut done = Done::default();
-                for (input, resolved) in chunk {
-                    let o = batch.process(&input, &resolved);
+                for (input, resolved, first_error) in chunk {
+                    let o = batch.process(&input, &resolved, first_error);
                     done.add(input.display, o, prerender);
                 }
                 done
@@ -311,6 +311,19 @@ impl Batch {
         Ok((totals.tally, stats))
     }
 
+    /// The warnings after a run: nothing found to check, `--spec-constant`
+    /// overrides that no module used.
+    fn warn_after(&self, paths: &[PathBuf], files: u64, declared: impl Fn(u32) -> bool, modules: usize) {
+        if files == 0 {
+            let named: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            eprintln!("warning: no input files found in {}", named.join(", "));
+        }
+        let overrides = &self.opts.analysis.spec_constants;
+        for line in report::run::unused_spec_constants_of(declared, modules, overrides) {
+            eprintln!("warning: {line}");
+        }
+    }
+
     /// `irlint check` after its arguments are parsed: walks `paths`, checks,
     /// writes the report in `format` to stdout or `output` (atomically) as the
     /// inputs finish, and prints `--stats` to stderr for machine formats.
@@ -341,6 +354,7 @@ impl Batch {
                     return Err(cannot(e));
                 }
             };
+            self.warn_after(paths, stats.files, |id| tally.spec_ids.binary_search(&id).is_ok(), tally.modules);
             out.commit().map_err(cannot)?;
             if show_stats {
                 eprint!("{}", stats.render_text());
@@ -350,6 +364,9 @@ impl Batch {
         let mut sink = CollectSink::default();
         self.stream(source, &mut sink).map_err(cannot)?;
         let run = sink.report;
+        let modules = run.files.iter().filter(|f| f.modules > 0).count();
+        let declared = |id: u32| run.files.iter().any(|f| f.spec_ids.contains(&id));
+        self.warn_after(paths, run.stats.files, declared, modules);
         let t = Instant::now();
         let text = report::render(&run, format, color, show_stats);
         let mut out = Output::open(output).map_err(cannot)?;

@@ -278,6 +278,19 @@ pub enum FactKind {
     Matrix(MatrixMemOp),
     /// Raw-buffer vector access.
     RawVector(RawVectorAccess),
+    /// PTX matrix instruction (`ldmatrix`/`stmatrix`, `tcgen05.mma`, block-scaled
+    /// `mma`, `cp.async.bulk.tensor`).
+    Ptx(super::ptx::PtxMatrixOp),
+}
+
+impl FactKind {
+    /// True when a rule reads dataflow values of this fact's operands, so its
+    /// function must be analysed. No PTX rule does yet (the atom verifiers take
+    /// modifiers and operand shapes; descriptor-value checks, ptx-atoms.md §7,
+    /// would).
+    pub fn reads_values(&self) -> bool {
+        !matches!(self, FactKind::Ptx(_))
+    }
 }
 
 /// A typed fact about one instruction, produced by the front end for the rules.

@@ -21,8 +21,10 @@ pub mod facts;
 pub mod handle;
 pub mod module;
 pub mod print;
+pub mod ptx;
 pub mod verify;
 
 pub use facts::*;
 pub use handle::{Arena, Handle, HandleVec};
 pub use module::*;
+pub use ptx::*;

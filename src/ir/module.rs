@@ -29,6 +29,8 @@ pub enum SourceKind {
     Dxil,
     /// SPIR-V.
     Spirv,
+    /// PTX text.
+    Ptx,
 }
 
 /// A type. DXIL types come from the TYPE_BLOCK in order; SPIR-V types one per type id.
@@ -537,6 +539,10 @@ pub struct Function {
     pub insts: Arena<Inst>,
     /// Provenance of the function record / `OpFunction`.
     pub span: Span,
+    /// Names the DXIL value symbol table gives arguments and instructions
+    /// (`%RawBufferVectorLoad` in an ILDB debug module); empty when stripped.
+    /// Named values take no `%N` in LLVM's numbering.
+    pub value_names: Vec<(Value, String)>,
 }
 
 /// An entry point.
@@ -581,6 +587,10 @@ pub struct Module {
     pub spec_names: Vec<(u32, String)>,
     /// Non-fatal remarks from lowering (unknown opcodes kept, ...).
     pub remarks: Vec<String>,
+    /// Names of the opcodes of `InstKind::Other` for front ends without a
+    /// numbering of their own (PTX: the instruction word with its modifiers);
+    /// `opcode` indexes this list.
+    pub op_names: Vec<String>,
 }
 
 impl Module {
@@ -601,6 +611,7 @@ impl Module {
             source_files: Vec::new(),
             spec_names: Vec::new(),
             remarks: Vec::new(),
+            op_names: Vec::new(),
         }
     }
 

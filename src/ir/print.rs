@@ -345,5 +345,10 @@ fn other_name(m: &Module, opcode: u32) -> String {
             return format!("Op{op:?}");
         }
     }
+    if m.source == SourceKind::Ptx {
+        if let Some(name) = m.op_names.get(opcode as usize) {
+            return name.clone();
+        }
+    }
     format!("op{opcode}")
 }

@@ -60,3 +60,11 @@ pub const EMBEDDED_SCAN_SLACK: u64 = 1 << 20;
 pub const MAX_PRINTED_ITEM: usize = 1024;
 /// Constants kept in a value set before it widens to a congruence.
 pub const MAX_CONST_SET: usize = 8;
+/// Statements (instructions, labels, declarations, directives) in one PTX module.
+pub const MAX_PTX_STATEMENTS: usize = 1 << 24;
+/// Operands of one PTX instruction, elements of one vector operand, parameters of one function.
+pub const MAX_PTX_OPERANDS: usize = 4096;
+/// Nesting of `{ }` scopes in a PTX function body (and of operands inside operands).
+pub const MAX_PTX_NESTING: usize = 64;
+/// Registers declared in one PTX function (`%r<N>` ranges summed).
+pub const MAX_PTX_REGISTERS: usize = 1 << 22;

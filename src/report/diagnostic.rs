@@ -62,6 +62,9 @@ pub enum FindingValue {
     },
     /// A name (`f16`, `row-major`).
     Text(String),
+    /// Spec-constant defaults a finding assumed (`{"15": 0}`: SpecId → value),
+    /// because no `--spec-constant` overrode them.
+    Assumed(std::collections::BTreeMap<String, u64>),
 }
 
 impl std::fmt::Display for FindingValue {
@@ -73,6 +76,10 @@ impl std::fmt::Display for FindingValue {
                 write!(f, "{{{}}}", parts.join(", "))
             }
             FindingValue::Congruence { rem, modulus } => write!(f, "{rem} mod {modulus}"),
+            FindingValue::Assumed(m) => {
+                let parts: Vec<String> = m.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                write!(f, "{{{}}}", parts.join(", "))
+            }
             FindingValue::Text(s) => f.write_str(s),
         }
     }
@@ -103,12 +110,24 @@ pub struct Location {
     pub function: Option<String>,
     /// Instruction index within the function (body order, from 0).
     pub instruction: Option<u32>,
+    /// 1-based line of the instruction in a text input (PTX).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// Absolute byte offset in `path` of the instruction's record (DXIL: the
+    /// byte holding the record's first bit) or SPIR-V instruction's first word.
+    pub byte_offset: Option<u64>,
+    /// The instruction's value as disassemblers print it: DXIL `%N` in the
+    /// numbering of `dxc -dumpbin`, or `%name` for a value the module names
+    /// (none for void instructions); SPIR-V `%id` (the result id, as
+    /// `spirv-dis --raw-id` prints it).
+    pub value: Option<String>,
     /// The IR text of the instruction.
     #[serde(skip)]
     pub ir: Option<String>,
-    /// Resource description (`g_Buf (t0 space0)`) for resource findings.
+    /// The resource the finding is about (JSON/SARIF `resource`); its
+    /// `Display` is the description (`g_Buf (t0 space0)`).
     #[serde(skip)]
-    pub resource: Option<String>,
+    pub resource: Option<ResourceRef>,
     /// Source position (outermost frame), when debug info has it.
     pub source: Option<SourceLocation>,
     /// Inner inlined frames (innermost first), shown as notes.
@@ -117,6 +136,91 @@ pub struct Location {
     /// Source line text, when the module embeds the source.
     #[serde(skip)]
     pub source_text: Option<String>,
+}
+
+/// How the resource of a finding is bound.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ResourceBinding {
+    /// DXIL register binding: `register` `t0`, `space`, `count` (`None`: unbounded).
+    Register {
+        /// Register letter and first register (`t0`, `u4`, `b1`, `s0`).
+        register: String,
+        /// Register space.
+        space: u32,
+        /// Number of registers in the range; `None` when unbounded.
+        count: Option<u32>,
+    },
+    /// SPIR-V `DescriptorSet` / `Binding` decorations (`None` when missing).
+    Descriptor {
+        /// Descriptor set.
+        set: Option<u32>,
+        /// Binding.
+        binding: Option<u32>,
+    },
+    /// SM 6.6 descriptor heap (`ResourceDescriptorHeap[...]`): the handle's
+    /// `annotateHandle` site.
+    Heap {
+        /// Function of the site.
+        function: String,
+        /// Instruction index of the site (body order, as `instruction`).
+        instruction: Option<u32>,
+    },
+}
+
+/// The resource a finding is about, as the JSON `resource` object.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ResourceRef {
+    /// Human description: `g_Buf (t0 space0)`, `unnamed StructuredBuffer (u3 space0)`.
+    pub label: String,
+    /// Name from the module (`None` in stripped DXIL).
+    pub name: Option<String>,
+    /// `srv`, `uav`, `cbuffer`, `sampler`.
+    pub class: String,
+    /// DXIL resource kind name (`StructuredBuffer`, `RawBuffer`, ...).
+    pub kind: String,
+    /// Binding.
+    pub binding: ResourceBinding,
+    /// DXIL per-class record ID (the `ID` column of `dxc -dumpbin`'s resource
+    /// table: `T0`, `U1`, ...), SPIR-V variable result id; `None` for heap handles.
+    pub id: Option<u32>,
+}
+
+impl std::fmt::Display for ResourceRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.label)
+    }
+}
+
+impl Serialize for ResourceRef {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("name", &self.name)?;
+        m.serialize_entry("class", &self.class)?;
+        m.serialize_entry("kind", &self.kind)?;
+        match &self.binding {
+            ResourceBinding::Register { register, space, count } => {
+                m.serialize_entry("register", register)?;
+                m.serialize_entry("space", space)?;
+                m.serialize_entry("count", count)?;
+            }
+            ResourceBinding::Descriptor { set, binding } => {
+                m.serialize_entry("set", set)?;
+                m.serialize_entry("binding", binding)?;
+            }
+            ResourceBinding::Heap { function, instruction } => {
+                #[derive(Serialize)]
+                struct Site<'a> {
+                    function: &'a str,
+                    instruction: Option<u32>,
+                }
+                m.serialize_entry("heap", &Site { function, instruction: *instruction })?;
+            }
+        }
+        m.serialize_entry("id", &self.id)?;
+        m.serialize_entry("label", &self.label)?;
+        m.end()
+    }
 }
 
 /// A finding or a tool-level outcome.
@@ -168,7 +272,8 @@ impl Diagnostic {
         self
     }
 
-    /// Deterministic order: path, blob offset, function, instruction, rule, message.
+    /// Deterministic order: path, blob offset, function, instruction, rule,
+    /// resource, message.
     pub fn sort_key(&self) -> impl Ord + '_ {
         (
             &self.location.path,
@@ -176,6 +281,7 @@ impl Diagnostic {
             self.location.function.as_deref(),
             self.location.instruction,
             &self.rule,
+            self.location.resource.as_ref(),
             &self.message,
         )
     }

@@ -42,7 +42,12 @@ pub fn render_diagnostic(d: &Diagnostic) -> String {
                 }
             }
         }
-        None => props.push(format!("file={}", escape_property(&loc.path))),
+        None => {
+            props.push(format!("file={}", escape_property(&loc.path)));
+            if let Some(line) = loc.line {
+                props.push(format!("line={line}"));
+            }
+        }
     }
     props.push(format!("title={}", escape_property(&d.rule)));
     let mut message = d.message.clone();
@@ -53,6 +58,9 @@ pub fn render_diagnostic(d: &Diagnostic) -> String {
     }
     if let Some(ir) = &loc.ir {
         message.push_str(&format!("\nir: {ir}"));
+    }
+    if let Some(res) = &loc.resource {
+        message.push_str(&format!("\nresource: {res}"));
     }
     for n in &d.notes {
         message.push_str(&format!("\nnote: {n}"));

@@ -19,6 +19,9 @@ pub struct HumanOptions {
 /// `path`, `path@0x1A0`, `path@0x1A0 [.shaders]`.
 pub fn input_location(loc: &Location) -> String {
     let mut s = loc.path.clone();
+    if let Some(line) = loc.line {
+        s.push_str(&format!(":{line}"));
+    }
     if let Some(off) = loc.blob_offset {
         s.push_str(&format!("@0x{off:X}"));
     }
@@ -195,12 +198,16 @@ pub fn render_diagnostic(d: &Diagnostic, color: bool) -> String {
     out
 }
 
-/// The summary line: `2 errors, 1 warning in 3 files (1 skipped)`.
+/// The summary line: `0 errors, 2 warnings, 1 input error in 3 files (1 skipped)`.
+/// Input errors are counted apart from findings.
 pub fn summary(report: &RunReport) -> String {
     let c = report.counts();
     let mut s = format!("{}, {}", plural(c.errors, "error"), plural(c.warnings, "warning"));
     if c.notes > 0 {
         s.push_str(&format!(", {}", plural(c.notes, "note")));
+    }
+    if c.input_errors > 0 {
+        s.push_str(&format!(", {}", plural(c.input_errors, "input error")));
     }
     s.push_str(&format!(" in {}", plural(report.stats.files as usize, "file")));
     let skipped = report.skipped().count();
@@ -210,7 +217,40 @@ pub fn summary(report: &RunReport) -> String {
     s
 }
 
-/// Renders the whole report.
+/// Skipped inputs with their reasons: one line each up to [`MAX_SKIP_LINES`],
+/// then one line per reason with its count. Empty when nothing was skipped.
+pub fn skipped_lines(report: &RunReport) -> String {
+    let skipped: Vec<_> = report.skipped().collect();
+    if skipped.is_empty() {
+        return String::new();
+    }
+    let reason = |f: &&crate::check::FileReport| f.message.clone().unwrap_or_else(|| "skipped".into());
+    let mut out = String::from("skipped:\n");
+    if skipped.len() <= MAX_SKIP_LINES {
+        for f in &skipped {
+            let mut loc = f.path.clone();
+            if let Some(off) = f.blob_offset {
+                loc.push_str(&format!("@0x{off:X}"));
+            }
+            out.push_str(&format!("  {loc}: {}\n", reason(f)));
+        }
+    } else {
+        let mut by_reason: std::collections::BTreeMap<String, usize> = Default::default();
+        for f in &skipped {
+            *by_reason.entry(reason(f)).or_default() += 1;
+        }
+        for (r, n) in by_reason {
+            out.push_str(&format!("  {}: {r}\n", plural(n, "file")));
+        }
+    }
+    out
+}
+
+/// Skipped inputs listed one by one up to this many.
+pub const MAX_SKIP_LINES: usize = 20;
+
+/// Renders the whole report. Every diagnostic, input errors included, is
+/// printed once; the summary counts input errors apart from findings.
 pub fn render(report: &RunReport, opts: &HumanOptions) -> String {
     let mut out = String::new();
     for d in &report.diagnostics {
@@ -219,18 +259,7 @@ pub fn render(report: &RunReport, opts: &HumanOptions) -> String {
     }
     out.push_str(&summary(report));
     out.push('\n');
-    let errored: Vec<_> = report.errored().collect();
-    if !errored.is_empty() {
-        out.push_str(&format!("{}:\n", if errored.len() == 1 { "input error" } else { "input errors" }));
-        for f in errored {
-            let mut loc = f.path.clone();
-            if let Some(off) = f.blob_offset {
-                loc.push_str(&format!("@0x{off:X}"));
-            }
-            let first = f.message.as_deref().and_then(|m| m.lines().next()).unwrap_or("error");
-            out.push_str(&format!("  {loc}: {first}\n"));
-        }
-    }
+    out.push_str(&skipped_lines(report));
     if opts.stats {
         out.push('\n');
         out.push_str(&report.stats.render_text());

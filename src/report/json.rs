@@ -3,7 +3,9 @@
 //! ```json
 //! {"version": 1,
 //!  "findings": [{"rule", "level", "certainty", "message", "help", "path", "blob_offset",
-//!                "function", "instruction", "source": {"file", "line", "column"} | null,
+//!                "function", "instruction", "byte_offset", "value", "line" (PTX only: the instruction's line),
+//!                "source": {"file", "line", "column"} | null,
+//!                "resource": {"name", "class", "kind", binding…, "id", "label"} | null,
 //!                "values": {...}}],
 //!  "files": [{"path", "kind", "status", "message"} (+ "blob_offset", "section")],
 //!  "stats": {"files", "modules", "bytes", "seconds"}}
@@ -14,7 +16,7 @@
 //! tool-level outcomes (`input-error`, `internal-error`, `analysis-budget-exceeded`).
 
 use super::run::RunReport;
-use super::{Certainty, Diagnostic, FindingValue, Level, SourceLocation};
+use super::{Certainty, Diagnostic, FindingValue, Level, ResourceRef, SourceLocation};
 use crate::check::FileReport;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
@@ -47,7 +49,13 @@ pub(crate) struct Finding<'a> {
     blob_offset: Option<u64>,
     function: Option<&'a str>,
     instruction: Option<u32>,
+    /// 1-based line of the instruction in a text input (PTX).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u32>,
+    byte_offset: Option<u64>,
+    value: Option<&'a str>,
     source: Option<&'a SourceLocation>,
+    resource: Option<&'a ResourceRef>,
     values: Values<'a>,
 }
 
@@ -63,7 +71,11 @@ impl<'a> Finding<'a> {
             blob_offset: d.location.blob_offset,
             function: d.location.function.as_deref(),
             instruction: d.location.instruction,
+            line: d.location.line,
+            byte_offset: d.location.byte_offset,
+            value: d.location.value.as_deref(),
             source: d.location.source.as_ref(),
+            resource: d.location.resource.as_ref(),
             values: Values(&d.values),
         }
     }

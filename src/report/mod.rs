@@ -9,4 +9,4 @@ pub mod sarif;
 pub mod stream;
 
 pub use diagnostic::*;
-pub use run::{render, Format, RunReport, Stats};
+pub use run::{render, unused_spec_constants, Format, RunReport, Stats};

@@ -125,8 +125,10 @@ impl Stats {
 /// Counts by level.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
-    /// Diagnostics at error level (tool-level outcomes included).
+    /// Findings at error level.
     pub errors: usize,
+    /// Inputs that could not be read or analysed (`input-error`, `internal-error`).
+    pub input_errors: usize,
     /// Warnings.
     pub warnings: usize,
     /// Notes.
@@ -162,6 +164,7 @@ impl RunReport {
         let mut c = Counts::default();
         for d in &self.diagnostics {
             match d.level {
+                _ if d.rule == INPUT_ERROR || d.rule == INTERNAL_ERROR => c.input_errors += 1,
                 Level::Error => c.errors += 1,
                 Level::Warning => c.warnings += 1,
                 Level::Note => c.notes += 1,
@@ -201,6 +204,33 @@ impl RunReport {
     pub fn errored(&self) -> impl Iterator<Item = &FileReport> {
         self.files.iter().filter(|f| f.status == FileStatus::Error)
     }
+}
+
+/// One line per `--spec-constant ID=V` that no analysed module declares
+/// (a typo, or a constant of another pipeline): the override changed nothing.
+pub fn unused_spec_constants(report: &RunReport, overrides: &[(u32, u64)]) -> Vec<String> {
+    let modules = report.files.iter().filter(|f| f.modules > 0).count();
+    unused_spec_constants_of(|id| report.files.iter().any(|f| f.spec_ids.contains(&id)), modules, overrides)
+}
+
+/// [`unused_spec_constants`] from what a streamed run kept: whether a SpecId
+/// was declared, and how many modules were analysed.
+pub fn unused_spec_constants_of(
+    declared: impl Fn(u32) -> bool,
+    modules: usize,
+    overrides: &[(u32, u64)],
+) -> Vec<String> {
+    overrides
+        .iter()
+        .filter(|(id, _)| !declared(*id))
+        .map(|(id, v)| {
+            format!(
+                "--spec-constant {id}={v}: no checked module declares SpecId {id} ({modules} module{} analysed); \
+                 the override was not used",
+                if modules == 1 { "" } else { "s" }
+            )
+        })
+        .collect()
 }
 
 /// Renders a report in a format. `color` styles human output (only when

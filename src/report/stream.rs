@@ -130,9 +130,14 @@ impl Held {
     }
 }
 
-/// Running totals: enough for the exit code ([`RunReport::exit_code`]'s rules).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Running totals: enough for the exit code ([`RunReport::exit_code`]'s rules)
+/// and the warnings after a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tally {
+    /// Files (and blobs) with an analysed module.
+    pub modules: usize,
+    /// SpecIds the analysed modules declare (sorted, once each).
+    pub spec_ids: Vec<u32>,
     /// Diagnostics by level.
     pub counts: Counts,
     /// Files (and blobs) skipped.
@@ -153,8 +158,17 @@ impl Tally {
                 FileStatus::Ok => {}
             }
         }
+        for f in files {
+            if f.modules > 0 {
+                self.modules += 1;
+            }
+            self.spec_ids.extend(&f.spec_ids);
+        }
+        self.spec_ids.sort_unstable();
+        self.spec_ids.dedup();
         for d in diagnostics {
             match d.level {
+                _ if d.rule == INPUT_ERROR || d.rule == INTERNAL_ERROR => self.counts.input_errors += 1,
                 Level::Error => self.counts.errors += 1,
                 Level::Warning => self.counts.warnings += 1,
                 Level::Note => self.counts.notes += 1,
@@ -170,6 +184,13 @@ impl Tally {
 
     /// Adds another tally.
     pub fn merge(&mut self, other: &Tally) {
+        self.modules += other.modules;
+        if !other.spec_ids.is_empty() {
+            self.spec_ids.extend(&other.spec_ids);
+            self.spec_ids.sort_unstable();
+            self.spec_ids.dedup();
+        }
+        self.counts.input_errors += other.counts.input_errors;
         self.counts.errors += other.counts.errors;
         self.counts.warnings += other.counts.warnings;
         self.counts.notes += other.counts.notes;

@@ -191,11 +191,12 @@ pub fn check(cx: &mut RuleContext<'_>) {
         let unit = if row_major { "rows" } else { "columns" };
         let padded = if natural != expected { format!(" ({expected} when padded to 16 bytes)") } else { String::new() };
         let spec = cx.spec_note(f, &[mo.layout, mo.rows, mo.cols, mo.element, mo.stride]);
+        let a = article(rows);
         let (message, help) = if tile {
             let scope = if mo.scope == Some(1) { "wave" } else { "thread-group" };
             (
                 format!(
-                    "matrix stride is {} but a {rows}x{cols} {elem_name} {layout_name} {scope}-scope tile needs at \
+                    "matrix stride is {} but {a} {rows}x{cols} {elem_name} {layout_name} {scope}-scope tile needs at \
                      least {natural} bytes and a multiple of 16{spec}",
                     stride_text(&stride)
                 ),
@@ -204,7 +205,7 @@ pub fn check(cx: &mut RuleContext<'_>) {
         } else {
             (
                 format!(
-                    "matrix stride is {} but a {rows}x{cols} {elem_name} {layout_name} matrix has {natural}-byte \
+                    "matrix stride is {} but {a} {rows}x{cols} {elem_name} {layout_name} matrix has {natural}-byte \
                      {unit}{padded}{spec}",
                     stride_text(&stride)
                 ),
@@ -227,5 +228,17 @@ pub fn check(cx: &mut RuleContext<'_>) {
             ],
             at: At::Inst(f, fact.inst),
         });
+    }
+}
+
+/// `a` or `an` before a number as it is read aloud: "an 8x4", "an 11x16",
+/// "an 18x2", "an 80x8", "a 16x16".
+pub fn article(n: u64) -> &'static str {
+    let s = n.to_string();
+    let eleven_or_eighteen = (s.starts_with("11") || s.starts_with("18")) && s.len() % 3 == 2;
+    if s.starts_with('8') || eleven_or_eighteen {
+        "an"
+    } else {
+        "a"
     }
 }

@@ -7,6 +7,8 @@
 //! lowered one step for `possible` findings, and the location (function,
 //! instruction index, IR text, outermost source frame, resource).
 
+pub mod atom_ptx;
+pub mod atom_ptx_form;
 pub mod coopvec_base_offset_misaligned;
 pub mod coopvec_fp8_with_non_optimal_layout;
 pub mod coopvec_non_optimal_matrix_layout;
@@ -19,8 +21,12 @@ pub mod structured_buffer_stride;
 
 use crate::analysis::{AbsValue, Analysis};
 use crate::config::Settings;
-use crate::ir::{print, Binding, FuncH, InstH, LocH, Module, Operand, Resource, ResourceClass};
-use crate::report::{Certainty, Diagnostic, FindingValue, Level, Location, SourceLocation};
+use crate::ir::{
+    print, Binding, FactKind, FuncH, InstH, LocH, Module, Operand, Resource, ResourceClass, SourceKind, Value,
+};
+use crate::report::{
+    Certainty, Diagnostic, FindingValue, Level, Location, ResourceBinding, ResourceRef, SourceLocation,
+};
 use rustc_hash::FxHashMap;
 
 /// Static description of a rule (feeds `irlint rules`, `explain`, SARIF, docs).
@@ -56,20 +62,21 @@ const RULES: &[(RuleMeta, CheckFn)] = &[
     (coopvec_fp8_with_non_optimal_layout::META, coopvec_fp8_with_non_optimal_layout::check),
     (coopvec_outer_product_layout::META, coopvec_outer_product_layout::check),
     (coopvec_non_optimal_matrix_layout::META, coopvec_non_optimal_matrix_layout::check),
-    // Matrix-atom rules (`crate::atoms`): reached through `irlint atoms` and the
-    // Rust API; no IR check until a PTX front end feeds them.
-    (crate::atoms::meta::LDSM_MODE, no_ir_check),
-    (crate::atoms::meta::STSM_MODE, no_ir_check),
+    // Matrix-atom rules (`crate::atoms`): reached through `irlint atoms`, the
+    // Rust API and, for the five with a PTX spelling, PTX facts (`atom_ptx`).
+    (crate::atoms::meta::LDSM_MODE, atom_ptx::check_ldsm),
+    (crate::atoms::meta::STSM_MODE, atom_ptx::check_stsm),
     (crate::atoms::meta::MATRIX_COPY, no_ir_check),
     (crate::atoms::meta::REGISTER_FRAGMENT, no_ir_check),
     (crate::atoms::meta::UMMA_CANONICAL_LAYOUT, no_ir_check),
-    (crate::atoms::meta::TCGEN05_KIND, no_ir_check),
-    (crate::atoms::meta::SM120_BLOCK_SCALE, no_ir_check),
+    (crate::atoms::meta::TCGEN05_KIND, atom_ptx::check_tcgen05),
+    (crate::atoms::meta::SM120_BLOCK_SCALE, atom_ptx::check_sm120),
     (crate::atoms::meta::SWIZZLE_COMMUTATION, no_ir_check),
-    (crate::atoms::meta::TMA_RANK_MODE, no_ir_check),
+    (crate::atoms::meta::TMA_RANK_MODE, atom_ptx::check_tma),
+    (atom_ptx_form::META, atom_ptx_form::check),
 ];
 
-/// The check of rules that have no IR input yet (the atom rules).
+/// The check of rules that have no IR input (atom verifiers whose inputs PTX does not carry).
 fn no_ir_check(_: &mut RuleContext<'_>) {}
 
 static REGISTRY: [RuleMeta; RULES.len()] = {
@@ -95,7 +102,15 @@ pub fn find(id: &str) -> Option<&'static RuleMeta> {
 /// Runs every enabled rule on a module; diagnostics carry function, instruction,
 /// IR text and source location, but no path.
 pub fn check_module(m: &Module, a: &Analysis, s: &Settings) -> Vec<Diagnostic> {
-    let mut cx = RuleContext { m, a, settings: s, out: Vec::new(), positions: FxHashMap::default() };
+    let mut cx = RuleContext {
+        m,
+        a,
+        settings: s,
+        out: Vec::new(),
+        positions: FxHashMap::default(),
+        fact_resources: None,
+        pending_spec: Default::default(),
+    };
     for (meta, check) in RULES {
         if s.level_for(meta.id).is_some() {
             check(&mut cx);
@@ -144,6 +159,10 @@ pub enum At {
     Resource(crate::ir::ResourceH),
 }
 
+/// An instruction's index in body order and its LLVM name: `Ok(N)` for `%N`,
+/// `Err(i)` for the function's `value_names[i]`, `None` without a result.
+type Position = (u32, Option<Result<u32, usize>>);
+
 /// What a rule sees: the module, the dataflow and the settings.
 pub struct RuleContext<'a> {
     /// The module.
@@ -153,7 +172,12 @@ pub struct RuleContext<'a> {
     /// Settings (levels and options).
     pub settings: &'a Settings,
     out: Vec<Diagnostic>,
-    positions: FxHashMap<FuncH, Vec<u32>>,
+    positions: FxHashMap<FuncH, Vec<Position>>,
+    /// The buffer each fact's instruction resolved, built on first use.
+    fact_resources: Option<FxHashMap<(FuncH, InstH), crate::ir::ResourceH>>,
+    /// Spec constants the last [`RuleContext::spec_note`] found; the next
+    /// [`RuleContext::emit`] takes them.
+    pending_spec: std::cell::RefCell<Vec<(u32, u64)>>,
 }
 
 impl RuleContext<'_> {
@@ -182,10 +206,11 @@ impl RuleContext<'_> {
                 }
             }
         }
+        deps.sort_unstable();
+        self.pending_spec.replace(deps.clone());
         if deps.is_empty() {
             return String::new();
         }
-        deps.sort_unstable();
         let parts: Vec<String> = deps
             .iter()
             .map(|(id, v)| match self.m.spec_names.iter().find(|(i, _)| i == id) {
@@ -205,11 +230,48 @@ impl RuleContext<'_> {
         if f.force_error {
             level = Level::Error;
         }
+        // A finding that rests on a spec constant's default is only possible:
+        // applications override placeholder defaults at pipeline creation.
+        let assumed: std::collections::BTreeMap<String, u64> = self
+            .pending_spec
+            .take()
+            .into_iter()
+            .filter(|(id, _)| !self.a.overridden(*id))
+            .map(|(id, v)| (id.to_string(), v))
+            .collect();
+        let mut f = f;
+        if !assumed.is_empty() {
+            f.certainty = Certainty::Possible;
+            f.values.push(("assumed", FindingValue::Assumed(assumed)));
+        }
         if f.certainty == Certainty::Possible {
             level = level.lowered();
         }
         let location = match f.at {
-            At::Inst(func, inst) => self.inst_location(func, inst),
+            At::Inst(func, inst) => {
+                let mut loc = self.inst_location(func, inst);
+                // The buffer the instruction's fact resolved, if any.
+                let m = self.m;
+                let table = self.fact_resources.get_or_insert_with(|| {
+                    let mut t = FxHashMap::default();
+                    for x in &m.facts {
+                        let r = match &x.kind {
+                            FactKind::Matrix(mo) => mo.resource,
+                            FactKind::RawVector(acc) => acc.resource,
+                            FactKind::Ptx(_) => None,
+                        };
+                        if let Some(r) = r {
+                            t.entry((x.function, x.inst)).or_insert(r);
+                        }
+                    }
+                    t
+                });
+                let res = table.get(&(func, inst)).copied();
+                if let Some(r) = res.and_then(|r| self.m.resources.try_get(r)) {
+                    loc.resource = Some(resource_ref(self.m, r, &loc));
+                }
+                loc
+            }
             At::Resource(r) => self.resource_location(r),
         };
         let mut d = Diagnostic::new(f.rule, level, f.certainty, f.message);
@@ -231,36 +293,79 @@ impl RuleContext<'_> {
         format!("function {}", f.index())
     }
 
-    fn position(&mut self, f: FuncH, inst: InstH) -> Option<u32> {
+    /// The instruction's index in body order and, for DXIL, how `dxc -dumpbin` /
+    /// LLVM's printer names it: `Ok(N)` for `%N` (per function, unnamed
+    /// arguments, then per block an unnamed label and every unnamed non-void
+    /// instruction take the next number), `Err(i)` for the name
+    /// `value_names[i]`.
+    fn position(&mut self, f: FuncH, inst: InstH) -> Option<Position> {
         let m = self.m;
         let table = self.positions.entry(f).or_insert_with(|| {
             let Some(func) = m.functions.try_get(f) else {
                 return Vec::new();
             };
-            let mut pos = vec![u32::MAX; func.insts.len()];
+            let names: FxHashMap<Value, usize> =
+                func.value_names.iter().enumerate().map(|(i, (v, _))| (*v, i)).rev().collect();
+            let name_of = |v: Value| names.get(&v).copied();
+            let mut pos = vec![(u32::MAX, None); func.insts.len()];
             let mut n = 0u32;
+            let named_args = (0..func.params.len()).filter(|k| name_of(Value::Arg(*k as u32)).is_some()).count();
+            let mut slot = u32::try_from(func.params.len() - named_args).unwrap_or(u32::MAX);
             for (_, b) in func.blocks.iter() {
+                if b.name.is_none() {
+                    slot = slot.saturating_add(1);
+                }
                 for ih in &b.insts {
+                    let void = func
+                        .insts
+                        .try_get(*ih)
+                        .is_none_or(|i| matches!(m.types.try_get(i.ty), Some(crate::ir::Type::Void) | None));
+                    let value = if void {
+                        None
+                    } else if let Some(i) = name_of(Value::Inst(*ih)) {
+                        Some(Err(i))
+                    } else {
+                        slot = slot.saturating_add(1);
+                        Some(Ok(slot - 1))
+                    };
                     if let Some(p) = pos.get_mut(ih.index()) {
-                        *p = n;
+                        *p = (n, value);
                     }
                     n += 1;
                 }
             }
             pos
         });
-        table.get(inst.index()).copied().filter(|p| *p != u32::MAX)
+        table.get(inst.index()).cloned().filter(|p| p.0 != u32::MAX)
     }
 
     /// Location of an instruction.
     pub fn inst_location(&mut self, f: FuncH, inst: InstH) -> Location {
+        let position = self.position(f, inst);
         let mut loc = Location {
             function: Some(self.function_name(f)),
-            instruction: self.position(f, inst),
+            instruction: position.map(|p| p.0),
             ..Default::default()
         };
         if let Some(func) = self.m.functions.try_get(f) {
             loc.ir = Some(print::inst(self.m, func, inst));
+            if self.m.source == SourceKind::Ptx {
+                loc.line = func.insts.try_get(inst).map(|i| i.span.id);
+            }
+            if let Some(i) = func.insts.try_get(inst) {
+                loc.byte_offset = Some(i.span.offset);
+                loc.value = if self.m.source == SourceKind::Dxil {
+                    match position.and_then(|p| p.1) {
+                        Some(Ok(n)) => Some(format!("%{n}")),
+                        Some(Err(k)) => func.value_names.get(k).map(|(_, name)| llvm_local_name(name)),
+                        None => None,
+                    }
+                } else if self.m.source == SourceKind::Spirv {
+                    (i.span.id != u32::MAX).then(|| format!("%{}", i.span.id))
+                } else {
+                    None
+                };
+            }
             if let Some(l) = func.insts.try_get(inst).and_then(|i| i.span.loc) {
                 self.fill_source(&mut loc, l);
             }
@@ -303,9 +408,15 @@ impl RuleContext<'_> {
         };
         let mut loc = match res.binding {
             Binding::Heap { function, inst } => self.inst_location(function, inst),
-            _ => Location::default(),
+            _ => Location {
+                // The declaration: DXIL global record, SPIR-V `OpVariable`.
+                byte_offset: (res.span.offset > 0).then_some(res.span.offset),
+                value: (self.m.source == SourceKind::Spirv && res.span.id != u32::MAX)
+                    .then(|| format!("%{}", res.span.id)),
+                ..Default::default()
+            },
         };
-        loc.resource = Some(describe_resource(self.m, res));
+        loc.resource = Some(resource_ref(self.m, res, &loc));
         if loc.source.is_none() {
             if let Some(l) = res.span.loc {
                 self.fill_source(&mut loc, l);
@@ -315,18 +426,77 @@ impl RuleContext<'_> {
     }
 }
 
+/// A local name as LLVM prints it: `%name`, or `%"name"` when it holds
+/// characters outside `[-a-zA-Z$._0-9]` or starts with a digit.
+pub fn llvm_local_name(name: &str) -> String {
+    let plain = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '$' | '.' | '_'));
+    if plain {
+        format!("%{name}")
+    } else {
+        let mut out = String::from("%\"");
+        for b in name.bytes() {
+            if b == b'"' || b == b'\\' || !(0x20..0x7f).contains(&b) {
+                out.push_str(&format!("\\{b:02X}"));
+            } else {
+                out.push(b as char);
+            }
+        }
+        out.push('"');
+        out
+    }
+}
+
+/// The JSON `resource` object of a resource; `site` is the finding's location
+/// (for a heap handle, its `annotateHandle` site).
+pub fn resource_ref(m: &Module, r: &Resource, site: &Location) -> ResourceRef {
+    let binding = match &r.binding {
+        Binding::Register { space, lower_bound, range } => ResourceBinding::Register {
+            register: format!("{}{lower_bound}", register_letter(r.class)),
+            space: *space,
+            count: (*range != u32::MAX).then_some(*range),
+        },
+        Binding::Descriptor { set, binding } => ResourceBinding::Descriptor { set: *set, binding: *binding },
+        Binding::Heap { function, .. } => ResourceBinding::Heap {
+            function: site
+                .function
+                .clone()
+                .unwrap_or_else(|| m.functions.try_get(*function).map(|f| f.name.clone()).unwrap_or_default()),
+            instruction: site.instruction,
+        },
+    };
+    let class = match r.class {
+        ResourceClass::Srv => "srv",
+        ResourceClass::Uav => "uav",
+        ResourceClass::CBuffer => "cbuffer",
+        ResourceClass::Sampler => "sampler",
+    };
+    ResourceRef {
+        label: describe_resource(m, r),
+        name: r.name.clone().filter(|n| !n.is_empty()),
+        class: class.to_string(),
+        kind: r.kind.name().to_string(),
+        id: (!matches!(r.binding, Binding::Heap { .. })).then_some(r.id),
+        binding,
+    }
+}
+
+fn register_letter(c: ResourceClass) -> char {
+    match c {
+        ResourceClass::Srv => 't',
+        ResourceClass::Uav => 'u',
+        ResourceClass::CBuffer => 'b',
+        ResourceClass::Sampler => 's',
+    }
+}
+
 /// `g_Buf (t0 space0)`, `Buf (set 0, binding 2)`, `ResourceDescriptorHeap (main)`.
 pub fn describe_resource(m: &Module, r: &Resource) -> String {
     let name = r.name.as_deref().filter(|n| !n.is_empty());
     let binding = match &r.binding {
         Binding::Register { space, lower_bound, .. } => {
-            let letter = match r.class {
-                ResourceClass::Srv => 't',
-                ResourceClass::Uav => 'u',
-                ResourceClass::CBuffer => 'b',
-                ResourceClass::Sampler => 's',
-            };
-            format!("{letter}{lower_bound} space{space}")
+            format!("{}{lower_bound} space{space}", register_letter(r.class))
         }
         Binding::Descriptor { set, binding } => {
             let s = set.map(|x| x.to_string()).unwrap_or_else(|| "?".into());

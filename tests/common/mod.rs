@@ -21,15 +21,32 @@ pub fn shared_dir() -> Option<PathBuf> {
     [root.join("../shared"), root.join("../../shared")].into_iter().find(|up| up.is_dir())
 }
 
-/// A subdirectory of `../shared`, or `None` after printing a skip message.
+/// A subdirectory of `../shared`, or `None` after reporting the skip
+/// ([`skip_shared`]: a failure when `IRLINT_REQUIRE_SHARED=1`).
 pub fn shared(sub: &str) -> Option<PathBuf> {
     match shared_dir().map(|s| s.join(sub)) {
         Some(p) if p.exists() => Some(p),
         _ => {
-            eprintln!("skipping: ../shared/{sub} not found (set IRLINT_SHARED to the shared folder)");
+            skip_shared(&format!("../shared/{sub} not found (set IRLINT_SHARED to the shared folder)"));
             None
         }
     }
+}
+
+/// Reports a skipped test where a person sees it: written straight to stderr,
+/// which libtest does not capture (it hides `eprintln!` of passing tests).
+pub fn skip(why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
+}
+
+/// A skip for want of `../shared`. With `IRLINT_REQUIRE_SHARED=1` (as CI runs)
+/// it is a failure: a gate must not pass because its data was missing.
+pub fn skip_shared(why: &str) {
+    if std::env::var("IRLINT_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
+        panic!("{why}; IRLINT_REQUIRE_SHARED=1 requires it");
+    }
+    skip(why);
 }
 
 /// Files under `dir` (recursive) whose name ends with `suffix`, sorted.

@@ -19,6 +19,8 @@ struct FnState {
     last_loc: Option<LocH>,
     /// Instructions holding forward-reference placeholders.
     fwd_insts: Vec<InstH>,
+    /// Argument and instruction names from the function's VALUE_SYMTAB.
+    names: Vec<(Value, String)>,
 }
 
 impl Decoder {
@@ -39,6 +41,7 @@ impl Decoder {
             last: None,
             last_loc: None,
             fwd_insts: Vec::new(),
+            names: Vec::new(),
         };
         while let Some(item) = rd.next_item()? {
             self.off = rd.record_offset();
@@ -93,6 +96,7 @@ impl Decoder {
         let func = &mut self.m.functions[fh];
         func.insts = f.insts;
         func.blocks = f.blocks;
+        func.value_names = f.names;
         Ok(())
     }
 
@@ -101,6 +105,16 @@ impl Decoder {
             match item {
                 Item::End => return Ok(()),
                 Item::Enter(_) => rd.skip_block()?,
+                // VST_ENTRY [valueid, namechar...]: a named argument or instruction.
+                Item::Record(1) => {
+                    let ops = rd.ops();
+                    let vid = field(ops, 0) as usize;
+                    if vid >= self.n_module_vals && f.names.len() < limits::MAX_VALUES {
+                        if let Some(&(v @ (Value::Arg(_) | Value::Inst(_)), _)) = self.vals.get(vid) {
+                            f.names.push((v, chars(ops.get(1..).unwrap_or(&[]))));
+                        }
+                    }
+                }
                 Item::Record(2) => {
                     let ops = rd.ops();
                     let bb = field(ops, 0) as usize;

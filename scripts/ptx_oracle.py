@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""Oracle: irlint's PTX atom rules against ptxas (reference/ptx-atoms.md §4).
+
+Generates the tcgen05.mma, ldmatrix/stmatrix and cp.async.bulk.tensor variant
+spaces, one variant per `.entry` (at most 400 per file), assembles each file
+with ptxas for every target, maps ptxas errors back to variants by line (a
+rejected variant is removed and the file re-assembled until it passes, so an
+error masked by an earlier one elsewhere is not missed), runs `irlint check`
+on the same files and prints the agreement table by family and target.
+
+    scripts/ptx_oracle.py [--ptxas PATH] [--irlint target/release/irlint] [--families tcgen05,ldst,tma]
+
+Categories: `both accept`; `both reject`; `flagged, ptxas accepts` (a false
+positive unless it is the documented D7 class, `.kind::i8` with a trailing
+scale-input-d immediate); `missed` (ptxas rejects, irlint silent), split into
+`missed (seed reason)` when ptxas's message is the §4.2 wording of a seed rule.
+"""
+import argparse
+import glob
+import itertools
+import json
+import os
+import re
+import site
+import subprocess
+import sys
+import tempfile
+
+SEED_REASON = re.compile(
+    r"Feature '\.kind::i8' not supported|with \.sp modifier' not supported|Feature '\.scale_vec::\dX' not supported"
+    r"|argument scale-inp-d-imm|cannot be combined with modifier '\.block_scale'"
+    r"|Illegal modifier '\.ashift'|Illegal modifier '\.cta_group::2' for instruction 'tcgen05\.mma\.ws'"
+    r"|Illegal modifier '\.kind::\w+' for instruction 'tcgen05\.mma\.ws'"
+    r"|'\.collector::a::(fill|use)' cannot be combined with modifier '\.ashift'"
+    r"|'\.kind::mxf\w*' cannot be combined with modifier '\.(scale_vec::\dX|block16|block32)'"
+    r"|'\.kind::mxf4nvf4' requires modifier '\.scale_vectorsize'"
+    r"|Vector of size \d+ is expected|require for instruction ldmatrix|Illegal matrix shape"
+    r"|cannot be combined with modifier '\.(tile::gather4|tile::scatter4|im2col\S*)'"
+)
+
+TARGETS = {
+    "tcgen05": ["sm_100a", "sm_100f", "sm_103a", "sm_110a", "sm_120a"],
+    "ldst": ["sm_90a", "sm_100a", "sm_100f", "sm_120a", "sm_120"],
+    "tma": ["sm_90a", "sm_100a", "sm_100f", "sm_120a"],
+    "mma": ["sm_120a", "sm_120f", "sm_100a", "sm_120"],
+}
+KINDS = ["f16", "tf32", "f8f6f4", "i8", "mxf8f6f4", "mxf4", "mxf4nvf4"]
+SCALE = ["", ".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"]
+
+
+def tcgen05_variants():
+    for ws, sp, cta, kind, bs, sv, coll, ashift, sid in itertools.product(
+        [False, True], [False, True], [1, 2], KINDS, [False, True], SCALE,
+        ["", ".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::b0::fill"],
+        [False, True], [False, True],
+    ):
+        # Prune to grammar-near forms (the space §4.1 describes).
+        if ws and (ashift or sid or bs):
+            continue
+        if coll.startswith(".collector::b0") and not ws:
+            continue
+        if sv and not bs and kind not in ("f16", "mxf4"):
+            continue
+        if bs and (ashift or sid):
+            continue
+        if ashift and coll == ".collector::a::lastuse":
+            continue
+        word = "tcgen05.mma" + (".ws" if ws else "") + (".sp" if sp else "")
+        word += f".cta_group::{cta}.kind::{kind}" + (".block_scale" if bs else "") + sv
+        word += (".ashift" if ashift else "") + coll
+        a = "[%r5]" if ashift else "%rd2"
+        ops = ["[%r1]", a, "%rd3"] + (["[%r6]"] if sp else []) + ["%r2"]
+        if bs:
+            ops += ["[%r4]", "[%r7]"]
+        ops += ["%p1"] + (["3"] if sid else [])
+        yield f"{word} {', '.join(ops)};"
+
+
+def ldst_variants():
+    fmts = ["b16", "b8", "b8x16.b4x16_p64", "b8x16.b6x16_p32"]
+    for st, shape, num, trans, fmt, ss, right in itertools.product(
+        [False, True], ["m8n8", "m8n16", "m16n16", "m16n8"], [1, 2, 4], [False, True], fmts,
+        ["", ".shared", ".shared::cta"], [True, False],
+    ):
+        per = 2 if (not st and shape == "m16n16") else 1
+        n = num * per if right else num * per + 1
+        regs = "{" + ", ".join(f"%r{10 + i}" for i in range(n)) + "}"
+        word = ("stmatrix" if st else "ldmatrix") + f".sync.aligned.{shape}.x{num}" + (".trans" if trans else "")
+        word += f"{ss}.{fmt}"
+        yield f"{word} [%r1], {regs};" if st else f"{word} {regs}, [%r1];"
+
+
+def tma_variants():
+    modes = ["", ".tile", ".im2col", ".im2col::w", ".im2col::w::128", ".tile::gather4", ".tile::scatter4", ".im2col_no_offs"]
+    for d, rank, mode in itertools.product(["cta", "cluster", "s2g"], range(1, 6), modes):
+        n = 5 if "4" in mode and "gather4" in mode or "scatter4" in mode else rank
+        coords = "{" + ", ".join(f"%r{10 + i}" for i in range(n)) + "}"
+        extra = ""
+        if mode == ".im2col" and d != "s2g":
+            extra = ", {" + ", ".join(f"%rs{i + 1}" for i in range(max(rank - 2, 1))) + "}"
+        elif mode.startswith(".im2col::w") and d != "s2g":
+            extra = ", {%rs1, %rs2}"
+        if d == "s2g":
+            yield f"cp.async.bulk.tensor.{rank}d.global.shared::cta{mode}.bulk_group [%rd1, {coords}], [%r2];"
+        else:
+            yield (f"cp.async.bulk.tensor.{rank}d.shared::{d}.global{mode}.mbarrier::complete_tx::bytes "
+                   f"[%r2], [%rd1, {coords}], [%r3]{extra};")
+
+
+def mma_variants():
+    """Dense block-scaled mma.sync (§4.5; the sparse forms are not generated)."""
+    pairs = [("e4m3", "e4m3"), ("e5m2", "e4m3"), ("e3m2", "e2m3"), ("e2m3", "e2m1"), ("e2m1", "e2m1"),
+             ("e2m1", "e4m3"), ("e5m2", "e5m2")]
+    for k, kind, sv, (ta, tb), st in itertools.product(
+        [32, 64], ["mxf8f6f4", "mxf4", "mxf4nvf4"], ["", ".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X"],
+        pairs, ["ue8m0", "ue4m3"],
+    ):
+        word = f"mma.sync.aligned.m16n8k{k}.row.col.kind::{kind}.block_scale{sv}.f32.{ta}.{tb}.f32.{st}"
+        yield (f"{word} {{%f1, %f2, %f3, %f4}}, {{%r1, %r2, %r3, %r4}}, {{%r5, %r6}}, {{%f5, %f6, %f7, %f8}}, "
+               f"%r7, {{%rs1, %rs2}}, %r8, {{%rs1, %rs2}};")
+
+
+FAMILIES = {"tcgen05": tcgen05_variants, "ldst": ldst_variants, "tma": tma_variants, "mma": mma_variants}
+
+
+def module(target, variants):
+    """PTX text and the line of each variant's instruction."""
+    version = "9.0"
+    lines = [f".version {version}", f".target {target}", ".address_size 64", ""]
+    where = []
+    for i, v in enumerate(variants):
+        lines += [f".visible .entry k{i}()", "{", "\t.reg .pred %p<2>;", "\t.reg .b16 %rs<8>;",
+                  "\t.reg .b32 %r<40>;", "\t.reg .b64 %rd<8>;", "\t.reg .f32 %f<9>;"]
+        lines.append("\t" + v)
+        where.append(len(lines))
+        lines += ["\tret;", "}", ""]
+    return "\n".join(lines) + "\n", where
+
+
+def ptxas_verdicts(ptxas, target, variants, tmp):
+    """variant index -> first ptxas error message (None = accepted)."""
+    live = list(range(len(variants)))
+    verdict = {}
+    for _ in range(len(variants) + 1):
+        if not live:
+            break
+        text, where = module(target, [variants[i] for i in live])
+        path = os.path.join(tmp, "oracle.ptx")
+        open(path, "w").write(text)
+        r = subprocess.run([ptxas, f"-arch={target}", "-o", os.devnull, path], capture_output=True, text=True)
+        errs = {}
+        for l in r.stderr.splitlines():
+            m = re.search(r", line (\d+); error\s*:\s*(.*)", l)
+            if m:
+                errs.setdefault(int(m.group(1)), m.group(2))
+        if not errs:
+            if r.returncode != 0:
+                # A file-level error without a line (mixed cta_group): mark all remaining.
+                for i in live:
+                    verdict[i] = r.stderr.strip().splitlines()[0] if r.stderr.strip() else "rejected"
+            break
+        line_to_idx = {w: live[k] for k, w in enumerate(where)}
+        bad = set()
+        for line, msg in errs.items():
+            # Map to the nearest variant line at or before (errors name the instruction line).
+            cands = [w for w in where if w <= line + 1]
+            if cands:
+                idx = line_to_idx[max(cands)]
+                verdict[idx] = msg
+                bad.add(idx)
+        if not bad:
+            break
+        live = [i for i in live if i not in bad]
+    return {i: verdict.get(i) for i in range(len(variants))}
+
+
+def irlint_flags(irlint, target, variants, tmp):
+    text, where = module(target, variants)
+    path = os.path.join(tmp, "oracle_irlint.ptx")
+    open(path, "w").write(text)
+    r = subprocess.run([irlint, "check", "--format", "json", path], capture_output=True, text=True)
+    rep = json.loads(r.stdout)
+    flagged = {}
+    line_to_idx = {w: k for k, w in enumerate(where)}
+    for d in rep.get("findings", []):
+        if not d["rule"].startswith("atom-"):
+            continue
+        line = (d.get("values") or {}).get("ptx-line")
+        if line in line_to_idx:
+            flagged.setdefault(line_to_idx[line], d["rule"])
+    return flagged
+
+
+def find_ptxas():
+    for base in site.getsitepackages():
+        for p in sorted(glob.glob(os.path.join(base, "nvidia", "cu*", "bin", "ptxas"))):
+            return p
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ptxas", default=os.environ.get("PTXAS") or find_ptxas())
+    ap.add_argument("--irlint", default="target/release/irlint")
+    ap.add_argument("--families", default="tcgen05,ldst,tma,mma")
+    ap.add_argument("--examples", action="store_true", help="print the disagreeing forms")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 on any flagged-but-accepted form outside D7 or any missed form")
+    args = ap.parse_args()
+    if not args.ptxas:
+        print("ptxas not found (pip install nvidia-cuda-nvcc, or --ptxas)")
+        return 0
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for fam in args.families.split(","):
+            variants = list(FAMILIES[fam]())
+            for target in TARGETS[fam]:
+                ptx = {}
+                for start in range(0, len(variants), 400):
+                    chunk = variants[start:start + 400]
+                    for k, v in ptxas_verdicts(args.ptxas, target, chunk, tmp).items():
+                        ptx[start + k] = v
+                fl = {}
+                for start in range(0, len(variants), 400):
+                    for k, v in irlint_flags(args.irlint, target, variants[start:start + 400], tmp).items():
+                        fl[start + k] = v
+                c = {"forms": len(variants), "both accept": 0, "both reject": 0, "flagged, ptxas accepts": 0,
+                     "of which D7": 0, "missed": 0, "missed (seed reason)": 0}
+                for i, v in enumerate(variants):
+                    rej, flag = ptx[i] is not None, i in fl
+                    if rej and flag:
+                        c["both reject"] += 1
+                    elif not rej and not flag:
+                        c["both accept"] += 1
+                    elif flag:
+                        c["flagged, ptxas accepts"] += 1
+                        if ".kind::i8" in v and v.rstrip(";").endswith(", 3"):
+                            c["of which D7"] += 1
+                        elif args.examples:
+                            print(f"  FP {target}: {v}  [{fl[i]}]")
+                    else:
+                        c["missed"] += 1
+                        if SEED_REASON.search(ptx[i] or ""):
+                            c["missed (seed reason)"] += 1
+                            if args.examples:
+                                print(f"  MISS(seed) {target}: {v}  [{ptx[i]}]")
+                        elif args.examples:
+                            print(f"  MISS {target}: {v}  [{ptx[i]}]")
+                rows.append((fam, target, c))
+                print(fam, target, c, flush=True)
+    keys = ["forms", "both accept", "both reject", "flagged, ptxas accepts", "of which D7", "missed",
+            "missed (seed reason)"]
+    print()
+    print("| family | target | " + " | ".join(keys) + " |")
+    print("|---|---|" + "---|" * len(keys))
+    for fam, target, c in rows:
+        print(f"| {fam} | {target} | " + " | ".join(str(c[k]) for k in keys) + " |")
+    total = {k: sum(c[k] for _, _, c in rows) for k in keys}
+    print("| **all** | | " + " | ".join(f"**{total[k]}**" for k in keys) + " |")
+    bad = total["flagged, ptxas accepts"] - total["of which D7"] + total["missed"]
+    if args.check and bad:
+        print(f"disagreements: {bad}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,269 @@
+//! Typed facts for PTX matrix instructions: exactly the inputs the seed-002
+//! atom verifiers take, built as `reference/ptx-atoms.md` §2 prescribes
+//! (with the resolutions D1–D4, D8, D14, D16, D17 applied where they decide a value).
+
+use super::facts::Operand;
+use serde::Serialize;
+
+/// A parsed `.target`: `sm_100a` → SM 100, suffix `a`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct PtxTarget {
+    /// SM number (`100` for `sm_100a`).
+    pub sm: u32,
+    /// `a` (architecture-specific), `f` (family) or none.
+    pub suffix: Option<char>,
+    /// `.version` major and minor.
+    pub version: (u32, u32),
+}
+
+impl PtxTarget {
+    /// Parses `sm_NN[a|f]`.
+    pub fn parse(word: &str, version: (u32, u32)) -> Option<PtxTarget> {
+        let rest = word.strip_prefix("sm_")?;
+        let (digits, suffix) = match rest.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+            Some((i, c)) if i + 1 == rest.len() && (c == 'a' || c == 'f') => (rest.get(..i)?, Some(c)),
+            Some(_) => return None,
+            None => (rest, None),
+        };
+        Some(PtxTarget { sm: digits.parse().ok()?, suffix, version })
+    }
+
+    /// `sm_100a`.
+    pub fn name(&self) -> String {
+        match self.suffix {
+            Some(c) => format!("sm_{}{c}", self.sm),
+            None => format!("sm_{}", self.sm),
+        }
+    }
+}
+
+/// Scale-vector size of a block-scaled MMA as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScaleVec {
+    /// Not written.
+    None,
+    /// `.scale_vec::1X`
+    X1,
+    /// `.scale_vec::2X`
+    X2,
+    /// `.scale_vec::4X`
+    X4,
+    /// `.block16`
+    Block16,
+    /// `.block32`
+    Block32,
+}
+
+impl ScaleVec {
+    /// The seed's 2-bit field with D2 applied: 0 none or `.blockN`, 1 = 1X, 2 = 2X, 3 = 4X.
+    pub fn field(self) -> u16 {
+        match self {
+            ScaleVec::X1 => 1,
+            ScaleVec::X2 => 2,
+            ScaleVec::X4 => 3,
+            _ => 0,
+        }
+    }
+}
+
+/// `.kind::K` of `tcgen05.mma` and block-scaled `mma`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[allow(missing_docs)]
+pub enum MmaKind {
+    Mxf4nvf4,
+    I8,
+    Mxf8f6f4,
+    F16,
+    Tf32,
+    F8f6f4,
+    Mxf4,
+    /// PTX 9.4 `.kind::ti16` (D10: no seed value).
+    Ti16,
+}
+
+impl MmaKind {
+    /// Parses the word after `kind::`.
+    pub fn parse(s: &str) -> Option<MmaKind> {
+        Some(match s {
+            "mxf4nvf4" => MmaKind::Mxf4nvf4,
+            "i8" => MmaKind::I8,
+            "mxf8f6f4" => MmaKind::Mxf8f6f4,
+            "f16" => MmaKind::F16,
+            "tf32" => MmaKind::Tf32,
+            "f8f6f4" => MmaKind::F8f6f4,
+            "mxf4" => MmaKind::Mxf4,
+            "ti16" => MmaKind::Ti16,
+            _ => return None,
+        })
+    }
+
+    /// The seed's 3-bit kind value (mxf4nvf4 0, i8 1, mxf8f6f4 2, f16 3, tf32 4, f8f6f4 5, mxf4 7).
+    pub fn seed_value(self) -> Option<u16> {
+        Some(match self {
+            MmaKind::Mxf4nvf4 => 0,
+            MmaKind::I8 => 1,
+            MmaKind::Mxf8f6f4 => 2,
+            MmaKind::F16 => 3,
+            MmaKind::Tf32 => 4,
+            MmaKind::F8f6f4 => 5,
+            MmaKind::Mxf4 => 7,
+            MmaKind::Ti16 => return None,
+        })
+    }
+}
+
+/// `ldmatrix` / `stmatrix` (§2.3).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LdStMatrix {
+    /// `stmatrix`.
+    pub store: bool,
+    /// Shape rows (`m8n16` → 8).
+    pub m: u32,
+    /// Shape columns (`m8n16` → 16).
+    pub n: u32,
+    /// `.x1`/`.x2`/`.x4` → 1/2/4 (0 when missing).
+    pub num: u32,
+    /// `.trans`.
+    pub trans: bool,
+    /// Element format as written after the modifiers (`b16`, `b8`, `b8x16.b4x16_p64`, `s8.s4`).
+    pub format: String,
+    /// `.shared`/`.shared::cta` written (otherwise a generic address).
+    pub shared: bool,
+    /// Registers in the register vector operand.
+    pub registers: u32,
+    /// Registers the form needs: num × (2 for `.m16n16` ldmatrix, else 1).
+    pub expected_registers: u32,
+    /// The shared-memory row address.
+    #[serde(skip)]
+    pub address: Option<Operand>,
+}
+
+/// `tcgen05.mma{.sp,.ws}…` (§2.1).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tcgen05Mma {
+    /// `.ws`.
+    pub ws: bool,
+    /// `.sp` (a separate input, D4).
+    pub sparse: bool,
+    /// `.cta_group::N` (0 when missing).
+    pub cta_group: u32,
+    /// `.kind::K` (None when missing or unknown).
+    pub kind: Option<MmaKind>,
+    /// The kind word as written (`f16`, `ti16`, …).
+    pub kind_text: Option<String>,
+    /// `.block_scale`.
+    pub block_scale: bool,
+    /// Scale vector size as written.
+    pub scale_vec: ScaleVec,
+    /// `.ashift`.
+    pub ashift: bool,
+    /// `.collector::…` usage as written (`a::fill`, `b0::use`).
+    pub collector: Option<String>,
+    /// A operand is `[a-tmem]` (otherwise an a-desc).
+    pub a_tmem: bool,
+    /// Trailing `scale-input-d` immediate (non-ws forms).
+    pub scale_input_d: Option<u64>,
+    /// Registers of a `disable-output-lane` vector.
+    pub disable_output_lane: Option<u32>,
+    /// `.ws` zero-column-mask descriptor present.
+    pub zero_column_mask: bool,
+    /// Operands written.
+    pub operand_count: u32,
+    /// The seed's 9-bit kind word with D1–D3 applied (bit 0 ws, 1 cta_group::2,
+    /// 2–3 scale vector, 4 scale-input-d, 5 block_scale, 6–8 kind).
+    pub kind_word: u16,
+    /// `.collector::a::use` or `::fill` (rule 10's collector input).
+    pub collector_a_use_or_fill: bool,
+    /// The instruction descriptor operand.
+    #[serde(skip)]
+    pub idesc: Option<Operand>,
+}
+
+/// Block-scaled `mma.sync` / `mma.sp` for sm_120 (§2.5).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BlockScaledMma {
+    /// `mma.sp…`.
+    pub sparse: bool,
+    /// Shape M, N, K as written.
+    pub m: u32,
+    /// N.
+    pub n: u32,
+    /// K.
+    pub k: u32,
+    /// `.kind::K`.
+    pub kind: Option<MmaKind>,
+    /// `.block_scale` present.
+    pub block_scale: bool,
+    /// Scale vector as written.
+    pub scale_vec: ScaleVec,
+    /// A element type (`e4m3`, `e2m1`, …).
+    pub a_type: String,
+    /// B element type.
+    pub b_type: String,
+    /// Scale-factor type (`ue8m0`, `ue4m3`).
+    pub scale_type: String,
+}
+
+/// Tensor-copy load mode (§2.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[allow(missing_docs)]
+pub enum TmaMode {
+    Tile,
+    Im2col,
+    Im2colW,
+    Im2colW128,
+    Gather4,
+    Scatter4,
+    Im2colNoOffs,
+    Im2colNoOffsW,
+}
+
+/// `cp.async.bulk.tensor` (and the `cp.reduce…`/`prefetch` forms) (§2.7).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TensorCopy {
+    /// Instruction family: `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`,
+    /// `cp.async.bulk.prefetch.tensor`.
+    pub family: String,
+    /// `.Nd`.
+    pub rank: u32,
+    /// Load mode (`.tile` when not written).
+    pub mode: TmaMode,
+    /// Destination state space (`shared::cta`, `shared::cluster`, `global`; empty for prefetch).
+    pub dst: String,
+    /// Global → shared.
+    pub load: bool,
+    /// `.multicast::cluster`.
+    pub multicast: bool,
+    /// `.cta_group::N`.
+    pub cta_group: Option<u32>,
+    /// Coordinates in the tensor operand.
+    pub coords: u32,
+}
+
+/// What a PTX matrix fact is.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "op", rename_all = "kebab-case")]
+pub enum PtxOp {
+    /// `ldmatrix`/`stmatrix`.
+    LdStMatrix(LdStMatrix),
+    /// `tcgen05.mma*`.
+    Tcgen05Mma(Tcgen05Mma),
+    /// Block-scaled `mma.sync`/`mma.sp`.
+    BlockScaledMma(BlockScaledMma),
+    /// `cp.async.bulk.tensor`.
+    TensorCopy(TensorCopy),
+}
+
+/// A PTX matrix instruction with the module's target.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PtxMatrixOp {
+    /// The instruction word as written.
+    pub word: String,
+    /// Parsed `.target` (None when missing or not an `sm_` target).
+    pub target: Option<PtxTarget>,
+    /// The payload.
+    pub op: PtxOp,
+}

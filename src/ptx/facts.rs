@@ -1,0 +1,276 @@
+//! Matrix instructions recognised as typed facts for the atom verifiers:
+//! `ldmatrix`/`stmatrix`, `tcgen05.mma*`, block-scaled `mma.sync`/`mma.sp` and
+//! `cp.async.bulk.tensor`, with the inputs `reference/ptx-atoms.md` §2 lists.
+
+use super::parse::{Instruction, Operand as Syn};
+use super::Opcode;
+use crate::ir::{
+    BlockScaledMma, Fact, FactKind, FuncH, InstH, InstKind, LdStMatrix, MmaKind, Operand, PtxMatrixOp, PtxOp,
+    PtxTarget, ScaleVec, Tcgen05Mma, TensorCopy, TmaMode, Value,
+};
+
+/// A fact found while lowering one function, before its function handle is known.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    inst: InstH,
+    op: PtxMatrixOp,
+}
+
+impl Pending {
+    /// Rewrites the SSA values the fact holds (trivial phis folded away).
+    pub(crate) fn map_values(&mut self, mut f: impl FnMut(Value) -> Value) {
+        let slot = match &mut self.op.op {
+            PtxOp::LdStMatrix(x) => &mut x.address,
+            PtxOp::Tcgen05Mma(x) => &mut x.idesc,
+            _ => return,
+        };
+        if let Some(Operand::Value(v)) = slot {
+            *v = f(*v);
+        }
+    }
+
+    /// The fact in function `function`.
+    pub(crate) fn into_fact(self, function: FuncH) -> Fact {
+        Fact { function, inst: self.inst, kind: FactKind::Ptx(self.op) }
+    }
+}
+
+fn vector_len(o: Option<&Syn<'_>>) -> u32 {
+    match o {
+        Some(Syn::Vector(v)) => v.len() as u32,
+        Some(_) => 1,
+        None => 0,
+    }
+}
+
+/// `m8n16` → (8, 16); `m16n8k32` → (16, 8, 32) through [`shape3`].
+fn shape(m: &str) -> Option<(u32, u32)> {
+    let rest = m.strip_prefix('m')?;
+    let (a, b) = rest.split_once('n')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+fn shape3(m: &str) -> Option<(u32, u32, u32)> {
+    let rest = m.strip_prefix('m')?;
+    let (a, rest) = rest.split_once('n')?;
+    let (b, c) = rest.split_once('k')?;
+    Some((a.parse().ok()?, b.parse().ok()?, c.parse().ok()?))
+}
+
+fn scale_vec(op: &Opcode<'_>) -> ScaleVec {
+    for m in op.mods() {
+        match m {
+            "scale_vec::1X" => return ScaleVec::X1,
+            "scale_vec::2X" => return ScaleVec::X2,
+            "scale_vec::4X" => return ScaleVec::X4,
+            "block16" => return ScaleVec::Block16,
+            "block32" => return ScaleVec::Block32,
+            _ => {}
+        }
+    }
+    ScaleVec::None
+}
+
+fn operand_of(values: &[Value], i: usize) -> Option<Operand> {
+    values.get(i).map(|v| Operand::Value(*v))
+}
+
+/// Recognises a matrix instruction lowered to `kind` at `inst`.
+pub(crate) fn recognise(
+    op: &Opcode<'_>,
+    ins: &Instruction<'_>,
+    inst: InstH,
+    kind: &InstKind,
+    target: Option<PtxTarget>,
+) -> Option<Pending> {
+    let values: &[Value] = match kind {
+        InstKind::Other { operands, .. } => operands,
+        _ => &[],
+    };
+    let payload = match op.base() {
+        "ldmatrix" | "stmatrix" => PtxOp::LdStMatrix(ldst(op, ins, values)),
+        "tcgen05" if op.second() == Some("mma") => PtxOp::Tcgen05Mma(tcgen05(op, ins, values)),
+        "mma" if op.find("kind::").is_some() || op.has("block_scale") => PtxOp::BlockScaledMma(block_mma(op)),
+        "cp" => PtxOp::TensorCopy(tensor_copy(op, ins)?),
+        _ => return None,
+    };
+    Some(Pending { inst, op: PtxMatrixOp { word: ins.op.to_string(), target, op: payload } })
+}
+
+fn ldst(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> LdStMatrix {
+    let store = op.base() == "stmatrix";
+    let (mut m, mut n, mut num) = (0, 0, 0);
+    let mut format = Vec::new();
+    for x in op.mods() {
+        match x {
+            "sync" | "aligned" | "trans" | "shared" | "shared::cta" => {}
+            "x1" => num = 1,
+            "x2" => num = 2,
+            "x4" => num = 4,
+            _ => match shape(x) {
+                Some((a, b)) if x.starts_with('m') => (m, n) = (a, b),
+                _ => format.push(x),
+            },
+        }
+    }
+    let (reg_op, addr_index) = if store { (ins.operands.get(1), 0) } else { (ins.operands.first(), 0) };
+    let per = if !store && m == 16 && n == 16 { 2 } else { 1 };
+    LdStMatrix {
+        store,
+        m,
+        n,
+        num,
+        trans: op.has("trans"),
+        format: format.join("."),
+        shared: op.has("shared") || op.has("shared::cta"),
+        registers: vector_len(reg_op),
+        expected_registers: num * per,
+        address: operand_of(values, addr_index),
+    }
+}
+
+fn tcgen05(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Tcgen05Mma {
+    let ws = op.has("ws");
+    let sparse = op.has("sp");
+    let cta_group = op.find("cta_group::").and_then(|c| c.strip_prefix("cta_group::")?.parse().ok()).unwrap_or(0);
+    let kind_text = op.find("kind::").and_then(|k| k.strip_prefix("kind::"));
+    let kind = kind_text.and_then(MmaKind::parse);
+    let block_scale = op.has("block_scale");
+    let sv = scale_vec(op);
+    let collector = op.find("collector::").and_then(|c| c.strip_prefix("collector::"));
+    let ops = &ins.operands;
+    let a_tmem = matches!(ops.get(1), Some(Syn::Addr(_)));
+    // [d], A, b-desc, {[sp-meta],} idesc, …
+    let idesc_index = if sparse { 4 } else { 3 };
+    let rest = ops.get(idesc_index + 1..).unwrap_or(&[]);
+    let mut disable_output_lane = None;
+    let mut scale_input_d = None;
+    let mut zero_column_mask = false;
+    if ws {
+        zero_column_mask = rest.len() >= 2;
+    } else if !block_scale {
+        let mut r: Vec<&Syn<'_>> = rest.iter().collect();
+        if let Some(Syn::Vector(v)) = r.first() {
+            disable_output_lane = Some(v.len() as u32);
+            r.remove(0);
+        }
+        if let [_, Syn::Int(x)] = r.as_slice() {
+            scale_input_d = Some(*x as u64);
+        }
+    }
+    // The value operand of idesc: flattened operands are one value per written
+    // operand up to idesc (addresses without extras), so the index matches.
+    let idesc = operand_of(values, idesc_index);
+    let kind_word = u16::from(ws)
+        | (u16::from(cta_group == 2) << 1)
+        | (sv.field() << 2)
+        | (u16::from(scale_input_d.is_some()) << 4)
+        | (u16::from(block_scale) << 5)
+        | (kind.and_then(MmaKind::seed_value).unwrap_or(0) << 6);
+    Tcgen05Mma {
+        ws,
+        sparse,
+        cta_group,
+        kind,
+        kind_text: kind_text.map(str::to_string),
+        block_scale,
+        scale_vec: sv,
+        ashift: op.has("ashift"),
+        collector: collector.map(str::to_string),
+        a_tmem,
+        scale_input_d,
+        disable_output_lane,
+        zero_column_mask,
+        operand_count: ops.len() as u32,
+        kind_word,
+        collector_a_use_or_fill: matches!(collector, Some("a::use" | "a::fill")),
+        idesc,
+    }
+}
+
+fn block_mma(op: &Opcode<'_>) -> BlockScaledMma {
+    let (mut m, mut n, mut k) = (0, 0, 0);
+    let mut types = Vec::new();
+    for x in op.mods() {
+        if let Some(s) = shape3(x) {
+            (m, n, k) = s;
+        } else if matches!(x, "e4m3" | "e5m2" | "e3m2" | "e2m3" | "e2m1" | "ue8m0" | "ue4m3" | "f32" | "f16" | "bf16") {
+            types.push(x);
+        }
+    }
+    // Types in order: D, A, B, C, scale.
+    let get = |i: usize| types.get(i).map_or(String::new(), |s| s.to_string());
+    BlockScaledMma {
+        sparse: op.second().is_some_and(|s| s.starts_with("sp")),
+        m,
+        n,
+        k,
+        kind: op.find("kind::").and_then(|x| MmaKind::parse(x.strip_prefix("kind::")?)),
+        block_scale: op.has("block_scale"),
+        scale_vec: scale_vec(op),
+        a_type: get(1),
+        b_type: get(2),
+        scale_type: get(4),
+    }
+}
+
+fn tensor_copy(op: &Opcode<'_>, ins: &Instruction<'_>) -> Option<TensorCopy> {
+    let t = op.text;
+    let family = ["cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor"]
+        .into_iter()
+        .find(|f| t.starts_with(f) && t.as_bytes().get(f.len()) == Some(&b'.'))?;
+    let mut rank = 0;
+    let mut mode = TmaMode::Tile;
+    let mut dst = None;
+    for x in op.mods() {
+        match x {
+            "1d" | "2d" | "3d" | "4d" | "5d" => rank = u32::from(x.as_bytes()[0] - b'0'),
+            "tile" => mode = TmaMode::Tile,
+            "tile::gather4" => mode = TmaMode::Gather4,
+            "tile::scatter4" => mode = TmaMode::Scatter4,
+            "im2col" => mode = TmaMode::Im2col,
+            "im2col::w" => mode = TmaMode::Im2colW,
+            "im2col::w::128" => mode = TmaMode::Im2colW128,
+            "im2col_no_offs" => mode = TmaMode::Im2colNoOffs,
+            "im2col_no_offs::w" => mode = TmaMode::Im2colNoOffsW,
+            "shared::cta" | "shared::cluster" | "global" | "shared" if dst.is_none() => dst = Some(x),
+            _ => {}
+        }
+    }
+    let prefetch = family.contains("prefetch");
+    let dst = if prefetch { "" } else { dst.unwrap_or("") };
+    let load = prefetch || dst.starts_with("shared");
+    // The tensor operand: [tensorMap, {coords}] — second operand of a load, first of a store.
+    let tensor = if load && !prefetch { ins.operands.get(1) } else { ins.operands.first() };
+    let coords = match tensor {
+        Some(Syn::Addr(a)) => a.extra.iter().map(|e| vector_len(Some(e))).sum(),
+        _ => 0,
+    };
+    Some(TensorCopy {
+        family: family.to_string(),
+        rank,
+        mode,
+        dst: dst.to_string(),
+        load,
+        multicast: op.has("multicast::cluster"),
+        cta_group: op.find("cta_group::").and_then(|c| c.strip_prefix("cta_group::")?.parse().ok()),
+        coords,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_parse() {
+        assert_eq!(
+            PtxTarget::parse("sm_100a", (8, 8)),
+            Some(PtxTarget { sm: 100, suffix: Some('a'), version: (8, 8) })
+        );
+        assert_eq!(PtxTarget::parse("sm_120f", (9, 0)).map(|t| (t.sm, t.suffix)), Some((120, Some('f'))));
+        assert_eq!(PtxTarget::parse("sm_80", (8, 7)).map(|t| (t.sm, t.suffix)), Some((80, None)));
+        assert_eq!(PtxTarget::parse("sm_100x", (8, 7)), None);
+        assert_eq!(PtxTarget::parse("compute_90", (8, 7)), None);
+    }
+}

@@ -1,0 +1,270 @@
+//! PTX syntax tree → IR. Module scope (globals, functions, entry points,
+//! source files) here; function bodies in [`body`].
+
+mod body;
+
+use super::parse::{FuncDecl, PtxModule, Space, VarDecl};
+use super::scalar_type;
+use crate::ir::{
+    ConstH, ConstKind, Constant, EntryPoint, FuncH, Function, Global, Module, SourceKind, Span, Type, TypeH, Value,
+};
+use crate::read::Result;
+use rustc_hash::FxHashMap;
+
+/// Module-wide lowering state: interned types, constants and opcode names.
+pub(super) struct Cx<'a> {
+    pub m: Module,
+    types: FxHashMap<TypeKey, TypeH>,
+    consts: FxHashMap<(TypeH, u8, u64), ConstH>,
+    op_names: FxHashMap<&'a str, u32>,
+    pub globals: FxHashMap<&'a str, Value>,
+    /// The parsed `.target`.
+    pub target: Option<crate::ir::PtxTarget>,
+    op_info: FxHashMap<&'a str, body::OpInfo<'a>>,
+    t_bool: Option<TypeH>,
+    t_i32: Option<TypeH>,
+    t_i64: Option<TypeH>,
+    t_void: Option<TypeH>,
+    /// `.file` index → index into `m.source_files`.
+    pub files: FxHashMap<u32, u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum TypeKey {
+    Void,
+    Bool,
+    Int(u16),
+    Float(u16),
+    Array(TypeH, Option<u64>),
+    Ptr(TypeH, u32),
+    Tuple(Vec<TypeH>),
+}
+
+impl<'a> Cx<'a> {
+    fn ty(&mut self, key: TypeKey) -> TypeH {
+        if let Some(h) = self.types.get(&key) {
+            return *h;
+        }
+        let t = match &key {
+            TypeKey::Void => Type::Void,
+            TypeKey::Bool => Type::Bool,
+            TypeKey::Int(b) => Type::Int { bits: *b },
+            TypeKey::Float(b) => Type::Float { bits: *b },
+            TypeKey::Array(e, n) => Type::Array { elem: *e, count: *n, stride: None },
+            TypeKey::Ptr(p, s) => Type::Pointer { pointee: *p, space: *s },
+            TypeKey::Tuple(v) => Type::Struct { name: None, members: v.clone() },
+        };
+        let h = self.m.types.append(t);
+        self.types.insert(key, h);
+        h
+    }
+
+    pub fn void(&mut self) -> TypeH {
+        if let Some(t) = self.t_void {
+            return t;
+        }
+        let t = self.ty(TypeKey::Void);
+        self.t_void = Some(t);
+        t
+    }
+
+    pub fn int(&mut self, bits: u16) -> TypeH {
+        let slot = match bits {
+            1 => &mut self.t_bool,
+            32 => &mut self.t_i32,
+            64 => &mut self.t_i64,
+            _ => return self.ty(TypeKey::Int(bits)),
+        };
+        if let Some(t) = *slot {
+            return t;
+        }
+        let t = self.ty(if bits == 1 { TypeKey::Bool } else { TypeKey::Int(bits) });
+        match bits {
+            1 => self.t_bool = Some(t),
+            32 => self.t_i32 = Some(t),
+            _ => self.t_i64 = Some(t),
+        }
+        t
+    }
+
+    /// The cached facts about an instruction word.
+    fn op_info(&mut self, word: &'a str) -> body::OpInfo<'a> {
+        if let Some(i) = self.op_info.get(word) {
+            return *i;
+        }
+        let i = body::OpInfo::new(self, word);
+        self.op_info.insert(word, i);
+        i
+    }
+
+    pub fn float(&mut self, bits: u16) -> TypeH {
+        self.ty(TypeKey::Float(bits))
+    }
+
+    pub fn tuple(&mut self, members: Vec<TypeH>) -> TypeH {
+        self.ty(TypeKey::Tuple(members))
+    }
+
+    /// The IR type of a PTX type word (`.b32` → i32, `.f32` → f32, `.pred` → bool).
+    pub fn scalar(&mut self, word: Option<&str>) -> TypeH {
+        match word.and_then(scalar_type) {
+            Some((b'p', _)) => self.ty(TypeKey::Bool),
+            Some((b'f', bits)) => self.float(bits),
+            Some((_, bits)) => self.int(bits),
+            None => match word.map(|w| w.trim_start_matches('.')) {
+                Some("f16x2" | "bf16x2" | "e4m3x2" | "e5m2x2") => self.int(32),
+                Some("bf16" | "e4m3x4") => self.int(16),
+                _ => self.int(32),
+            },
+        }
+    }
+
+    /// The declared (value) type of a variable: scalar, vector or array of it.
+    pub fn decl_type(&mut self, d: &VarDecl<'_>) -> TypeH {
+        let mut t = self.scalar(d.ty);
+        if let Some(n) = d.vector {
+            t = self.ty(TypeKey::Array(t, Some(u64::from(n))));
+        }
+        for dim in d.dims.iter().rev() {
+            t = self.ty(TypeKey::Array(t, *dim));
+        }
+        t
+    }
+
+    pub fn ptr(&mut self, pointee: TypeH, space: u32) -> TypeH {
+        self.ty(TypeKey::Ptr(pointee, space))
+    }
+
+    fn constant(&mut self, ty: TypeH, tag: u8, bits: u64, kind: ConstKind) -> Value {
+        if let Some(c) = self.consts.get(&(ty, tag, bits)) {
+            return Value::Const(*c);
+        }
+        let c = self.m.constants.append(Constant { ty, kind, spec_id: None });
+        self.consts.insert((ty, tag, bits), c);
+        Value::Const(c)
+    }
+
+    /// An integer constant masked to the type's width.
+    pub fn const_int(&mut self, ty: TypeH, v: u64) -> Value {
+        let bits = self.m.int_bits(ty).unwrap_or(64);
+        let v = if bits >= 64 { v } else { v & ((1u64 << bits) - 1) };
+        self.constant(ty, 0, v, ConstKind::Int(v))
+    }
+
+    /// A float constant from its bits.
+    pub fn const_float(&mut self, ty: TypeH, bits: u64) -> Value {
+        self.constant(ty, 1, bits, ConstKind::Float(bits))
+    }
+
+    /// `undef` of a type.
+    pub fn undef(&mut self, ty: TypeH) -> Value {
+        self.constant(ty, 2, 0, ConstKind::Undef)
+    }
+
+    /// The index of an opcode name in `m.op_names`.
+    pub fn op_name(&mut self, name: &'a str) -> u32 {
+        if let Some(i) = self.op_names.get(name) {
+            return *i;
+        }
+        let i = self.m.op_names.len() as u32;
+        self.m.op_names.push(name.to_string());
+        self.op_names.insert(name, i);
+        i
+    }
+}
+
+fn span(pos: super::lex::Pos) -> Span {
+    Span { offset: u64::from(pos.offset), id: pos.line, loc: None }
+}
+
+fn global(cx: &mut Cx<'_>, d: &VarDecl<'_>) -> Global {
+    let value_ty = cx.decl_type(d);
+    let space = d.space.address_space();
+    let ty = cx.ptr(value_ty, space);
+    Global {
+        name: Some(d.name.to_string()),
+        ty,
+        value_ty,
+        space,
+        init: None,
+        is_const: d.space == Space::Const,
+        span: span(d.pos),
+    }
+}
+
+fn signature(cx: &mut Cx<'_>, f: &FuncDecl<'_>) -> Function {
+    let params: Vec<TypeH> = f.params.iter().map(|p| cx.decl_type(p)).collect();
+    let ret = cx.void();
+    Function {
+        name: f.name.to_string(),
+        params,
+        ret: Some(ret),
+        is_declaration: true,
+        span: span(f.pos),
+        ..Default::default()
+    }
+}
+
+/// Lowers a parsed module.
+pub(super) fn lower<'a>(pm: &PtxModule<'a>) -> Result<Module> {
+    let mut m = Module::new(SourceKind::Ptx);
+    m.target = (!pm.target.is_empty()).then(|| pm.target.join(", "));
+    m.producer = pm.version.map(|(a, b)| format!("PTX ISA {a}.{b}"));
+    let mut cx = Cx {
+        m,
+        types: FxHashMap::default(),
+        consts: FxHashMap::default(),
+        op_names: FxHashMap::default(),
+        globals: FxHashMap::default(),
+        files: FxHashMap::default(),
+        op_info: FxHashMap::default(),
+        target: pm.target.iter().find_map(|t| crate::ir::PtxTarget::parse(t, pm.version.unwrap_or((0, 0)))),
+        t_bool: None,
+        t_i32: None,
+        t_i64: None,
+        t_void: None,
+    };
+    for (idx, name) in &pm.files {
+        let i = cx.m.source_file_index(name);
+        cx.files.insert(*idx, i);
+    }
+    for d in &pm.globals {
+        let g = global(&mut cx, d);
+        let h = cx.m.globals.append(g);
+        cx.globals.insert(d.name, Value::Global(h));
+    }
+    // Functions: one per name; a definition replaces an earlier prototype.
+    let mut handles: Vec<FuncH> = Vec::with_capacity(pm.functions.len());
+    let mut by_name: FxHashMap<&str, FuncH> = FxHashMap::default();
+    for f in &pm.functions {
+        let sig = signature(&mut cx, f);
+        let h = match by_name.get(f.name) {
+            Some(h) => {
+                if f.body.is_some() {
+                    cx.m.functions[*h] = sig;
+                }
+                *h
+            }
+            None => {
+                let h = cx.m.functions.append(sig);
+                by_name.insert(f.name, h);
+                cx.globals.insert(f.name, Value::Function(h));
+                h
+            }
+        };
+        handles.push(h);
+    }
+    for (f, h) in pm.functions.iter().zip(&handles) {
+        let Some(stmts) = &f.body else { continue };
+        let base = cx.m.functions[*h].clone();
+        let (lowered, pending) = body::lower_body(&mut cx, f, stmts, base)?;
+        cx.m.functions[*h] = lowered;
+        for p in pending {
+            cx.m.facts.push(p.into_fact(*h));
+        }
+        if f.entry {
+            cx.m.entry_points.push(EntryPoint { name: f.name.to_string(), function: Some(*h), stage: "kernel".into() });
+        }
+    }
+    Ok(cx.m)
+}

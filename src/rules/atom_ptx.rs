@@ -1,0 +1,240 @@
+//! The atom rules on PTX: each PTX matrix fact is turned into the verifier
+//! inputs of `reference/ptx-atoms.md` §2 and checked by [`crate::atoms`]. The
+//! rule ids, levels and docs are the atom rules' own (`crate::atoms::meta`);
+//! messages are the verifiers' (verbatim seed strings where the seed has one).
+
+use super::{At, Finding, RuleContext};
+use crate::atoms::{
+    self, AtomDiag, LdsmMode, LdsmTuple, OperandForm, ScaleFactorType, SizePattern, Sm120Input, Sm120Type, StsmMode,
+    StsmTuple, Suffix, Target, Tcgen05Input,
+};
+use crate::ir::{
+    BlockScaledMma, FactKind, FuncH, InstH, LdStMatrix, MmaKind, PtxMatrixOp, PtxOp, PtxTarget, ScaleVec, Tcgen05Mma,
+    TensorCopy, TmaMode,
+};
+use crate::report::{Certainty, FindingValue};
+
+/// Every PTX matrix fact with its function and instruction.
+pub fn ptx_facts(m: &crate::ir::Module) -> impl Iterator<Item = (FuncH, InstH, &PtxMatrixOp)> {
+    m.facts.iter().filter_map(|f| match &f.kind {
+        FactKind::Ptx(p) => Some((f.function, f.inst, p)),
+        _ => None,
+    })
+}
+
+/// The atoms library's target for a parsed `.target`.
+pub fn atom_target(t: PtxTarget) -> Option<Target> {
+    let suffix = match t.suffix {
+        None => Suffix::None,
+        Some('a') => Suffix::A,
+        Some('f') => Suffix::F,
+        Some(_) => return None,
+    };
+    Some(Target::new(u16::try_from(t.sm).ok()?, suffix))
+}
+
+/// The PTX line of an instruction (its span id).
+pub fn ptx_line(cx: &RuleContext<'_>, f: FuncH, inst: InstH) -> u64 {
+    cx.m.functions.try_get(f).and_then(|f| f.insts.try_get(inst)).map_or(0, |i| u64::from(i.span.id))
+}
+
+fn emit(cx: &mut RuleContext<'_>, f: FuncH, inst: InstH, p: &PtxMatrixOp, e: AtomDiag) {
+    let line = ptx_line(cx, f, inst);
+    cx.emit(Finding {
+        rule: e.rule.id(),
+        certainty: Certainty::Proven,
+        force_error: false,
+        message: e.message(),
+        help: None,
+        values: vec![("ptx-line", FindingValue::Int(line)), ("instruction", FindingValue::Text(p.word.clone()))],
+        at: At::Inst(f, inst),
+    });
+}
+
+fn size_pattern(format: &str) -> Option<SizePattern> {
+    Some(match format {
+        "b16" => SizePattern::U16,
+        "b8" => SizePattern::U8,
+        "b8x16.b4x16_p64" => SizePattern::U4x16P64To8,
+        "b8x16.b6x16_p32" => SizePattern::U6x16P32To8,
+        "s8.s4" => SizePattern::S4To8,
+        _ => return None,
+    })
+}
+
+/// The LDSM tuple of an `ldmatrix` (§2.3), when the form maps onto a mode.
+pub fn ldsm_mode(l: &LdStMatrix) -> Option<LdsmMode> {
+    Some(match (l.m, l.n, l.trans) {
+        (8, 8, false) => LdsmMode::M88,
+        (8, 8, true) => LdsmMode::MT88,
+        (8, 16, _) => LdsmMode::M816,
+        (16, 16, _) => LdsmMode::MT1616,
+        _ => return None,
+    })
+}
+
+/// The STSM mode of a `stmatrix` (§2.3 with D14's 16x8 row).
+pub fn stsm_mode(l: &LdStMatrix) -> Option<StsmMode> {
+    Some(match (l.m, l.n, l.trans) {
+        (8, 8, false) => StsmMode::M88,
+        (8, 8, true) => StsmMode::MT88,
+        (16, 8, _) => StsmMode::MT168,
+        _ => return None,
+    })
+}
+
+/// `atom-ldsm-mode` on `ldmatrix`.
+pub fn check_ldsm(cx: &mut RuleContext<'_>) {
+    ldst(cx, false);
+}
+
+/// `atom-stsm-mode` on `stmatrix`.
+pub fn check_stsm(cx: &mut RuleContext<'_>) {
+    ldst(cx, true);
+}
+
+fn ldst(cx: &mut RuleContext<'_>, store: bool) {
+    let m = cx.m;
+    for (f, inst, p) in ptx_facts(m) {
+        let PtxOp::LdStMatrix(l) = &p.op else { continue };
+        if l.store != store || l.num == 0 {
+            continue;
+        }
+        let Some(size) = size_pattern(&l.format) else { continue };
+        let shape = [u64::from(l.registers)];
+        let r = if store {
+            let Some(mode) = stsm_mode(l) else { continue };
+            atoms::verify_stsm(&StsmTuple { mode, size, num_matrices: l.num, transpose: l.trans, result_shape: &shape })
+        } else {
+            let Some(mode) = ldsm_mode(l) else { continue };
+            atoms::verify_ldsm(&LdsmTuple { mode, size, num_matrices: l.num, transpose: l.trans, result_shape: &shape })
+        };
+        if let Err(e) = r {
+            emit(cx, f, inst, p, e);
+        }
+    }
+}
+
+fn atom_kind(k: MmaKind) -> Option<atoms::MmaKind> {
+    Some(match k {
+        MmaKind::Mxf4nvf4 => atoms::MmaKind::Mxf4nvf4,
+        MmaKind::I8 => atoms::MmaKind::I8,
+        MmaKind::Mxf8f6f4 => atoms::MmaKind::Mxf8f6f4,
+        MmaKind::F16 => atoms::MmaKind::F16,
+        MmaKind::Tf32 => atoms::MmaKind::Tf32,
+        MmaKind::F8f6f4 => atoms::MmaKind::F8f6f4,
+        MmaKind::Mxf4 => atoms::MmaKind::Mxf4,
+        MmaKind::Ti16 => return None,
+    })
+}
+
+/// The verifier inputs of a `tcgen05.mma` (§2.1): kind word with D1–D3, the
+/// collector word (bit 2 ashift, bits 0–1 collector::a mode), `.sp` apart
+/// (D4), arch-conditional = `a` suffix (D5), `.blockN` as the implicit scale vector.
+pub fn tcgen05_input(t: &Tcgen05Mma, target: Target) -> Option<Tcgen05Input> {
+    let kind = atom_kind(t.kind?)?;
+    let collector_mode = match t.collector.as_deref() {
+        Some("a::lastuse") => 1,
+        Some("a::fill") => 2,
+        Some("a::use") => 3,
+        _ => 0,
+    };
+    let form = match (t.disable_output_lane, t.zero_column_mask) {
+        (Some(4), _) => OperandForm::DisableOutputLane4,
+        (Some(8), _) => OperandForm::DisableOutputLane8,
+        (_, true) => OperandForm::WsZeroColumnMask,
+        _ => OperandForm::Plain,
+    };
+    let implicit_scale_vec = match t.scale_vec {
+        ScaleVec::Block16 => Some(atoms::ScaleVec::X4),
+        ScaleVec::Block32 if kind == atoms::MmaKind::Mxf8f6f4 => Some(atoms::ScaleVec::X1),
+        ScaleVec::Block32 => Some(atoms::ScaleVec::X2),
+        _ => None,
+    };
+    Some(Tcgen05Input {
+        raw: t.kind_word,
+        collector: (u8::from(t.ashift) << 2) | collector_mode,
+        sparse: t.sparse,
+        block_scale_opcode: t.block_scale,
+        is_arch_cond: target.is_arch_specific(),
+        isa: target,
+        a_tmem: t.a_tmem,
+        form,
+        implicit_scale_vec,
+    })
+}
+
+/// `atom-tcgen05-kind` on `tcgen05.mma*`.
+pub fn check_tcgen05(cx: &mut RuleContext<'_>) {
+    let m = cx.m;
+    for (f, inst, p) in ptx_facts(m) {
+        let PtxOp::Tcgen05Mma(t) = &p.op else { continue };
+        let Some(target) = p.target.and_then(atom_target) else { continue };
+        let Some(input) = tcgen05_input(t, target) else { continue };
+        if let Err(e) = atoms::verify_tcgen05(&input) {
+            emit(cx, f, inst, p, e);
+        }
+    }
+}
+
+/// The SM120 lattice inputs of a block-scaled `mma` (§2.5): K (halved for
+/// `mma.sp`), types, scale vector size K/N and fragment bits 8·N.
+pub fn sm120_input(b: &BlockScaledMma) -> Option<Sm120Input> {
+    let k = if b.sparse { b.k / 2 } else { b.k };
+    let n = match (b.scale_vec, b.kind?) {
+        (ScaleVec::X1, _) => 1,
+        (ScaleVec::X2, _) => 2,
+        (ScaleVec::X4, _) => 4,
+        (ScaleVec::None, MmaKind::Mxf4) => 2,
+        (ScaleVec::None, MmaKind::Mxf8f6f4) => 1,
+        _ => return None,
+    };
+    Some(Sm120Input {
+        k,
+        a_type: Sm120Type::parse(&b.a_type)?,
+        b_type: Sm120Type::parse(&b.b_type)?,
+        sf_type: ScaleFactorType::parse(&b.scale_type)?,
+        scale_vector_size: k / n,
+        scale_fragment_bits: 8 * n,
+    })
+}
+
+/// `atom-sm120-block-scale` on block-scaled `mma.sync` / `mma.sp`.
+pub fn check_sm120(cx: &mut RuleContext<'_>) {
+    let m = cx.m;
+    for (f, inst, p) in ptx_facts(m) {
+        let PtxOp::BlockScaledMma(b) = &p.op else { continue };
+        if !b.block_scale {
+            continue;
+        }
+        let Some(input) = sm120_input(b) else { continue };
+        if let Err(e) = atoms::verify_sm120(&input) {
+            emit(cx, f, inst, p, e);
+        }
+    }
+}
+
+/// The TMA mode of a tensor copy (§2.7; D16 gather4 as itself, D17
+/// im2col_no_offs as im2col).
+pub fn tma_mode(c: &TensorCopy) -> atoms::TmaMode {
+    match c.mode {
+        TmaMode::Tile => atoms::TmaMode::Tile,
+        TmaMode::Im2col | TmaMode::Im2colNoOffs => atoms::TmaMode::Im2col,
+        TmaMode::Im2colW | TmaMode::Im2colNoOffsW => atoms::TmaMode::Im2colW,
+        TmaMode::Im2colW128 => atoms::TmaMode::Im2colW128,
+        TmaMode::Gather4 => atoms::TmaMode::Gather4,
+        TmaMode::Scatter4 => atoms::TmaMode::Scatter4,
+    }
+}
+
+/// `atom-tma-rank-mode` on `cp.async.bulk.tensor`.
+pub fn check_tma(cx: &mut RuleContext<'_>) {
+    let m = cx.m;
+    for (f, inst, p) in ptx_facts(m) {
+        let PtxOp::TensorCopy(c) = &p.op else { continue };
+        let Some(target) = p.target.and_then(atom_target) else { continue };
+        if let Err(e) = atoms::verify_tma(tma_mode(c), c.rank, target) {
+            emit(cx, f, inst, p, e);
+        }
+    }
+}

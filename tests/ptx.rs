@@ -1,0 +1,505 @@
+//! PTX front end: the Triton corpus, hand-written fixtures (tests/fixtures/ptx),
+//! malformed mutants, recognition and IR snapshots.
+
+mod common;
+
+use irlint::check::{check_bytes, classify, CheckOptions, FileStatus, InputKind};
+use irlint::ir::{self, FactKind, InstKind, PtxOp, ScaleVec, TmaMode};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> PathBuf {
+    common::root().join("tests/fixtures/ptx").join(name)
+}
+
+fn lower_file(p: &Path) -> ir::Module {
+    let bytes = std::fs::read(p).unwrap();
+    irlint::ptx::lower(&bytes, 0).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn corpus() -> Option<Vec<PathBuf>> {
+    let dir = common::shared_dir()?.join("corpus/ptx/triton-3.6");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+        .collect();
+    files.sort();
+    Some(files)
+}
+
+#[test]
+fn triton_corpus_reads_ok_with_no_findings() {
+    let Some(files) = corpus() else {
+        eprintln!("skipping: ../shared/corpus/ptx/triton-3.6 not found");
+        return;
+    };
+    assert_eq!(files.len(), 68);
+    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut words: BTreeMap<(String, u16), usize> = BTreeMap::new();
+    for p in &files {
+        let bytes = std::fs::read(p).unwrap();
+        let name = p.display().to_string();
+        assert_eq!(classify(&name, &bytes), InputKind::Ptx, "{name}");
+        let r = check_bytes(&name, &bytes, &CheckOptions::default());
+        assert_eq!(r.files.len(), 1);
+        assert_eq!(r.files[0].status, FileStatus::Ok, "{name}: {:?}", r.files[0].message);
+        assert!(r.diagnostics.is_empty(), "{name}: {:?}", r.diagnostics);
+        let m = lower_file(p);
+        assert_eq!(m.source, ir::SourceKind::Ptx);
+        assert_eq!(m.entry_points.len(), 1, "{name}");
+        for f in &m.facts {
+            let FactKind::Ptx(x) = &f.kind else { panic!("non-PTX fact") };
+            let k = match &x.op {
+                PtxOp::LdStMatrix(l) => {
+                    assert_eq!(l.registers, l.expected_registers, "{name}: {}", x.word);
+                    assert!(l.shared && (l.m, l.n) == (8, 8) && l.format == "b16", "{name}: {}", x.word);
+                    "ldst"
+                }
+                PtxOp::Tcgen05Mma(t) => {
+                    *words.entry((t.kind_text.clone().unwrap_or_default(), t.kind_word)).or_default() += 1;
+                    assert_eq!(x.target.map(|t| t.name()).as_deref(), Some("sm_100a"));
+                    "tcgen05"
+                }
+                PtxOp::BlockScaledMma(b) => {
+                    assert_eq!(x.target.map(|t| t.name()).as_deref(), Some("sm_120a"));
+                    assert!(matches!((b.k, b.scale_vec), (32, ScaleVec::X1) | (64, ScaleVec::X2)), "{}", x.word);
+                    "mma"
+                }
+                PtxOp::TensorCopy(c) => {
+                    assert_eq!((c.rank, c.mode, c.coords), (2, TmaMode::Tile, 2), "{}", x.word);
+                    "tma"
+                }
+            };
+            *kinds.entry(k).or_default() += 1;
+        }
+    }
+    assert_eq!(kinds, BTreeMap::from([("ldst", 1480), ("mma", 192), ("tcgen05", 104), ("tma", 23)]));
+    // The kind word of ptx-atoms.md §2.1 (bit 5 block_scale, bits 2-3 scale vector, bits 6-8 kind).
+    let expect = [("f16", 192), ("f8f6f4", 320), ("mxf4", 488), ("mxf8f6f4", 164), ("tf32", 256)];
+    let got: Vec<(&str, u16)> = words.keys().map(|(k, w)| (k.as_str(), *w)).collect();
+    assert_eq!(got, expect);
+}
+
+#[test]
+fn facts_carry_ptx_line_and_python_source_line() {
+    let Some(files) = corpus() else {
+        eprintln!("skipping: corpus not found");
+        return;
+    };
+    let Some(p) = files.iter().find(|p| p.ends_with("mm_scaled_e2m1_128x128x128.sm100.ptx")) else { return };
+    let m = lower_file(p);
+    let (f, x) = m
+        .facts
+        .iter()
+        .find_map(|f| match &f.kind {
+            FactKind::Ptx(x) if matches!(x.op, PtxOp::Tcgen05Mma(_)) => Some((f, x)),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(x.word, "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X");
+    let inst = &m.functions[f.function].insts[f.inst];
+    assert_eq!(inst.span.id, 1323, "PTX line");
+    let loc = &m.locs[inst.span.loc.unwrap()];
+    assert_eq!((m.source_files[loc.file as usize].name.as_str(), loc.line, loc.column), ("generate.py", 45, 52));
+    let PtxOp::Tcgen05Mma(t) = &x.op else { unreachable!() };
+    assert_eq!((t.kind_word, t.block_scale, t.scale_vec, t.cta_group, t.a_tmem), (488, true, ScaleVec::X2, 1, false));
+    // The instruction descriptor is a constant the dataflow sees.
+    let Some(ir::Operand::Value(v)) = t.idesc else { panic!("no idesc") };
+    assert_eq!(m.const_int(v), Some(144_704_640));
+}
+
+#[test]
+fn loop_fixture_builds_phis_at_joins() {
+    let m = lower_file(&fixture("loop_phis.ptx"));
+    let f = m.functions.values().next().unwrap();
+    let phis: Vec<usize> = f
+        .blocks
+        .values()
+        .map(|b| b.insts.iter().filter(|h| matches!(f.insts[**h].kind, InstKind::Phi { .. })).count())
+        .collect();
+    assert_eq!(phis, [0, 2, 0, 0, 0, 1], "phis per block");
+    // The predicated `@%p3 mov.u32 %r3, 11` keeps the old value where the guard is off.
+    assert!(f.insts.values().any(|i| matches!(i.kind, InstKind::Select { .. })));
+    // The loop's induction variable is the analysis' business: it sees constants through phis.
+    let a = irlint::analysis::analyze(&m, &Default::default());
+    assert!(!a.budget_exceeded);
+    insta::assert_snapshot!("ptx_loop_phis_ir", ir::print::module(&m));
+    let bytes = std::fs::read(fixture("loop_phis.ptx")).unwrap();
+    let d = irlint::dump::dump_bytes("loop_phis.ptx", &bytes, &Default::default());
+    assert_eq!(d.kind, InputKind::Ptx);
+    let text = irlint::dump::render_text(&[d]);
+    assert!(text.contains("  function loop_phis: 2 params, 6 blocks, 20 instructions, 3 phis"), "{text}");
+}
+
+#[test]
+fn inline_asm_scopes_calls_and_debug_sections() {
+    let m = lower_file(&fixture("inline_asm_call.ptx"));
+    assert_eq!(m.target.as_deref(), Some("sm_100a, debug"));
+    assert_eq!(m.producer.as_deref(), Some("PTX ISA 9.0"));
+    let names: Vec<&str> = m.source_files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["/src/k.cu", "/usr/include/helpers.h"]);
+    let fnames: Vec<(&str, bool)> = m.functions.values().map(|f| (f.name.as_str(), f.is_declaration)).collect();
+    assert_eq!(fnames, [("vprintf", true), ("helper", false), ("inline_asm_call", false)]);
+    assert_eq!(m.globals.values().filter_map(|g| g.name.as_deref()).collect::<Vec<_>>(), ["$str", "tile"]);
+    // `.loc 2 40 3, function_name …, inlined_at 1 12 5`: helpers.h:40 inlined at k.cu:12.
+    type Frame = (String, u32, u32);
+    let frames: Vec<(Frame, Option<Frame>)> = m
+        .locs
+        .values()
+        .map(|l| {
+            let name = |f: u32| m.source_files[f as usize].name.clone();
+            let outer = l.inlined_at.map(|h| (name(m.locs[h].file), m.locs[h].line, m.locs[h].column));
+            ((name(l.file), l.line, l.column), outer)
+        })
+        .filter(|f| f.1.is_some())
+        .collect();
+    assert_eq!(frames, [(("/usr/include/helpers.h".to_string(), 40, 3), Some(("/src/k.cu".to_string(), 12, 5)))]);
+    insta::assert_snapshot!("ptx_inline_asm_call_ir", ir::print::module(&m));
+}
+
+#[test]
+fn malformed_text_is_an_input_error_with_line_and_column() {
+    let bytes = std::fs::read(fixture("bad_operand.ptx")).unwrap();
+    let r = check_bytes("bad_operand.ptx", &bytes, &CheckOptions::default());
+    assert_eq!(r.files[0].kind, InputKind::Ptx);
+    assert_eq!(r.files[0].status, FileStatus::Error);
+    assert_eq!(
+        r.files[0].message.as_deref(),
+        Some("malformed: line 8, column 20: expected ',' or ';', found '%r3' at byte offset 0x6c (108) in PTX module")
+    );
+    assert_eq!(r.diagnostics.len(), 1);
+    assert_eq!(r.diagnostics[0].rule, "input-error");
+    for (text, what) in [
+        (".version 8.7\n.target sm_90\n.entry k()\n{\n\tbra L1;\n\tret;\n}\n", "line 5, column 2: undefined label L1"),
+        (".version 8.7\n.entry k()\n{\n\tret;\n", "expected '}' closing the function body"),
+        (".version 8.7\n.entry k()\n{\n\tmov.u32 %r1, 1; /* open\n}\n", "line 4, column 18: unterminated /* comment"),
+        (".version 8.7\n.bogus 1\n", "line 2, column 1: unknown directive .bogus"),
+        (".version 8.7\n.entry k()\n{\n.reg .b32 %r<99999999>;\nret;\n}\n", "too many registers in one function"),
+    ] {
+        let e = irlint::ptx::lower(text.as_bytes(), 0).unwrap_err().to_string();
+        assert!(e.contains(what), "{what:?} not in {e:?}");
+    }
+}
+
+/// xorshift64*, deterministic.
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1) as u64) as usize
+    }
+}
+
+#[test]
+fn truncated_and_bit_flipped_ptx_never_panics() {
+    let mut inputs = vec![fixture("loop_phis.ptx"), fixture("inline_asm_call.ptx")];
+    if let Some(files) = corpus() {
+        inputs.extend(files.into_iter().step_by(9));
+    } else {
+        eprintln!("corpus not found: mutating the fixtures only");
+    }
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let (mut ok, mut errors) = (0, 0);
+    for p in &inputs {
+        let bytes = std::fs::read(p).unwrap();
+        let n = bytes.len();
+        let mut mutants: Vec<Vec<u8>> = [0, 9, n / 7, n / 3, n / 2, n * 5 / 6, n.saturating_sub(2)]
+            .iter()
+            .map(|&c| bytes[..c.min(n)].to_vec())
+            .collect();
+        // IRLINT_PTX_MUTANTS=N for a longer sweep (default 24 per input).
+        let count: usize = std::env::var("IRLINT_PTX_MUTANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(24);
+        for _ in 0..count {
+            let mut m = bytes.clone();
+            match rng.below(3) {
+                0 => {
+                    for _ in 0..=rng.below(3) {
+                        let i = rng.below(n);
+                        m[i] ^= 1 << rng.below(8);
+                    }
+                }
+                1 => {
+                    // Swap in a structural byte.
+                    let i = rng.below(n);
+                    m[i] = b"{}[](),;:@!%.<>|-\n\"0x"[rng.below(19)];
+                }
+                _ => {
+                    // Delete a span.
+                    let i = rng.below(n);
+                    let j = (i + rng.below(64)).min(n);
+                    m.drain(i..j);
+                }
+            }
+            mutants.push(m);
+        }
+        for m in mutants {
+            let r = check_bytes("mutant.ptx", &m, &CheckOptions::default());
+            for d in &r.diagnostics {
+                assert_ne!(d.rule, "internal-error", "{}: {}", p.display(), d.message);
+                // Whatever the lowering accepts passes the IR verifier.
+                assert!(!d.message.starts_with("malformed module"), "{}: {}", p.display(), d.message);
+            }
+            match r.files[0].status {
+                FileStatus::Error => errors += 1,
+                _ => ok += 1,
+            }
+        }
+    }
+    assert!(ok > 0 && errors > 0, "ok {ok}, errors {errors}");
+}
+
+#[test]
+fn directory_walk_reports_ptx_kind() {
+    let dir = common::root().join("tests/fixtures/ptx");
+    let report = irlint::input::batch::check_paths(&[dir], Default::default());
+    let kinds: Vec<(String, InputKind, FileStatus)> = report
+        .files
+        .iter()
+        .map(|f| (Path::new(&f.path).file_name().unwrap().to_string_lossy().into_owned(), f.kind, f.status))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("atoms_sm100a.ptx".to_string(), InputKind::Ptx, FileStatus::Ok),
+            ("atoms_sm100f.ptx".to_string(), InputKind::Ptx, FileStatus::Ok),
+            ("atoms_sm120a.ptx".to_string(), InputKind::Ptx, FileStatus::Ok),
+            ("bad_operand.ptx".to_string(), InputKind::Ptx, FileStatus::Error),
+            ("inline_asm_call.ptx".to_string(), InputKind::Ptx, FileStatus::Ok),
+            ("loop_phis.ptx".to_string(), InputKind::Ptx, FileStatus::Ok),
+        ]
+    );
+    let json = serde_json::to_value(&report.files[4]).unwrap();
+    assert_eq!(json["kind"], "ptx");
+}
+
+/// `(line, rule)` of every `// expect: RULE` annotation: the finding is on the next line.
+fn expectations(text: &str) -> Vec<(u64, String)> {
+    let mut v: Vec<(u64, String)> = text
+        .lines()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let rules = l.trim().strip_prefix("// expect: ")?;
+            let rules = rules.split_whitespace().take_while(|w| !w.starts_with('(')).filter(|w| w.starts_with("atom-"));
+            Some(rules.map(move |r| (i as u64 + 2, r.to_string())))
+        })
+        .flatten()
+        .collect();
+    v.sort();
+    v
+}
+
+fn findings(path: &Path) -> Vec<(u64, String)> {
+    let bytes = std::fs::read(path).unwrap();
+    let r = check_bytes(&path.display().to_string(), &bytes, &CheckOptions::default());
+    assert_eq!(r.files[0].status, FileStatus::Ok, "{}: {:?}", path.display(), r.files[0].message);
+    let mut v: Vec<(u64, String)> = r
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let line = d.values.iter().find(|(k, _)| k == "ptx-line").map(|(_, v)| v.to_string());
+            (line.and_then(|l| l.parse().ok()).unwrap_or(0), d.rule.clone())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+const ATOM_FIXTURES: [&str; 3] = ["atoms_sm100a.ptx", "atoms_sm100f.ptx", "atoms_sm120a.ptx"];
+
+#[test]
+fn atom_rules_fire_on_the_annotated_lines_only() {
+    for name in ATOM_FIXTURES {
+        let p = fixture(name);
+        let want = expectations(&std::fs::read_to_string(&p).unwrap());
+        assert!(!want.is_empty());
+        assert_eq!(findings(&p), want, "{name}");
+    }
+    // The verbatim seed strings reach the report.
+    let bytes = std::fs::read(fixture("atoms_sm100f.ptx")).unwrap();
+    let r = check_bytes("atoms_sm100f.ptx", &bytes, &CheckOptions::default());
+    let msgs: Vec<&str> = r.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        msgs,
+        [
+            "INT8 type is supported only on arch-conditional variants.",
+            "Explicit scale vector size is supported only on arch-conditional variants.",
+            "MXF4 and MXF4NVF4 types with Sparsity are supported only on arch-conditional variants.",
+        ]
+    );
+    assert!(r.diagnostics.iter().all(|d| d.location.function.as_deref() == Some("family_forms")));
+}
+
+/// ptxas from PyPI `nvidia-cuda-nvcc` (or `$PTXAS`), when installed.
+fn ptxas() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("PTXAS") {
+        return Some(PathBuf::from(p)).filter(|p| p.is_file());
+    }
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import site,glob,os\nfor b in site.getsitepackages():\n    for p in sorted(glob.glob(os.path.join(b,'nvidia','cu*','bin','ptxas'))): print(p)",
+        ])
+        .output()
+        .ok()?;
+    let s = String::from_utf8(out.stdout).ok()?;
+    s.lines().next().map(PathBuf::from).filter(|p| p.is_file())
+}
+
+/// Oracle on the hand-written fixtures: the lines ptxas rejects are exactly the
+/// lines irlint flags.
+#[test]
+fn ptxas_rejects_exactly_the_flagged_lines() {
+    let Some(ptxas) = ptxas() else {
+        eprintln!("skipping: ptxas not found (pip install nvidia-cuda-nvcc, or set PTXAS)");
+        return;
+    };
+    for name in ATOM_FIXTURES {
+        let p = fixture(name);
+        let text = std::fs::read_to_string(&p).unwrap();
+        let target = text.lines().find_map(|l| l.trim().strip_prefix(".target ")).unwrap().trim().to_string();
+        let out = std::process::Command::new(&ptxas)
+            .args([format!("-arch={target}"), "-o".into(), "/dev/null".into(), p.display().to_string()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let mut rejected: Vec<u64> =
+            stderr.lines().filter_map(|l| l.split(", line ").nth(1)?.split(';').next()?.parse().ok()).collect();
+        rejected.dedup();
+        let mut flagged: Vec<u64> = findings(&p).into_iter().map(|(l, _)| l).collect();
+        flagged.dedup();
+        assert_eq!(flagged, rejected, "{name}: ptxas said\n{stderr}");
+    }
+}
+
+#[test]
+fn human_output_shows_ptx_line_and_python_source_line() {
+    let p = common::root().join("tests/fixtures/ptx_loc/dot_scaled.ptx");
+    let bytes = std::fs::read(&p).unwrap();
+    let path = p.display().to_string();
+    let r = check_bytes(&path, &bytes, &CheckOptions::default());
+    assert_eq!(r.diagnostics.len(), 1);
+    let d = &r.diagnostics[0];
+    assert_eq!(d.rule, "atom-tcgen05-kind");
+    assert_eq!(d.location.line, Some(14));
+    let src = d.location.source.as_ref().unwrap();
+    assert_eq!((src.file.as_str(), src.line, src.column), ("dot_scaled.py", 6, 11));
+    assert_eq!(d.location.source_text.as_deref(), Some("    acc = tl.dot_scaled(a, sa, \"e2m1\", b, sb, \"e2m1\")"));
+    let text = irlint::report::human::render_diagnostic(d, false);
+    assert!(text.contains(" --> dot_scaled.py:6:11"), "{text}");
+    assert!(text.contains("6 |     acc = tl.dot_scaled("), "{text}");
+    assert!(text.contains(&format!("{path}:14 (function kernel, instruction 0)")), "{text}");
+}
+
+/// The whole oracle of `reference/ptx-atoms.md` §4 (scripts/ptx_oracle.py, ~17,000
+/// assemblies, a few seconds): no form ptxas accepts is flagged except the D7 class,
+/// and no form ptxas rejects goes unflagged.
+#[test]
+fn ptxas_oracle_agrees_on_the_variant_spaces() {
+    let Some(ptxas) = ptxas() else {
+        eprintln!("skipping: ptxas not found (pip install nvidia-cuda-nvcc, or set PTXAS)");
+        return;
+    };
+    let out = std::process::Command::new("python3")
+        .arg(common::root().join("scripts/ptx_oracle.py"))
+        .args(["--check", "--ptxas"])
+        .arg(&ptxas)
+        .arg("--irlint")
+        .arg(env!("CARGO_BIN_EXE_irlint"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let all = stdout.lines().find(|l| l.starts_with("| **all**")).unwrap();
+    // forms, both accept, both reject, flagged-but-accepted, of which D7, missed, missed (seed reason)
+    let cells: Vec<&str> = all.split('|').map(|c| c.trim().trim_matches('*')).filter(|c| !c.is_empty()).collect();
+    assert_eq!(&cells[1..], ["17404", "1541", "15823", "40", "40", "0", "0"], "{stdout}");
+}
+
+#[test]
+fn real_nvcc_output_reads_and_points_at_the_cu_file() {
+    let dir = common::root().join("tests/fixtures/ptx_nvcc");
+    for (name, target) in [
+        ("k.sm_90a.ptx", "sm_90a"),
+        ("k.sm_100a.ptx", "sm_100a"),
+        ("k.sm_120a.ptx", "sm_120a"),
+        ("k.G.sm_90a.ptx", "sm_90a, debug"),
+    ] {
+        let p = dir.join(name);
+        let bytes = std::fs::read(&p).unwrap();
+        let r = check_bytes(&p.display().to_string(), &bytes, &CheckOptions::default());
+        assert_eq!(r.files[0].status, FileStatus::Ok, "{name}: {:?}", r.files[0].message);
+        assert!(r.diagnostics.is_empty(), "{name}: {:?}", r.diagnostics);
+        let m = lower_file(&p);
+        assert_eq!(m.target.as_deref(), Some(target));
+        let entries: Vec<&str> = m.entry_points.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(entries, ["saxpy_loop", "ldsm"], "{name}");
+        // helper (a .func) and vprintf (an .extern .func) are functions too.
+        assert!(m.functions.values().any(|f| f.name == "vprintf" && f.is_declaration), "{name}");
+        let fact = m.facts.iter().find_map(|f| match &f.kind {
+            FactKind::Ptx(x) => Some((f, x)),
+            _ => None,
+        });
+        let (f, x) = fact.expect("the inline-asm ldmatrix is a fact");
+        assert_eq!(x.word, "ldmatrix.sync.aligned.m8n8.x4.shared.b16");
+        let loc = &m.locs[m.functions[f.function].insts[f.inst].span.loc.unwrap()];
+        assert_eq!((m.source_files[loc.file as usize].name.as_str(), loc.line), ("/tmp/nv/k.cu", 20), "{name}");
+        // The saxpy loop is a real loop: its induction variable gets a phi.
+        let saxpy = m.functions.values().find(|f| f.name == "saxpy_loop").unwrap();
+        assert!(saxpy.insts.values().any(|i| matches!(i.kind, InstKind::Phi { .. })), "{name}");
+    }
+    // Edited from real output: `.m8n16` has no transposed form.
+    let p = dir.join("k.sm_100a.edited.ptx");
+    let bytes = std::fs::read(&p).unwrap();
+    let r = check_bytes(&p.display().to_string(), &bytes, &CheckOptions::default());
+    assert_eq!(r.diagnostics.len(), 1, "{:?}", r.diagnostics);
+    let d = &r.diagnostics[0];
+    assert_eq!(d.rule, "atom-ldsm-mode");
+    assert_eq!(d.message, "`transpose` is true, expected false for mode M816");
+    assert_eq!(d.location.line, Some(146));
+    // `.file` names /tmp/nv/k.cu; the copy next to the PTX file supplies the line.
+    assert_eq!(d.location.source.as_ref().map(|s| s.line), Some(20));
+    assert!(d.location.source_text.as_deref().is_some_and(|t| t.contains("asm volatile(\"ldmatrix")));
+}
+
+#[test]
+fn address_expressions_pairs_initializers_and_unknown_attributes() {
+    let text = "\
+.version 8.7
+.target sm_90
+.address_size 64
+.global .align 8 .u64 ptrs[2] = {generic(tab), tab+4};
+.global .align 4 .b32 tab[4] = {1, 2, 3, 4};
+.visible .entry e(.param .u64 p)
+.maxnreg 64
+.abi_preserve 8
+{
+\t.reg .b64 %rd<4>;
+\t.reg .b32 %r<4>;
+\t.reg .pred %p<3>;
+\tmov.u64 %rd1, tab+8;
+\tld.global.u32 %r1, [%rd1+-4];
+\tshfl.sync.bfly.b32 %r2|%p1, %r1, 1, 31, -1;
+\tatom.global.add.u32 %r3, [tab], 1;
+\t@!%p1 bra $L_end;
+\tmov.b64 {%r1, %r2}, %rd1;
+$L_end:
+\tret;
+}
+";
+    let m = irlint::ptx::lower(text.as_bytes(), 0).unwrap();
+    let ir = ir::print::module(&m);
+    for want in [
+        "%0 = add i64 @tab, i64 8",
+        "%1 = add i64 %0, i64 -4",
+        "%3 = shfl.sync.bfly.b32 {i32, bool} %2, i32 1, i32 31, i32 -1",
+        "%6 = atom.global.add.u32 i32 @tab, i32 1",
+        "br %5, bb1, bb2",
+        "%8 = mov.b64 {i32, i32} %0",
+    ] {
+        assert!(ir.contains(want), "{want:?} not in\n{ir}");
+    }
+}
