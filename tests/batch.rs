@@ -289,3 +289,41 @@ fn held_diagnostics_merge_into_the_stream() {
         assert_eq!(String::from_utf8(out).unwrap(), report::render(&expected, format, false, false), "{format}");
     }
 }
+
+/// A broken `irlint.toml` is reported once, at its own path, by the first input
+/// under it in report order: the streamed JSON and GitHub output place it as
+/// the collected report does, at every -j.
+#[test]
+fn a_broken_config_is_reported_once_in_report_order() {
+    let d = TempDir::new("badconfig");
+    for (f, text) in [
+        ("a/bad.spv", "garbage"),
+        ("c/irlint.toml", "not [valid"),
+        ("c/a.bin", "x"),
+        ("c/sub/x.bin", "x"),
+        ("c/z.spv", "x"),
+        ("d/bad.spv", "garbage"),
+    ] {
+        let p = d.path().join(f);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+    }
+    let paths = [d.path().join("a"), d.path().join("c"), d.path().join("d")];
+    for jobs in [1, 2, 4] {
+        let batch = Batch::new(BatchOptions { jobs: Some(jobs), ..Default::default() });
+        let mut collect = CollectSink::default();
+        batch.stream(Source::Paths(&paths), &mut collect).unwrap();
+        let run = collect.report;
+        let config_errors = run.diagnostics.iter().filter(|d| d.message.starts_with("configuration error")).count();
+        assert_eq!(config_errors, 1, "{:#?}", run.diagnostics);
+        let mut json = Vec::new();
+        let mut sink = JsonSink::new(&mut json).unwrap();
+        batch.stream(Source::Paths(&paths), &mut sink).unwrap();
+        drop(sink);
+        let expected = report::render(&run, Format::Json, false, false);
+        assert_eq!(zero_seconds(std::str::from_utf8(&json).unwrap()), zero_seconds(&expected), "-j {jobs}");
+        let mut github = Vec::new();
+        batch.stream(Source::Paths(&paths), &mut GithubSink::new(&mut github)).unwrap();
+        assert_eq!(String::from_utf8(github).unwrap(), report::render(&run, Format::Github, false, false));
+    }
+}
