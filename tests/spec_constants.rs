@@ -151,3 +151,36 @@ fn unused_spec_constant_override_warns() {
     );
     assert_eq!(out.status.code(), Some(1), "the finding (proven with 15=0) still fails the run");
 }
+
+/// `--spec-constant` that sets a layout operand to no layout is an input error
+/// naming the SpecId, the value and the accepted ones (exit 2).
+#[test]
+fn spec_constant_outside_the_layout_enum_is_an_error() {
+    let Some(dir) = common::shared("corpus/spirv/vk-cooperative-vector-perf") else { return };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_irlint"))
+        .args(["check", "--format", "json", "--spec-constant", "15=9"])
+        .arg(dir.join("outerproduct.spv"))
+        .output()
+        .expect("run irlint");
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let errs: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "input-error")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        errs,
+        ["--spec-constant 15=9 makes this matrix layout operand 9, which is not a layout (valid: 0 row-major, \
+          1 column-major, 2 inferencing-optimal, 3 training-optimal)"]
+    );
+    // A valid override is no error.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_irlint"))
+        .args(["check", "--format", "json", "--spec-constant", "15=3"])
+        .arg(dir.join("outerproduct.spv"))
+        .output()
+        .expect("run irlint");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}

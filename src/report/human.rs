@@ -31,12 +31,24 @@ pub fn input_location(loc: &Location) -> String {
     s
 }
 
-/// `(function main, instruction 12)`, `(function main)` or empty.
+/// `(function main, instruction 12 %5 at byte 0x1A4)`, `(function main)` or
+/// empty. The value name is the disassembler's (`dxc -dumpbin`, `spirv-dis`),
+/// the byte offset where the instruction's record or first word is (PTX lines
+/// are shown on the path instead).
 pub fn code_location(loc: &Location) -> String {
-    match (&loc.function, loc.instruction) {
-        (Some(f), Some(i)) => format!("(function {f}, instruction {i})"),
+    let mut inst = loc.instruction.map(|i| format!("instruction {i}"));
+    if let Some(i) = &mut inst {
+        if let Some(v) = &loc.value {
+            i.push_str(&format!(" {v}"));
+        }
+        if let (Some(off), None) = (loc.byte_offset, loc.line) {
+            i.push_str(&format!(" at byte 0x{off:X}"));
+        }
+    }
+    match (&loc.function, inst) {
+        (Some(f), Some(i)) => format!("(function {f}, {i})"),
         (Some(f), None) => format!("(function {f})"),
-        (None, Some(i)) => format!("(instruction {i})"),
+        (None, Some(i)) => format!("({i})"),
         (None, None) => String::new(),
     }
 }

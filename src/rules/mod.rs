@@ -116,7 +116,44 @@ pub fn check_module(m: &Module, a: &Analysis, s: &Settings) -> Vec<Diagnostic> {
             check(&mut cx);
         }
     }
+    check_spec_constant_enums(&mut cx);
     cx.out
+}
+
+/// A `--spec-constant` that sets a matrix layout operand to a value that is no
+/// layout: the override is wrong (a typo, or another pipeline's numbering), and
+/// every layout rule would silently see "unknown". An `input-error` naming the
+/// SpecId, the value and the accepted ones.
+fn check_spec_constant_enums(cx: &mut RuleContext<'_>) {
+    let m = cx.m;
+    for (fact, mo) in matrix_facts(m) {
+        let Some(op) = mo.layout else { continue };
+        let Some(v) = cx.value(fact.function, op).as_const() else { continue };
+        if layout_class(mo.layout_numbering, v).is_some() {
+            continue;
+        }
+        let overridden: Vec<(u32, u64)> =
+            cx.a.spec_deps(m, fact.function, op).into_iter().filter(|(id, _)| cx.a.overridden(*id)).collect();
+        let Some((id, set)) = overridden.first().copied() else { continue };
+        let valid: Vec<String> =
+            (0..8).filter_map(|x| layout_class(mo.layout_numbering, x).map(|(_, n)| format!("{x} {n}"))).collect();
+        let mut loc = cx.inst_location(fact.function, fact.inst);
+        loc.resource = None;
+        let mut d = Diagnostic::new(
+            crate::report::INPUT_ERROR,
+            Level::Error,
+            Certainty::Proven,
+            format!(
+                "--spec-constant {id}={set} makes this matrix layout operand {v}, which is not a layout \
+                 (valid: {})",
+                valid.join(", ")
+            ),
+        );
+        d.location = loc;
+        if !cx.out.iter().any(|o| o.rule == d.rule && o.message == d.message) {
+            cx.out.push(d);
+        }
+    }
 }
 
 /// The Markdown page `docs/rules/<id>.md` generated from a rule's metadata.
