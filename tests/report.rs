@@ -109,7 +109,14 @@ fn sample() -> RunReport {
             file("locked, file.dxil", InputKind::Binary, FileStatus::Error, Some("cannot read: permission denied")),
         ],
         diagnostics: vec![with_source(), without_source(), input_error()],
-        stats: Stats { files: 4, modules: 2, bytes: 400, seconds: 0.25, slowest: vec![("bin/game.exe".into(), 0.125)] },
+        stats: Stats {
+            files: 4,
+            modules: 2,
+            bytes: 400,
+            seconds: 0.25,
+            slowest: vec![("bin/game.exe".into(), 0.125)],
+            ..Default::default()
+        },
     };
     r.sort();
     r

@@ -1,15 +1,17 @@
-//! The batch driver behind `irlint check`: reads every input, runs
-//! [`crate::check`] on it in parallel (rayon), and gathers one sorted
-//! [`RunReport`].
+//! The batch driver behind `irlint check`: reads every input and runs
+//! [`crate::check`] on it; [`super::pipeline`] schedules the inputs over the
+//! threads and hands the results to a report sink in report order.
 //!
 //! - Each input is read (at most [`limits::MAX_FILE_BYTES`]), checked and its
 //!   bytes dropped before the worker takes the next one, so memory stays
 //!   bounded by the number of threads, not the number of inputs.
+//! - Each input is read once (one `open`, one `fstat`, one `read`, one `close`
+//!   for a file the walk found) and its container parsed once.
 //! - Binaries that are not shaders themselves are scanned for embedded blobs
 //!   ([`super::embedded`]); HLSL is compiled through DXC ([`super::dxc`]).
-//! - Settings come from `--config`, else from the `irlint.toml` found by
-//!   walking up from each input's directory (cached per directory); the
-//!   command-line `-A/-W/-D` overrides are applied after either.
+//! - Settings come from `--config`, else from the `irlint.toml` that the walk
+//!   found for each input's directory ([`Input::config`]), loaded once per
+//!   file; the command-line `-A/-W/-D` overrides are applied after either.
 //! - Every input appears exactly once in `files` (an embedded blob adds an
 //!   entry with its offset). An unreadable input is an `error` entry plus an
 //!   `input-error` diagnostic; the other inputs are still checked.
@@ -22,11 +24,10 @@ use crate::check::{self, CheckOptions, FileReport, FileStatus, InputKind};
 use crate::config::{self, RuleLevel, Settings};
 use crate::read::limits;
 use crate::report::{Certainty, Diagnostic, Level, RunReport, Stats, BUDGET_EXCEEDED, INPUT_ERROR};
-use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 /// How many of the slowest inputs `--stats` lists.
@@ -54,20 +55,23 @@ pub struct BatchOptions {
 
 /// Settings and HLSL options that apply to one input.
 #[derive(Debug)]
-struct Resolved {
+pub(super) struct Resolved {
     check: CheckOptions,
     hlsl: HlslOptions,
 }
 
 /// Settings for inputs under one config file, or that file's error.
-type ResolveResult = Result<Arc<Resolved>, String>;
+pub(super) type ResolveResult = Result<Arc<Resolved>, String>;
 
 /// What checking one input produced.
 #[derive(Debug, Default)]
-struct Outcome {
-    files: Vec<FileReport>,
-    diagnostics: Vec<Diagnostic>,
-    seconds: f64,
+pub(super) struct Outcome {
+    pub(super) files: Vec<FileReport>,
+    pub(super) diagnostics: Vec<Diagnostic>,
+    /// Seconds for the whole input (`--stats` slowest list).
+    pub(super) seconds: f64,
+    /// Seconds opening and reading it.
+    pub(super) read_seconds: f64,
 }
 
 /// Loads a config file: rule settings plus its `[hlsl]` table.
@@ -99,6 +103,18 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, String> {
     if !meta.is_file() {
         return Err(not_regular(&meta));
     }
+    read_file(path)
+}
+
+/// Reads a file that the walk listed as a regular file: no `stat` before the
+/// `open` (the listing gave the type), the rest as [`read_input`] — the open
+/// is non-blocking and the handle is checked to be a regular file before
+/// reading, so a FIFO swapped in after the listing is still refused unread.
+pub fn read_walked(path: &Path) -> Result<Vec<u8>, String> {
+    read_file(path)
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, String> {
     let f = open_nonblocking(path).map_err(|e| format!("cannot read: {e}"))?;
     let meta = f.metadata().map_err(|e| format!("cannot read: {e}"))?;
     if !meta.is_file() {
@@ -108,11 +124,21 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, String> {
     if declared > limits::MAX_FILE_BYTES {
         return Err(format!("file is {declared} bytes, over the {}-byte input limit", limits::MAX_FILE_BYTES));
     }
-    let mut bytes = Vec::with_capacity(declared as usize);
-    f.take(limits::MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read: {e}"))?;
+    let bytes = read_to_end(f, declared).map_err(|e| format!("cannot read: {e}"))?;
     if bytes.len() as u64 > limits::MAX_FILE_BYTES {
         return Err(format!("file is over the {}-byte input limit", limits::MAX_FILE_BYTES));
     }
+    Ok(bytes)
+}
+
+/// Reads the file with one `read` in the common case: exactly the size that
+/// `fstat` reported, into a buffer of that capacity (not zeroed first). A file
+/// that shrank ends early; bytes appended after the `fstat` are not read. Size
+/// 0 (procfs and the like) reads until `read` returns 0, within the limit.
+fn read_to_end(f: std::fs::File, declared: u64) -> std::io::Result<Vec<u8>> {
+    let limit = if declared == 0 { limits::MAX_FILE_BYTES + 1 } else { declared };
+    let mut bytes = Vec::with_capacity(usize::try_from(declared).unwrap_or(0));
+    f.take(limit).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
@@ -192,122 +218,96 @@ fn skipped_entry(path: &str, kind: InputKind, bytes: u64, message: String) -> Fi
 
 /// The batch driver (one per run).
 pub struct Batch {
-    opts: BatchOptions,
-    /// Directory → the config that applies there (None = none found).
-    dir_configs: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
-    /// Config file (None = defaults) → resolved options or the config error.
-    resolved: Mutex<HashMap<Option<PathBuf>, ResolveResult>>,
+    pub(super) opts: BatchOptions,
     compiler: OnceLock<Result<Compiler, HlslError>>,
-    /// Config files whose error has been reported (each once per run).
-    config_errors: Mutex<std::collections::HashSet<Option<PathBuf>>>,
+}
+
+/// Settings per config file, resolved once (the walk's thread owns it: no lock).
+#[derive(Default)]
+pub(super) struct Resolver {
+    cache: HashMap<Option<Arc<PathBuf>>, ResolveResult>,
+    /// The last answer: inputs of one directory share their config's `Arc`.
+    last: Option<(Option<Arc<PathBuf>>, ResolveResult)>,
+}
+
+impl Resolver {
+    /// The settings for an input (its config file's, or `--config`'s), and
+    /// whether this is the first input (in report order) under a broken config
+    /// file: that input reports the error, once per run.
+    pub(super) fn get(&mut self, batch: &Batch, input: &Input) -> (ResolveResult, bool) {
+        let key = if batch.opts.config.is_some() { None } else { input.config.clone() };
+        if let Some((k, r)) = &self.last {
+            let same = match (k, &key) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                _ => false,
+            };
+            if same {
+                return (r.clone(), false);
+            }
+        }
+        let mut fresh = false;
+        let r = self
+            .cache
+            .entry(key.clone())
+            .or_insert_with_key(|key| {
+                fresh = true;
+                let (settings, hlsl) = match (&batch.opts.config, key) {
+                    (Some(c), _) => c.clone(),
+                    (None, Some(path)) => load_config(path)?,
+                    (None, None) => (Settings::default(), HlslOptions::default()),
+                };
+                let settings = apply_overrides(settings, &batch.opts.overrides)?;
+                Ok(Arc::new(Resolved { check: CheckOptions { settings, analysis: batch.opts.analysis.clone() }, hlsl }))
+            })
+            .clone();
+        self.last = Some((key, r.clone()));
+        let first_error = fresh && r.is_err();
+        (r, first_error)
+    }
 }
 
 impl Batch {
     /// A driver for these options.
     pub fn new(opts: BatchOptions) -> Self {
-        Batch {
-            opts,
-            dir_configs: Mutex::new(HashMap::new()),
-            resolved: Mutex::new(HashMap::new()),
-            compiler: OnceLock::new(),
-            config_errors: Mutex::new(Default::default()),
-        }
+        Batch { opts, compiler: OnceLock::new() }
     }
 
     /// Checks every input and returns the sorted report.
     pub fn run(&self, inputs: &[Input]) -> RunReport {
-        let start = Instant::now();
-        let bar = (self.opts.progress && inputs.len() > 1).then(|| {
-            let bar = indicatif::ProgressBar::with_draw_target(
-                Some(inputs.len() as u64),
-                indicatif::ProgressDrawTarget::stderr(),
-            );
-            if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {wide_msg}") {
-                bar.set_style(style);
-            }
-            bar
-        });
-        let work = || -> Vec<(usize, Outcome)> {
-            inputs
-                .par_iter()
-                .enumerate()
-                .map(|(i, input)| {
-                    let o = self.process(input);
-                    if let Some(b) = &bar {
-                        b.inc(1);
-                    }
-                    (i, o)
-                })
-                .collect()
+        let mut sink = crate::report::stream::CollectSink::default();
+        let stats = match self.stream(super::pipeline::Source::Inputs(inputs), &mut sink) {
+            Ok((_, stats)) => stats,
+            Err(_) => Stats::default(),
         };
-        let outcomes = match self.opts.jobs.filter(|&n| n > 0) {
-            Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
-                Ok(pool) => pool.install(work),
-                Err(_) => work(),
-            },
-            None => work(),
-        };
-        if let Some(b) = bar {
-            b.finish_and_clear();
-        }
-        let mut report = RunReport::default();
-        let mut timings = Vec::with_capacity(outcomes.len());
-        for (i, o) in outcomes {
-            timings.push((inputs[i].display.clone(), o.seconds));
-            for f in &o.files {
-                if f.blob_offset.is_none() {
-                    report.stats.bytes += f.bytes;
-                }
-                report.stats.modules += u64::from(f.modules);
-            }
-            report.files.extend(o.files);
-            report.diagnostics.extend(o.diagnostics);
-        }
-        timings.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        timings.truncate(SLOWEST);
-        report.stats = Stats {
-            files: inputs.len() as u64,
-            seconds: start.elapsed().as_secs_f64(),
-            slowest: timings,
-            ..report.stats
-        };
-        report.sort();
-        report
+        sink.report.stats = stats;
+        sink.report
     }
 
-    fn config_for(&self, input: &Path) -> Option<PathBuf> {
-        let abs = std::path::absolute(input).unwrap_or_else(|_| input.to_path_buf());
-        let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
-        let mut cache = self.dir_configs.lock().unwrap_or_else(|e| e.into_inner());
-        cache.entry(dir.clone()).or_insert_with(|| config::discover(&dir)).clone()
-    }
-
-    fn resolve(&self, input: &Path) -> ResolveResult {
-        let key = if self.opts.config.is_some() { None } else { self.config_for(input) };
-        let mut cache = self.resolved.lock().unwrap_or_else(|e| e.into_inner());
-        cache
-            .entry(key.clone())
-            .or_insert_with(|| {
-                let (settings, hlsl) = match (&self.opts.config, &key) {
-                    (Some(c), _) => c.clone(),
-                    (None, Some(path)) => load_config(path)?,
-                    (None, None) => (Settings::default(), HlslOptions::default()),
-                };
-                let settings = apply_overrides(settings, &self.opts.overrides)?;
-                Ok(Arc::new(Resolved { check: CheckOptions { settings, analysis: self.opts.analysis.clone() }, hlsl }))
-            })
-            .clone()
-    }
-
-    fn process(&self, input: &Input) -> Outcome {
+    /// Checks one input (called on a worker thread).
+    pub(super) fn process(&self, input: &Input, resolved: &ResolveResult, first_error: bool) -> Outcome {
         let start = Instant::now();
         let mut out = Outcome::default();
-        self.process_into(input, &mut out);
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut o = Outcome::default();
+            self.process_into(input, resolved, first_error, &mut o);
+            o
+        }));
+        match caught {
+            Ok(o) => out = o,
+            Err(_) => {
+                let msg = "internal error while reading this input, please report".to_string();
+                let (f, mut d) = error_entry(&input.display, InputKind::Binary, msg);
+                d.rule = crate::report::INTERNAL_ERROR.into();
+                out.files.push(f);
+                out.diagnostics.push(d);
+            }
+        }
         out.seconds = start.elapsed().as_secs_f64();
         out
     }
 
-    fn process_into(&self, input: &Input, out: &mut Outcome) {
+    fn process_into(&self, input: &Input, resolved: &ResolveResult, first_error: bool, out: &mut Outcome) {
         let path = input.display.as_str();
         let mut fail = |kind: InputKind, message: String| {
             let (f, d) = error_entry(path, kind, message);
@@ -317,22 +317,20 @@ impl Batch {
         if let Some(e) = &input.error {
             return fail(InputKind::Binary, e.clone());
         }
-        let resolved = match self.resolve(&input.path) {
+        let resolved = match resolved {
             Ok(r) => r,
             Err(e) => {
                 // The broken config is reported once, at its own path; each input it
                 // governs is listed as not checked, without repeating the error.
                 // Shown relative to the working directory, like the inputs.
+                // The walk's resolver says which input is the first under this
+                // config (in report order), so the run is the same at every -j.
                 let cwd = std::env::current_dir().unwrap_or_default();
-                let config =
-                    self.config_for(&input.path).map(|c| c.strip_prefix(&cwd).map(Path::to_path_buf).unwrap_or(c));
-                let first = {
-                    let mut seen = self.config_errors.lock().unwrap_or_else(|p| p.into_inner());
-                    seen.insert(config.clone())
-                };
-                if first {
+                let found = input.config.as_deref().cloned();
+                let config = found.clone().map(|c| c.strip_prefix(&cwd).map(Path::to_path_buf).unwrap_or(c));
+                if first_error {
                     let mut msg = format!("configuration error: {e}");
-                    if let Some(abs) = self.config_for(&input.path) {
+                    if let Some(abs) = found {
                         msg = msg.replace(
                             &abs.display().to_string(),
                             &config.as_ref().unwrap_or(&abs).display().to_string(),
@@ -352,17 +350,20 @@ impl Batch {
                 return;
             }
         };
-        let bytes = match read_input(&input.path) {
+        let t = Instant::now();
+        let read = if input.explicit { read_input(&input.path) } else { read_walked(&input.path) };
+        out.read_seconds = t.elapsed().as_secs_f64();
+        let bytes = match read {
             Ok(b) => b,
             Err(e) => return fail(InputKind::Binary, e),
         };
-        match check::classify(path, &bytes) {
-            InputKind::Hlsl => self.hlsl(input, bytes, &resolved, out),
-            InputKind::Binary => embedded_into(path, &bytes, &resolved.check, out),
-            _ => {
-                let r = check::check_bytes(path, &bytes, &resolved.check);
-                out.files.extend(r.files);
-                out.diagnostics.extend(r.diagnostics);
+        match check::classify_parsed(path, &bytes) {
+            (InputKind::Hlsl, _) => self.hlsl(input, bytes, resolved, out),
+            (InputKind::Binary, _) => embedded_into(path, &bytes, &resolved.check, out),
+            (kind, parsed) => {
+                let (f, d) = check::check_classified(path, kind, &bytes, parsed, &resolved.check);
+                out.files.push(f);
+                out.diagnostics.extend(d);
             }
         }
     }
@@ -515,6 +516,9 @@ fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, out: &mut Outcom
 /// Expands `paths` and checks every input — the library entry point for
 /// embedding irlint's batch run.
 pub fn check_paths(paths: &[PathBuf], opts: BatchOptions) -> RunReport {
-    let inputs = super::discover::discover(paths);
-    Batch::new(opts).run(&inputs)
+    let mut sink = crate::report::stream::CollectSink::default();
+    if let Ok((_, stats)) = Batch::new(opts).stream(super::pipeline::Source::Paths(paths), &mut sink) {
+        sink.report.stats = stats;
+    }
+    sink.report
 }

@@ -1,14 +1,37 @@
-//! Expands command-line paths into input files.
+//! Expands command-line paths into input files, in report order.
 //!
 //! A directory is walked recursively; every regular file in it is an input
 //! (files are recognised by content, not extension). Hidden entries (`.git`,
-//! `.cache`, dot-files) and `irlint.toml` files are skipped, entries are visited in sorted order,
-//! directory symlinks are followed once (a canonical-path set breaks loops),
-//! and a file reached twice is listed once. A path given explicitly is always
-//! an input, even when it does not exist — reading it then reports the error.
+//! `.cache`, dot-files) and `irlint.toml` files are skipped, directory symlinks
+//! are followed once, and a file reached twice (through a symlink, or a hard
+//! link) is listed once. A path given explicitly is always an input, even when
+//! it does not exist — reading it then reports the error.
+//!
+//! ## Order
+//!
+//! Inputs come out in the order of their display paths as strings, which is
+//! the order of the report: a directory's entries are sorted by name, a
+//! directory's name taken with its trailing `/` (`a-b` comes before `a/x`, as
+//! the strings `a-b` and `a/x` do). The batch driver can therefore write each
+//! input's findings as soon as the inputs before it are done. When the
+//! command-line paths overlap (`dir` and `dir/sub`), the walk is collected and
+//! sorted first.
+//!
+//! ## Cost
+//!
+//! One `statx` and one listing (`openat`, `getdents64`, `close`) per directory;
+//! nothing per file: the entry type and inode come with the listing, so a
+//! regular file is neither `stat`ed nor canonicalised (only a symlink is
+//! `stat`ed, to follow it). Directories are remembered by `(dev, inode)` to
+//! break symlink loops, files by `(dev, inode)` to list each once. The
+//! `irlint.toml` that applies to each input is found from the listings as the
+//! walk goes down (the ancestors of a command-line path are searched once).
 
-use std::collections::HashSet;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::ffi::{OsStr, OsString};
+use std::fs::Metadata;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One input file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,82 +44,309 @@ pub struct Input {
     pub explicit: bool,
     /// Set when the walk could not list a directory.
     pub error: Option<String>,
+    /// The `irlint.toml` that applies to this input (the nearest one in the
+    /// input's directory or its ancestors, as an absolute path), if any.
+    pub config: Option<Arc<PathBuf>>,
 }
 
 impl Input {
-    fn new(path: PathBuf, explicit: bool) -> Self {
+    fn new(path: PathBuf, explicit: bool, config: Option<Arc<PathBuf>>) -> Self {
         let display = path.to_string_lossy().into_owned();
-        Input { path, display, explicit, error: None }
+        Input { path, display, explicit, error: None, config }
+    }
+
+    fn failed(path: PathBuf, display: String, error: String, config: Option<Arc<PathBuf>>) -> Self {
+        Input { path, display, explicit: false, error: Some(error), config }
     }
 }
 
-fn is_hidden(name: &std::ffi::OsStr) -> bool {
-    name.to_string_lossy().starts_with('.')
+/// The display of `parent.join(name)` from the parent's display (what
+/// `Path::push` does on unix: a `/` unless the parent is empty or ends with one),
+/// without converting the whole path again.
+fn join_display(parent: &str, name: &str) -> String {
+    let mut s = String::with_capacity(parent.len() + 1 + name.len());
+    s.push_str(parent);
+    if !parent.is_empty() && !parent.ends_with('/') {
+        s.push('/');
+    }
+    s.push_str(name);
+    s
 }
 
-/// Expands `paths` (files and directories) into input files.
-pub fn discover(paths: &[PathBuf]) -> Vec<Input> {
-    let mut out = Vec::new();
-    let mut seen_files = HashSet::new();
-    let mut seen_dirs = HashSet::new();
-    for p in paths {
-        if p.is_dir() {
-            walk(p, &mut out, &mut seen_files, &mut seen_dirs);
-        } else {
-            let key = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
-            if seen_files.insert(key) {
-                out.push(Input::new(p.clone(), true));
+/// A name as the report prints it (lossy only when it is not UTF-8).
+fn lossy(name: &OsStr) -> std::borrow::Cow<'_, str> {
+    match name.to_str() {
+        Some(s) => s.into(),
+        None => name.to_string_lossy(),
+    }
+}
+
+/// `dir.join(name)` in one allocation.
+fn join(dir: &Path, name: &OsStr) -> PathBuf {
+    let mut p = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.len());
+    p.push(dir);
+    p.push(name);
+    p
+}
+
+fn is_hidden(name: &OsStr) -> bool {
+    name.as_encoded_bytes().first() == Some(&b'.')
+}
+
+/// Identity of a file or directory: `(dev, inode)`.
+type Id = (u64, u64);
+
+#[cfg(unix)]
+fn meta_id(_path: &Path, m: &Metadata) -> Id {
+    use std::os::unix::fs::MetadataExt;
+    (m.dev(), m.ino())
+}
+
+#[cfg(not(unix))]
+fn meta_id(path: &Path, _: &Metadata) -> Id {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()).hash(&mut h);
+    (0, h.finish())
+}
+
+/// The id of a regular file from its directory entry: no system call on unix.
+#[cfg(unix)]
+fn entry_id(dir_dev: u64, e: &std::fs::DirEntry) -> Option<Id> {
+    use std::os::unix::fs::DirEntryExt;
+    Some((dir_dev, e.ino()))
+}
+
+#[cfg(not(unix))]
+fn entry_id(_: u64, e: &std::fs::DirEntry) -> Option<Id> {
+    Some(meta_id(&e.path(), &e.metadata().ok()?))
+}
+
+/// A directory entry that the walk keeps.
+enum Kind {
+    File(Option<Id>),
+    Dir(Option<Metadata>),
+    /// A symlink whose target does not exist: an input, reported when read.
+    Broken,
+    /// A directory that cannot be listed (found ahead of time, see `Walker::dir`).
+    Unlistable(String),
+}
+
+struct Child {
+    /// Sort key: the name as the report prints it, `/` appended for a directory.
+    key: String,
+    name: OsString,
+    kind: Kind,
+}
+
+/// The depth-first walk in report order.
+struct Walker<'a> {
+    seen_files: HashSet<Id>,
+    seen_dirs: HashSet<Id>,
+    /// Directory (absolute) → the config that applies there, for command-line paths.
+    ancestors: HashMap<PathBuf, Option<Arc<PathBuf>>>,
+    emit: &'a mut dyn FnMut(Input),
+}
+
+impl Walker<'_> {
+    /// The config for inputs directly in `dir`, searched up from `dir` (once per directory).
+    fn config_above(&mut self, dir: Option<&Path>) -> Option<Arc<PathBuf>> {
+        let dir = dir?;
+        if let Some(c) = self.ancestors.get(dir) {
+            return c.clone();
+        }
+        let found = crate::config::discover(dir).map(Arc::new);
+        self.ancestors.insert(dir.to_path_buf(), found.clone());
+        found
+    }
+
+    fn root(&mut self, p: &Path, meta: Option<Metadata>) {
+        let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        match meta {
+            Some(m) if m.is_dir() => {
+                let inherited = self.config_above(abs.parent());
+                self.dir(p, &p.to_string_lossy(), Some(m), inherited);
+            }
+            meta => {
+                let config = self.config_above(abs.parent());
+                let fresh = match &meta {
+                    Some(m) => self.seen_files.insert(meta_id(p, m)),
+                    None => true,
+                };
+                if fresh {
+                    (self.emit)(Input::new(p.to_path_buf(), true, config));
+                }
             }
         }
     }
-    out
+
+    /// Walks one directory: one `statx`, one listing; `stat` only for symlinks.
+    fn dir(&mut self, dir: &Path, display: &str, meta: Option<Metadata>, inherited: Option<Arc<PathBuf>>) {
+        let meta = match meta.map_or_else(|| std::fs::metadata(dir), Ok) {
+            Ok(m) => m,
+            Err(_) => {
+                let why = "cannot resolve directory".to_string();
+                return (self.emit)(Input::failed(dir.to_path_buf(), display.to_string(), why, inherited));
+            }
+        };
+        let id = meta_id(dir, &meta);
+        if !self.seen_dirs.insert(id) {
+            return; // a symlink loop or a directory reached twice
+        }
+        let entries = match std::fs::read_dir(dir) {
+            Ok(rd) => rd,
+            Err(e) => {
+                let msg = format!("cannot list directory: {e}");
+                return (self.emit)(Input::failed(dir.to_path_buf(), display.to_string(), msg, inherited));
+            }
+        };
+        let mut has_config = false;
+        let mut children = Vec::new();
+        for e in entries.filter_map(Result::ok) {
+            let name = e.file_name();
+            // `file_type` comes with the listing (d_type); no stat.
+            let Ok(ft) = e.file_type() else { continue };
+            if name == "irlint.toml" {
+                has_config = ft.is_file() || (ft.is_symlink() && dir.join(&name).is_file());
+                continue;
+            }
+            // Hidden entries (.git, dot-files) are not inputs.
+            if is_hidden(&name) {
+                continue;
+            }
+            let kind = if ft.is_file() {
+                Kind::File(entry_id(id.0, &e))
+            } else if ft.is_dir() {
+                Kind::Dir(None)
+            } else if ft.is_symlink() {
+                // Follow it: a link to a directory is walked (once), a link to
+                // a file is an input, a broken link is reported when read.
+                let path = dir.join(&name);
+                match std::fs::metadata(&path) {
+                    Ok(m) if m.is_dir() => Kind::Dir(Some(m)),
+                    Ok(m) if m.is_file() => Kind::File(Some(meta_id(&path, &m))),
+                    Ok(_) => continue,
+                    Err(_) => Kind::Broken,
+                }
+            } else {
+                continue; // fifo, socket, device: never opened by a walk
+            };
+            let is_dir = matches!(kind, Kind::Dir(_));
+            let mut key = String::with_capacity(name.len() + usize::from(is_dir));
+            key.push_str(&lossy(&name));
+            if is_dir {
+                key.push('/');
+            }
+            children.push(Child { key, name, kind });
+        }
+        children.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+        self.check_unlistable(dir, &mut children);
+        let config = if has_config {
+            let file = dir.join("irlint.toml");
+            Some(Arc::new(std::path::absolute(&file).unwrap_or(file)))
+        } else {
+            inherited
+        };
+        for c in children {
+            let path = join(dir, &c.name);
+            let shown = join_display(display, c.key.strip_suffix('/').unwrap_or(&c.key));
+            let error = match c.kind {
+                Kind::Dir(m) => {
+                    self.dir(&path, &shown, m, config.clone());
+                    continue;
+                }
+                Kind::File(Some(id)) if !self.seen_files.insert(id) => continue,
+                Kind::File(_) | Kind::Broken => None,
+                Kind::Unlistable(msg) => Some(msg),
+            };
+            (self.emit)(Input { path, display: shown, explicit: false, error, config: config.clone() });
+        }
+    }
+
+    /// A directory that cannot be listed is reported under its own name
+    /// (`sub`), which sorts before `sub/...`; when a sibling sorts between the
+    /// two (`sub-old`), the directory is tried now so that its error entry
+    /// lands in report order. Rare: only such pairs of names cost a listing more.
+    fn check_unlistable(&self, dir: &Path, children: &mut [Child]) {
+        let mut changed = false;
+        for i in 1..children.len() {
+            let (before, rest) = children.split_at_mut(i);
+            let (Some(prev), Some(c)) = (before.last(), rest.first_mut()) else { continue };
+            let Kind::Dir(meta) = &c.kind else { continue };
+            let stem = &c.key[..c.key.len() - 1];
+            if !prev.key.starts_with(stem) {
+                continue;
+            }
+            let path = dir.join(&c.name);
+            let error = match meta.as_ref().map_or_else(|| std::fs::metadata(&path), |m| Ok(m.clone())) {
+                Err(_) => Some("cannot resolve directory".to_string()),
+                Ok(_) => std::fs::read_dir(&path).err().map(|e| format!("cannot list directory: {e}")),
+            };
+            if let Some(msg) = error {
+                c.key.pop();
+                c.kind = Kind::Unlistable(msg);
+                changed = true;
+            }
+        }
+        if changed {
+            children.sort_by(|a, b| a.key.cmp(&b.key));
+        }
+    }
 }
 
-fn walk(dir: &Path, out: &mut Vec<Input>, seen_files: &mut HashSet<PathBuf>, seen_dirs: &mut HashSet<PathBuf>) {
-    let Ok(canon) = std::fs::canonicalize(dir) else {
-        let mut i = Input::new(dir.to_path_buf(), false);
-        i.error = Some("cannot resolve directory".into());
-        out.push(i);
-        return;
+/// Calls `emit` for every input under `paths`, in report order (the order of
+/// the display paths as strings).
+pub fn walk(paths: &[PathBuf], emit: &mut dyn FnMut(Input)) {
+    let mut roots: Vec<(String, &PathBuf, Option<Metadata>)> = paths
+        .iter()
+        .map(|p| {
+            let meta = std::fs::metadata(p).ok();
+            let mut key = p.to_string_lossy().into_owned();
+            if meta.as_ref().is_some_and(Metadata::is_dir) && !key.ends_with('/') {
+                key.push('/');
+            }
+            (key, p, meta)
+        })
+        .collect();
+    let mut sorted: Vec<usize> = (0..roots.len()).collect();
+    sorted.sort_by(|&a, &b| roots[a].0.cmp(&roots[b].0));
+    // Disjoint paths walk in sorted order; a path inside another (or twice)
+    // makes the walk order the command-line order, sorted afterwards.
+    let overlap = sorted.windows(2).any(|w| {
+        let (a, b) = (&roots[w[0]].0, &roots[w[1]].0);
+        a == b || (a.ends_with('/') && b.starts_with(a.as_str()))
+    });
+    let mut missing = std::collections::HashSet::new();
+    let mut collected = Vec::new();
+    let mut collect = |i: Input| collected.push(i);
+    let sink: &mut dyn FnMut(Input) = if overlap { &mut collect } else { emit };
+    let mut w = Walker {
+        seen_files: HashSet::default(),
+        seen_dirs: HashSet::default(),
+        ancestors: HashMap::default(),
+        emit: sink,
     };
-    if !seen_dirs.insert(canon) {
-        return; // a symlink loop or a directory named twice
-    }
-    let entries = match std::fs::read_dir(dir) {
-        Ok(rd) => rd,
-        Err(e) => {
-            let mut i = Input::new(dir.to_path_buf(), false);
-            i.error = Some(format!("cannot list directory: {e}"));
-            out.push(i);
-            return;
-        }
-    };
-    let mut names: Vec<_> = entries.filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
-    names.sort();
-    for name in names {
-        // Hidden entries (.git, dot-files) and irlint's own config are not inputs.
-        if is_hidden(&name) || name == "irlint.toml" {
+    let order: Vec<usize> = if overlap { (0..roots.len()).collect() } else { sorted };
+    for i in order {
+        let (_, p, meta) = &mut roots[i];
+        if meta.is_none() && !missing.insert(p.as_path()) {
             continue;
         }
-        let path = dir.join(&name);
-        // `metadata` follows symlinks: a link to a directory is walked (once),
-        // a link to a file is an input, a broken link is reported when read.
-        match std::fs::metadata(&path) {
-            Ok(m) if m.is_dir() => walk(&path, out, seen_files, seen_dirs),
-            Ok(m) if m.is_file() => {
-                let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-                if seen_files.insert(key) {
-                    out.push(Input::new(path, false));
-                }
-            }
-            Ok(_) => {} // fifo, socket, device: never opened by a walk
-            Err(_) => {
-                if std::fs::symlink_metadata(&path).is_ok() {
-                    out.push(Input::new(path, false));
-                }
-            }
+        w.root(p, meta.take());
+    }
+    if overlap {
+        collected.sort_by(|a, b| a.display.cmp(&b.display));
+        for i in collected {
+            emit(i);
         }
     }
+}
+
+/// Expands `paths` (files and directories) into input files, in report order.
+pub fn discover(paths: &[PathBuf]) -> Vec<Input> {
+    let mut out = Vec::new();
+    walk(paths, &mut |i| out.push(i));
+    out
 }
 
 #[cfg(test)]

@@ -4,13 +4,15 @@
 //! - [`embedded`]: DXBC / SPIR-V blobs inside other files (ELF, PE, Mach-O
 //!   sections or raw bytes).
 //! - [`dxc`]: HLSL compiled through a run-time loaded DXC.
-//! - [`batch`]: the parallel driver that reads, checks and gathers one
-//!   sorted [`crate::report::RunReport`].
+//! - [`batch`]: reads and checks one input; settings per config file.
+//! - [`pipeline`]: the parallel driver (walker, workers, writer) that feeds
+//!   a report sink in report order.
 
 pub mod batch;
 pub mod discover;
 pub mod dxc;
 pub mod embedded;
+pub mod pipeline;
 
 pub use batch::{Batch, BatchOptions};
 pub use discover::{discover, Input};

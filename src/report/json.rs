@@ -37,8 +37,9 @@ impl Serialize for Values<'_> {
     }
 }
 
+/// One element of `findings` (also written one by one by [`super::stream::JsonSink`]).
 #[derive(Serialize)]
-struct Finding<'a> {
+pub(crate) struct Finding<'a> {
     rule: &'a str,
     level: Level,
     certainty: Certainty,
@@ -59,7 +60,7 @@ struct Finding<'a> {
 }
 
 impl<'a> Finding<'a> {
-    fn new(d: &'a Diagnostic) -> Self {
+    pub(crate) fn new(d: &'a Diagnostic) -> Self {
         Finding {
             rule: &d.rule,
             level: d.level,

@@ -6,6 +6,7 @@ pub mod human;
 pub mod json;
 pub mod run;
 pub mod sarif;
+pub mod stream;
 
 pub use diagnostic::*;
 pub use run::{render, unused_spec_constants, Format, RunReport, Stats};

@@ -56,6 +56,16 @@ pub struct Stats {
     pub seconds: f64,
     /// The slowest inputs, slowest first: `(path, seconds)`.
     pub slowest: Vec<(String, f64)>,
+    /// Worker threads (0: the split below was not measured).
+    pub threads: usize,
+    /// Seconds the walk took (listing directories, one thread beside the workers).
+    pub walk_seconds: f64,
+    /// Seconds spent opening and reading inputs, summed over the workers.
+    pub read_seconds: f64,
+    /// Seconds spent classifying, parsing, analysing and checking, summed over the workers.
+    pub analysis_seconds: f64,
+    /// Seconds spent rendering and writing the report (one thread beside the workers).
+    pub report_seconds: f64,
 }
 
 impl Stats {
@@ -87,6 +97,21 @@ impl Stats {
         out.push_str(&format!("  seconds:   {:.3}\n", self.seconds));
         out.push_str(&format!("  modules/s: {:.1}\n", self.modules_per_second()));
         out.push_str(&format!("  MB/s:      {:.2}\n", self.megabytes_per_second()));
+        if self.threads > 0 {
+            // The workers' time on inputs, per thread: what the wall time would
+            // be with nothing else to do and a perfect balance.
+            let per_thread = (self.read_seconds + self.analysis_seconds) / self.threads as f64;
+            out.push_str(&format!("  threads:   {}\n", self.threads));
+            out.push_str(&format!(
+                "  wall:      {:.3} s; inputs {per_thread:.3} s per thread (read + analysis); wall/inputs {:.2}\n",
+                self.seconds,
+                if per_thread > 0.0 { self.seconds / per_thread } else { 0.0 }
+            ));
+            out.push_str(&format!("  walk:      {:.3} s (one thread, beside the workers)\n", self.walk_seconds));
+            out.push_str(&format!("  read:      {:.3} s (summed over workers)\n", self.read_seconds));
+            out.push_str(&format!("  analysis:  {:.3} s (summed over workers)\n", self.analysis_seconds));
+            out.push_str(&format!("  report:    {:.3} s (one thread, beside the workers)\n", self.report_seconds));
+        }
         if !self.slowest.is_empty() {
             out.push_str("  slowest:\n");
             for (path, secs) in &self.slowest {
@@ -185,9 +210,19 @@ impl RunReport {
 /// (a typo, or a constant of another pipeline): the override changed nothing.
 pub fn unused_spec_constants(report: &RunReport, overrides: &[(u32, u64)]) -> Vec<String> {
     let modules = report.files.iter().filter(|f| f.modules > 0).count();
+    unused_spec_constants_of(|id| report.files.iter().any(|f| f.spec_ids.contains(&id)), modules, overrides)
+}
+
+/// [`unused_spec_constants`] from what a streamed run kept: whether a SpecId
+/// was declared, and how many modules were analysed.
+pub fn unused_spec_constants_of(
+    declared: impl Fn(u32) -> bool,
+    modules: usize,
+    overrides: &[(u32, u64)],
+) -> Vec<String> {
     overrides
         .iter()
-        .filter(|(id, _)| !report.files.iter().any(|f| f.spec_ids.contains(id)))
+        .filter(|(id, _)| !declared(*id))
         .map(|(id, v)| {
             format!(
                 "--spec-constant {id}={v}: no checked module declares SpecId {id} ({modules} module{} analysed); \
