@@ -34,6 +34,7 @@
 
 pub mod analysis;
 pub mod atoms;
+pub mod baseline;
 pub mod check;
 pub mod config;
 pub mod dump;

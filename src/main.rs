@@ -5,6 +5,7 @@ use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand, ValueE
 use irlint::config::RuleLevel;
 use irlint::input::dxc::{self, HlslOptions};
 use irlint::input::{self, batch, embedded, BatchOptions};
+use irlint::report::policy::{self, ColorChoice};
 use irlint::report::{self, Format};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -115,6 +116,43 @@ struct CheckArgs {
     /// HLSL: the DXC library (libdxcompiler) or its directory (else $IRLINT_DXC, $DXC_PATH, system search path).
     #[arg(long = "dxc", value_name = "PATH", help_heading = "HLSL (through DXC)")]
     dxc: Option<PathBuf>,
+    /// HLSL: arguments after `--` go to DXC as DXC spells them (`-- -enable-16bit-types -HV 2021`).
+    #[arg(last = true, value_name = "DXC_ARGS", allow_hyphen_values = true, help_heading = "HLSL (through DXC)")]
+    dxc_passthrough: Vec<String>,
+    /// Leave out the findings recorded in this baseline file (see --write-baseline).
+    #[arg(long, value_name = "FILE", conflicts_with = "write_baseline", help_heading = "Baselines and exit policy")]
+    baseline: Option<PathBuf>,
+    /// Record the current findings in FILE (a baseline) and report none of them.
+    #[arg(long = "write-baseline", value_name = "FILE", help_heading = "Baselines and exit policy")]
+    write_baseline: Option<PathBuf>,
+    /// Exit 0 even when there are findings (input errors still exit 2).
+    #[arg(long = "exit-zero", help_heading = "Baselines and exit policy")]
+    exit_zero: bool,
+    /// The lowest finding level that makes the exit status 1.
+    #[arg(long = "fail-on", value_enum, default_value = "warning", help_heading = "Baselines and exit policy")]
+    fail_on: FailOnArg,
+    /// Print the findings only (human format: no summary, no skipped list).
+    #[arg(short = 'q', long, help_heading = "Baselines and exit policy")]
+    quiet: bool,
+    /// Styled output: auto (a terminal, unless NO_COLOR; CLICOLOR_FORCE forces it), always, never.
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Baselines and exit policy")]
+    color: ColorArg,
+    /// Print the number of diagnostics per rule (on stderr for machine formats).
+    #[arg(long, help_heading = "Baselines and exit policy")]
+    statistics: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FailOnArg {
+    Error,
+    Warning,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ColorArg {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(clap::Args)]
@@ -158,6 +196,10 @@ fn parse_spec_constant(s: &str) -> Result<(u32, u64), String> {
         v.parse::<u64>().ok()
     };
     parsed.map(|p| (id, p)).ok_or_else(|| format!("bad value `{v}` (a decimal or 0x hex integer)"))
+}
+
+fn findings(n: usize) -> String {
+    format!("{n} finding{}", if n == 1 { "" } else { "s" })
 }
 
 fn usage_error(msg: impl std::fmt::Display) -> ExitCode {
@@ -217,6 +259,19 @@ fn atoms(args: &AtomsArgs) -> ExitCode {
 
 fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> ExitCode {
     let format = output_format(args.format);
+    if let Some((rule, _)) = overrides.iter().find(|(r, l)| *l == RuleLevel::Deny && r.contains('=')) {
+        return usage_error(format!(
+            "`-D {rule}`: -D makes a rule an error (deny), as in other linters; for a DXC preprocessor define \
+             use `--define {rule}` (or pass DXC's own spelling after `--`)"
+        ));
+    }
+    let baseline = match &args.baseline {
+        Some(p) => match irlint::baseline::Baseline::load(p) {
+            Ok(b) => Some(b),
+            Err(e) => return usage_error(e),
+        },
+        None => None,
+    };
     // Bad overrides and a bad --config are usage errors: nothing is checked.
     if let Err(e) = batch::apply_overrides(Default::default(), &overrides) {
         return usage_error(e);
@@ -233,7 +288,7 @@ fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> ExitCode {
         entry: args.entry.clone(),
         defines: args.defines.iter().map(|d| dxc::parse_define(d)).collect(),
         include_dirs: args.include_dirs.clone(),
-        extra_args: args.dxc_args.clone(),
+        extra_args: args.dxc_args.iter().chain(&args.dxc_passthrough).cloned().collect(),
         spirv: args.spirv,
         skip: args.skip_hlsl,
     };
@@ -255,22 +310,59 @@ fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> ExitCode {
         jobs: args.jobs,
         progress,
     };
-    let run = batch::Batch::new(opts).run(&inputs);
+    let mut run = batch::Batch::new(opts).run(&inputs);
     for line in irlint::report::unused_spec_constants(&run, &args.spec_constants) {
         eprintln!("warning: {line}");
     }
-    let color = format == Format::Human
-        && args.output.is_none()
-        && std::io::stdout().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none();
-    let text = report::render(&run, format, color, args.stats);
-    if args.stats && format != Format::Human {
+    let mut baselined = Vec::new();
+    if let Some(path) = &args.write_baseline {
+        let b = irlint::baseline::Baseline::from_report(&run);
+        if let Err(e) = report::run::write_atomic(path, b.to_json().as_bytes()) {
+            return usage_error(format!("cannot write baseline {}: {e}", path.display()));
+        }
+        eprintln!("irlint: wrote {} to baseline {}", findings(b.len()), path.display());
+        b.apply(&mut run);
+    } else if let Some(b) = &baseline {
+        baselined = b.apply(&mut run);
+    }
+    let color = match args.color {
+        ColorArg::Always => ColorChoice::Always,
+        ColorArg::Never => ColorChoice::Never,
+        ColorArg::Auto => ColorChoice::Auto,
+    }
+    .resolve(format == Format::Human && args.output.is_none() && std::io::stdout().is_terminal(), |k| {
+        std::env::var(k).ok()
+    });
+    let text = match format {
+        Format::Human if args.quiet => policy::render_quiet(&run, color),
+        Format::Sarif if baseline.is_some() => report::sarif::render_baselined(&run, &baselined),
+        _ => report::render(&run, format, color, args.stats),
+    };
+    if args.stats && (format != Format::Human || args.quiet) {
         eprint!("{}", run.stats.render_text());
     }
     if let Err(e) = emit(&text, args.output.as_deref()) {
         return usage_error(e);
     }
-    ExitCode::from(run.exit_code() as u8)
+    if args.statistics {
+        let stats = policy::statistics(&run);
+        if format == Format::Human && args.output.is_none() {
+            let _ = emit(&stats, None);
+        } else {
+            eprint!("{stats}");
+        }
+    }
+    if !args.quiet && !baselined.is_empty() {
+        eprintln!("irlint: {} left out by the baseline", findings(baselined.len()));
+    }
+    let policy = policy::ExitPolicy {
+        fail_on: match args.fail_on {
+            FailOnArg::Error => policy::FailOn::Error,
+            FailOnArg::Warning => policy::FailOn::Warning,
+        },
+        exit_zero: args.exit_zero,
+    };
+    ExitCode::from(policy.exit_code(&run) as u8)
 }
 
 fn dump(args: &DumpArgs) -> ExitCode {
