@@ -458,6 +458,11 @@ fn reserved_doc(id: &str) -> Option<&'static str> {
              only partially, or the scan of a binary for embedded shaders reached its work or blob limit \
              (docs/limits.md) and the rest of the file was not scanned."
         }
+        irlint::suppress::UNUSED_SUPPRESSION => {
+            "unused-suppression (note): an inline `irlint: allow(RULE)` comment in the source (embedded in a \
+             debug build, or read from disk for PTX `.loc` and HLSL inputs) hid no finding of RULE on its line \
+             or the line below, or RULE is not a rule. Remove it, or fix the rule id."
+        }
         _ => return None,
     })
 }

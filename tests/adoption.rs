@@ -144,3 +144,111 @@ fn sarif_marks_baseline_state() {
     assert!(states.iter().filter(|(f, _)| *f == "other").all(|(_, s)| *s == "new"), "{states:?}");
     assert!(states.iter().any(|(f, _)| *f == "other"), "{states:?}");
 }
+
+const SB_RULE: &str = "structured-buffer-stride-not-cache-aligned";
+const SB_LINE: &str = "RWStructuredBuffer<Particle> Particles : register(u0); // expect: structured-buffer-stride-not-cache-aligned stride=48 next=64";
+
+/// A copy of the debug SPIR-V fixture whose embedded source (the `OpString`
+/// that `DebugSource` names) has `before` replaced by `after`, padded with
+/// blanks to the same length so every word count stays valid.
+fn with_source_edit(dir: &Path, before: &str, after: &str) -> PathBuf {
+    let bytes = std::fs::read(flagged()).unwrap();
+    assert!(after.len() <= before.len(), "the edit must not grow the string");
+    let padded = format!("{after:<width$}", width = before.len());
+    let at = bytes.windows(before.len()).position(|w| w == before.as_bytes()).expect("source line in the module");
+    let mut out = bytes.clone();
+    out[at..at + before.len()].copy_from_slice(padded.as_bytes());
+    let p = dir.join("edited.g.spv");
+    std::fs::write(&p, out).unwrap();
+    p
+}
+
+fn rules_found(path: &Path, extra: &[&str]) -> (i32, Vec<(String, u64)>) {
+    let (code, out, err) = run(irlint().arg("check").arg(path).args(["--format", "json"]).args(extra));
+    assert_ne!(code, 2, "{err}");
+    let r = json(&out);
+    let found = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap().to_string(), f["source"]["line"].as_u64().unwrap_or(0)))
+        .collect();
+    (code, found)
+}
+
+#[test]
+fn inline_suppression_in_embedded_spirv_source() {
+    let tmp = TempDir::new("suppress");
+    assert_eq!(rules_found(&flagged(), &[]), (1, vec![(SB_RULE.to_string(), 8)]));
+
+    // On the flagged line.
+    let same_line = with_source_edit(
+        tmp.path(),
+        SB_LINE,
+        &format!("RWStructuredBuffer<Particle> Particles : register(u0); // irlint: allow({SB_RULE})"),
+    );
+    assert_eq!(rules_found(&same_line, &[]), (0, vec![]));
+
+    // On the line above (`};` gains the comment; the resource's line loses its own).
+    let above = with_source_edit(
+        tmp.path(),
+        &format!("}};\n{SB_LINE}"),
+        &format!("}}; // irlint: allow(x, {SB_RULE})\nRWStructuredBuffer<Particle> Particles : register(u0);"),
+    );
+    let (code, found) = rules_found(&above, &[]);
+    assert_eq!(code, 0);
+    // `x` is not a rule: an unused-suppression note on line 7; nothing else.
+    assert_eq!(found, vec![("unused-suppression".to_string(), 7)]);
+
+    // Another rule named: the finding stays, and the suppression is noted as unused.
+    let other = with_source_edit(
+        tmp.path(),
+        SB_LINE,
+        "RWStructuredBuffer<Particle> Particles : register(u0); // irlint: allow(long-vector-bytebuf-load-misaligned)",
+    );
+    let (code, found) = rules_found(&other, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(found, vec![(SB_RULE.to_string(), 8), ("unused-suppression".to_string(), 8)]);
+    let (_, out, _) = run(irlint().arg("check").arg(&other));
+    assert!(
+        out.contains("unused suppression: no `long-vector-bytebuf-load-misaligned` finding on this line or the next"),
+        "{out}"
+    );
+}
+
+/// A Triton-style kernel: PTX naming its Python source with `.file`/`.loc`,
+/// one invalid tcgen05 form on source line 3.
+const PTX_WITH_LOC: &str = ".version 8.8
+.target sm_100a
+.address_size 64
+\t.file\t1 \"kernel.py\"
+
+.visible .entry k()
+{
+\t.reg .pred \t%p<2>;
+\t.reg .b32 \t%r<12>;
+\t.reg .b64 \t%rd<6>;
+\t.loc\t1 3 0
+\ttcgen05.mma.cta_group::1.kind::f16.block_scale [%r1], %rd2, %rd3, %r2, [%r4], [%r5], %p1;
+\tret;
+}
+";
+
+#[test]
+fn inline_suppression_in_ptx_loc_source_read_from_disk() {
+    let tmp = TempDir::new("suppress-ptx");
+    let ptx = tmp.path().join("kernel.ptx");
+    std::fs::write(&ptx, PTX_WITH_LOC).unwrap();
+    let py = tmp.path().join("kernel.py");
+    std::fs::write(&py, "import triton\n\ndef k(): pass\n").unwrap();
+    let (code, found) = rules_found(&ptx, &[]);
+    assert_eq!((code, found), (1, vec![("atom-tcgen05-kind".to_string(), 3)]));
+    // On the line above, `#` comment as Python writes it.
+    std::fs::write(&py, "import triton\n# irlint: allow(atom-tcgen05-kind)\ndef k(): pass\n").unwrap();
+    assert_eq!(rules_found(&ptx, &[]), (0, vec![]));
+    // Another rule: kept, and the suppression is unused.
+    std::fs::write(&py, "import triton\n\ndef k(): pass  # irlint: allow(atom-ldsm-mode)\n").unwrap();
+    let (code, found) = rules_found(&ptx, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(found, vec![("unused-suppression".to_string(), 3), ("atom-tcgen05-kind".to_string(), 3)]);
+}
