@@ -77,17 +77,38 @@ fn known_rules() -> String {
     crate::rules::registry().iter().map(|r| r.id).collect::<Vec<_>>().join(", ")
 }
 
+/// The rules a `-A/-W/-D` name stands for: a rule id; `all`; or an id prefix
+/// ending at a `-` (`coopvec`, `structured-buffer`, `long-vector-bytebuf`),
+/// every rule whose id starts with it. `None` when nothing matches.
+pub fn rule_group(name: &str) -> Option<Vec<&'static str>> {
+    let reg = crate::rules::registry();
+    if let Some(r) = crate::rules::find(name) {
+        return Some(vec![r.id]);
+    }
+    let ids: Vec<&'static str> = if name == "all" {
+        reg.iter().map(|r| r.id).collect()
+    } else {
+        let prefix = format!("{}-", name.trim_end_matches('-'));
+        reg.iter().map(|r| r.id).filter(|id| !name.is_empty() && id.starts_with(&prefix)).collect()
+    };
+    (!ids.is_empty()).then_some(ids)
+}
+
 fn unknown_rule(rule: &str) -> String {
     format!("unknown rule `{rule}`; known rules: {}", known_rules())
 }
 
 impl Settings {
-    /// Applies a CLI `-A/-W/-D RULE` override; unknown rule ids are errors.
+    /// Applies a CLI `-A/-W/-D RULE` override; `RULE` may be a group (see
+    /// [`rule_group`]). Names that match no rule are errors.
     pub fn apply_override(&mut self, rule: &str, level: RuleLevel) -> Result<(), ConfigError> {
-        if crate::rules::find(rule).is_none() {
-            return Err(ConfigError { path: "command line".into(), message: unknown_rule(rule) });
-        }
-        self.overrides.push((rule.to_string(), level));
+        let Some(ids) = rule_group(rule) else {
+            return Err(ConfigError {
+                path: "command line".into(),
+                message: format!("{}; or a group: `all`, or an id prefix such as `coopvec`", unknown_rule(rule)),
+            });
+        };
+        self.overrides.extend(ids.into_iter().map(|id| (id.to_string(), level)));
         Ok(())
     }
 

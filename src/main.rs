@@ -34,7 +34,16 @@ enum Command {
     /// Show what the readers recovered from inputs.
     Dump(DumpArgs),
     /// List the rules: id, default level, summary.
-    Rules,
+    Rules {
+        /// Output format: a table, or a JSON array with one object per rule.
+        #[arg(long, value_enum, default_value = "human")]
+        format: DumpFormat,
+    },
+    /// Print a shell completion script (`irlint completions bash > /etc/bash_completion.d/irlint`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// Print a rule's documentation.
     Explain {
         /// Rule id (see `irlint rules`).
@@ -182,6 +191,27 @@ struct DumpArgs {
     /// List the shaders embedded in each file (offset, size, kind, section).
     #[arg(long)]
     blobs: bool,
+    /// HLSL: target profile, e.g. `cs_6_9`.
+    #[arg(short = 'T', long = "profile", value_name = "PROFILE", help_heading = "HLSL (through DXC)")]
+    profile: Option<String>,
+    /// HLSL: entry point (default `main`).
+    #[arg(short = 'E', long = "entry", value_name = "ENTRY", help_heading = "HLSL (through DXC)")]
+    entry: Option<String>,
+    /// HLSL: preprocessor define.
+    #[arg(long = "define", value_name = "NAME[=VALUE]", help_heading = "HLSL (through DXC)")]
+    defines: Vec<String>,
+    /// HLSL: include directory.
+    #[arg(short = 'I', long = "include", value_name = "DIR", help_heading = "HLSL (through DXC)")]
+    include_dirs: Vec<PathBuf>,
+    /// HLSL: compile to SPIR-V instead of DXIL.
+    #[arg(long, help_heading = "HLSL (through DXC)")]
+    spirv: bool,
+    /// HLSL: the DXC library (libdxcompiler) or its directory.
+    #[arg(long = "dxc", value_name = "PATH", help_heading = "HLSL (through DXC)")]
+    dxc: Option<PathBuf>,
+    /// HLSL: arguments after `--` go to DXC as DXC spells them.
+    #[arg(last = true, value_name = "DXC_ARGS", allow_hyphen_values = true, help_heading = "HLSL (through DXC)")]
+    dxc_passthrough: Vec<String>,
 }
 
 fn parse_spec_constant(s: &str) -> Result<(u32, u64), String> {
@@ -371,16 +401,35 @@ fn dump(args: &DumpArgs) -> ExitCode {
     let mut files = Vec::new();
     let mut blob_lists = Vec::new();
     let mut text = String::new();
+    let hlsl = HlslOptions {
+        profile: args.profile.clone(),
+        entry: args.entry.clone(),
+        defines: args.defines.iter().map(|d| dxc::parse_define(d)).collect(),
+        include_dirs: args.include_dirs.clone(),
+        extra_args: args.dxc_passthrough.clone(),
+        spirv: args.spirv,
+        skip: false,
+    };
+    let mut compiler = None;
     for inp in input::discover(&args.paths) {
         let path = inp.display.clone();
-        let bytes = match inp.error.clone().map_or_else(|| batch::read_input(&inp.path), Err) {
+        let read = inp.error.clone().map_or_else(|| batch::read_input(&inp.path), Err);
+        // HLSL is compiled as `check` compiles it, then dumped.
+        let read = read.and_then(|b| {
+            if irlint::check::classify(&path, &b) == irlint::check::InputKind::Hlsl {
+                irlint::dump::compile_hlsl(&path, &b, &hlsl, args.dxc.as_deref(), &mut compiler)
+            } else {
+                Ok(b)
+            }
+        });
+        let bytes = match read {
             Ok(b) => b,
             Err(e) => {
                 failed = true;
                 eprintln!("error: {path}: {e}");
                 files.push(irlint::dump::DumpFile {
+                    kind: irlint::check::classify(&path, &[]),
                     path,
-                    kind: irlint::check::InputKind::Binary,
                     status: irlint::check::FileStatus::Error,
                     message: Some(e),
                     details: Default::default(),
@@ -428,8 +477,24 @@ fn level_name(l: Option<irlint::report::Level>) -> &'static str {
     l.map_or("off", |l| l.as_str())
 }
 
-fn rules() -> ExitCode {
+fn rules(format: DumpFormat) -> ExitCode {
     let reg = irlint::rules::registry();
+    if let DumpFormat::Json = format {
+        let list: Vec<serde_json::Value> = reg
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "id": r.id,
+                    "default_level": level_name(r.default_level),
+                    "summary": r.summary,
+                    "options": r.options,
+                    "doc": r.doc.trim(),
+                })
+            })
+            .collect();
+        let _ = emit(&(serde_json::to_string_pretty(&list).unwrap_or_default() + "\n"), None);
+        return ExitCode::SUCCESS;
+    }
     let width = reg.iter().map(|r| r.id.len()).max().unwrap_or(0);
     let mut out = String::new();
     for r in reg {
@@ -481,8 +546,34 @@ fn explain(rule: &str) -> ExitCode {
     usage_error(format!("unknown rule `{rule}` (`irlint rules` lists them)"))
 }
 
+/// `--version`: the version, git commit and features, and the DXC library
+/// when one loads (looked for only when `--version` is asked for).
+fn long_version() -> String {
+    let mut features = Vec::new();
+    if cfg!(feature = "dxc") {
+        features.push("dxc");
+    }
+    let mut s = format!(
+        "{}\ncommit: {}\nfeatures: {}",
+        irlint::VERSION,
+        env!("IRLINT_GIT_HASH"),
+        if features.is_empty() { "none".to_string() } else { features.join(", ") }
+    );
+    if std::env::args().any(|a| a == "--version") {
+        match dxc::Compiler::load(None) {
+            Ok(c) => s.push_str(&format!("\ndxc: {}", c.describe())),
+            Err(_) => s.push_str("\ndxc: not found"),
+        }
+    }
+    s
+}
+
+fn cli_command() -> clap::Command {
+    Cli::command().long_version(&*Box::leak(long_version().into_boxed_str()))
+}
+
 fn main() -> ExitCode {
-    let matches = Cli::command().get_matches();
+    let matches = cli_command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(c) => c,
         Err(e) => e.exit(),
@@ -495,7 +586,13 @@ fn main() -> ExitCode {
         }
         Command::Atoms(args) => atoms(args),
         Command::Dump(args) => dump(args),
-        Command::Rules => rules(),
+        Command::Rules { format } => rules(*format),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "irlint", &mut out);
+            let _ = emit(&String::from_utf8_lossy(&out), None);
+            ExitCode::SUCCESS
+        }
         Command::Explain { rule } => explain(rule),
     }
 }

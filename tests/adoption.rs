@@ -252,3 +252,165 @@ fn inline_suppression_in_ptx_loc_source_read_from_disk() {
     assert_eq!(code, 1);
     assert_eq!(found, vec![("unused-suppression".to_string(), 3), ("atom-tcgen05-kind".to_string(), 3)]);
 }
+
+#[test]
+fn exit_policy_quiet_and_statistics() {
+    let f = flagged(); // one warning
+    let code = |extra: &[&str]| run(irlint().arg("check").arg(&f).args(extra)).0;
+    assert_eq!(code(&[]), 1);
+    assert_eq!(code(&["--fail-on", "warning"]), 1);
+    assert_eq!(code(&["--fail-on", "error"]), 0);
+    assert_eq!(code(&["--fail-on", "error", "-D", SB_RULE]), 1);
+    assert_eq!(code(&["--exit-zero"]), 0);
+    assert_eq!(code(&["--exit-zero", "-D", SB_RULE]), 0);
+    // Input errors still exit 2 with --exit-zero.
+    assert_eq!(run(irlint().args(["check", "--exit-zero", "/nonexistent/x.dxil"])).0, 2);
+
+    let (_, out, _) = run(irlint().arg("check").arg(&f).arg("-q"));
+    assert!(out.starts_with("warning[structured-buffer-stride-not-cache-aligned]"), "{out}");
+    assert!(!out.contains("1 warning in 1 file"), "{out}");
+    let (_, out, _) = run(irlint().arg("check").arg(&f));
+    assert!(out.contains("0 errors, 1 warning in 1 file"), "{out}");
+
+    let (_, out, _) = run(irlint().arg("check").arg(&f).arg("--statistics"));
+    assert!(out.contains("1  warning  structured-buffer-stride-not-cache-aligned\n1 diagnostic in 1 rule\n"), "{out}");
+    let (_, out, err) = run(irlint().arg("check").arg(&f).args(["--statistics", "--format", "json"]));
+    json(&out);
+    assert!(err.contains("1  warning  structured-buffer-stride-not-cache-aligned"), "{err}");
+}
+
+#[test]
+fn color_choice() {
+    let f = flagged();
+    let styled = |c: &mut Command| run(c).1.contains('\u{1b}');
+    assert!(!styled(irlint().arg("check").arg(&f)));
+    assert!(styled(irlint().arg("check").arg(&f).args(["--color", "always"])));
+    assert!(!styled(irlint().arg("check").arg(&f).args(["--color", "never"]).env("CLICOLOR_FORCE", "1")));
+    assert!(styled(irlint().arg("check").arg(&f).env_remove("NO_COLOR").env("CLICOLOR_FORCE", "1")));
+    // NO_COLOR wins over CLICOLOR_FORCE.
+    assert!(!styled(irlint().arg("check").arg(&f).env("CLICOLOR_FORCE", "1")));
+}
+
+#[test]
+fn rule_groups() {
+    let f = flagged();
+    for group in ["all", "structured-buffer", "structured", SB_RULE] {
+        let (code, out, err) = run(irlint().arg("check").arg(&f).args(["-A", group]));
+        assert_eq!(code, 0, "-A {group}: {out}{err}");
+    }
+    let (code, _, _) = run(irlint().arg("check").arg(&f).args(["-A", "all", "-W", "structured-buffer"]));
+    assert_eq!(code, 1);
+    let (code, _, err) = run(irlint().arg("check").arg(&f).args(["-A", "structured-buf"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown rule `structured-buf`") && err.contains("`all`"), "{err}");
+}
+
+#[test]
+fn rules_json_version_and_completions() {
+    let (code, out, _) = run(irlint().args(["rules", "--format", "json"]));
+    assert_eq!(code, 0);
+    let list = json(&out);
+    let ids: Vec<&str> = list.as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let registry: Vec<&str> = irlint::rules::registry().iter().map(|r| r.id).collect();
+    assert_eq!(ids, registry);
+    let sb = list.as_array().unwrap().iter().find(|r| r["id"] == SB_RULE).unwrap();
+    assert_eq!(sb["default_level"], "warning");
+    assert_eq!(sb["options"], serde_json::json!(["cache-line-target"]));
+    assert!(sb["summary"].is_string() && sb["doc"].as_str().unwrap().contains("## What it does"));
+
+    let (code, out, _) = run(irlint().arg("--version"));
+    assert_eq!(code, 0);
+    assert!(out.starts_with(&format!("irlint {}\ncommit: ", env!("CARGO_PKG_VERSION"))), "{out}");
+    assert!(out.contains("\nfeatures: ") && out.contains("\ndxc: "), "{out}");
+
+    for shell in ["bash", "zsh", "fish"] {
+        let (code, out, _) = run(irlint().args(["completions", shell]));
+        assert_eq!(code, 0);
+        assert!(out.contains("irlint") && out.contains("write-baseline"), "{shell}: {out}");
+    }
+}
+
+#[test]
+fn pre_commit_hook_runs() {
+    // The hook definition: its `entry` is run as pre-commit runs it, with the
+    // staged files matching `files` appended.
+    let hooks = std::fs::read_to_string(common::root().join(".pre-commit-hooks.yaml")).unwrap();
+    let field = |key: &str| {
+        hooks
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(&format!("{key}: ")))
+            .unwrap_or_else(|| panic!("no `{key}` in .pre-commit-hooks.yaml"))
+            .trim_matches('\'')
+            .to_string()
+    };
+    assert_eq!(field("- id"), "irlint");
+    assert_eq!(field("language"), "rust");
+    let entry = field("entry");
+    let mut words = entry.split_whitespace();
+    assert_eq!(words.next(), Some("irlint"));
+    let args: Vec<&str> = words.collect();
+    let pattern = field("files");
+    let exts: Vec<&str> = pattern.trim_start_matches("\\.(").trim_end_matches(")$").split('|').collect();
+    let staged = [flagged(), fixtures().join("spirv/sb_stride32_padded.spv"), common::root().join("README.md")];
+    let matching: Vec<&PathBuf> =
+        staged.iter().filter(|p| p.extension().is_some_and(|e| exts.contains(&e.to_str().unwrap()))).collect();
+    assert_eq!(matching.len(), 2, "{pattern}");
+    let (code, out, err) = run(irlint().args(&args).args(&matching));
+    assert_eq!(code, 1, "the flagged file fails the hook: {out}{err}");
+    assert!(out.contains(SB_RULE) && !out.contains("in 2 files"), "quiet: {out}");
+    let (code, _, err) = run(irlint().args(&args).arg(fixtures().join("spirv/sb_stride32_padded.spv")));
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn hlsl_ergonomics_without_dxc() {
+    let tmp = TempDir::new("hlsl");
+    let hlsl = tmp.path().join("a.hlsl");
+    std::fs::write(&hlsl, "[numthreads(1,1,1)] void main() {}\n").unwrap();
+
+    // `-D NAME=VALUE` points at --define.
+    let (code, _, err) = run(irlint().arg("check").arg(&hlsl).args(["-T", "cs_6_0", "-D", "USE_FP16=1"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("--define USE_FP16=1"), "{err}");
+
+    // Words after `--` go to DXC, not to the inputs; no -E: the entry is `main`.
+    let (code, out, err) = run(irlint().arg("check").arg(&hlsl).args([
+        "-T",
+        "cs_6_9",
+        "--skip-hlsl",
+        "--format",
+        "json",
+        "--",
+        "-enable-16bit-types",
+        "-HV",
+        "2021",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let files: Vec<String> =
+        json(&out)["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap().to_string()).collect();
+    assert_eq!(files, [hlsl.to_string_lossy().to_string()]);
+    assert!(!out.contains("no entry point"), "{out}");
+
+    // IRLINT_DXC naming a missing file: an error naming it, no fall-back.
+    let missing = tmp.path().join("nope/libdxcompiler.so");
+    let (code, out, _) = run(irlint().arg("check").arg(&hlsl).args(["-T", "cs_6_0"]).env("IRLINT_DXC", &missing));
+    assert_eq!(code, 2);
+    assert!(
+        out.contains(&format!("searched $IRLINT_DXC ({}): does not exist (irlint looks no further", missing.display())),
+        "{out}"
+    );
+    assert!(!out.contains("system library search path"), "{out}");
+    // --dxc too.
+    let (code, out, _) = run(irlint().arg("check").arg(&hlsl).args(["-T", "cs_6_0", "--dxc"]).arg(&missing));
+    assert_eq!(code, 2);
+    assert!(out.contains(&format!("searched --dxc ({}): does not exist", missing.display())), "{out}");
+
+    // `dump` takes -T/-E and compiles like check.
+    let (code, _, err) =
+        run(irlint().arg("dump").arg(&hlsl).args(["-T", "cs_6_0", "-E", "main"]).env("IRLINT_DXC", &missing));
+    assert_eq!(code, 2);
+    assert!(err.contains("searched $IRLINT_DXC"), "{err}");
+    let (code, _, err) = run(irlint().arg("dump").arg(&hlsl));
+    assert_eq!(code, 2);
+    assert!(err.contains("no target profile"), "{err}");
+}

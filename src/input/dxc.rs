@@ -222,6 +222,20 @@ pub fn first_error(output: &str) -> Option<(SourceLocation, String)> {
     None
 }
 
+/// The headline of a DXC compile error and its source location: `HLSL
+/// compilation failed: MESSAGE` at the first located error; DXC's own first
+/// line when it names no location (`invalid profile cs_5_0`).
+pub fn compile_error_headline(output: &str) -> (String, Option<SourceLocation>) {
+    match first_error(output) {
+        Some((loc, msg)) if loc.line > 0 => (format!("HLSL compilation failed: {msg}"), Some(loc)),
+        Some((_, msg)) if !msg.is_empty() => (msg, None),
+        _ => match output.lines().map(str::trim).find(|l| !l.is_empty()) {
+            Some(first) => (first.trim_start_matches("fatal error: ").trim_start_matches("error: ").to_string(), None),
+            None => ("HLSL compilation failed".to_string(), None),
+        },
+    }
+}
+
 /// Why an HLSL file produced no module.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HlslError {
@@ -264,9 +278,27 @@ impl Compiler {
                 Some(p) => format!("{what} ({})", p.display()),
                 None => format!("{what} ({LIBRARY_NAME})"),
             };
+            // A path named by `--dxc` or `$IRLINT_DXC` that does not exist is an
+            // error naming it, never a silent fall-back to another library.
+            if path.as_ref().is_some_and(|p| !p.exists()) && what != "$DXC_PATH" {
+                tried.push((label, format!("does not exist (irlint looks no further when {what} names a library)")));
+                return Err(HlslError::NoCompiler(missing_library_message(&tried)));
+            }
             let loaded = std::panic::catch_unwind(|| hassle_rs::Dxc::new(path.clone()));
             match loaded {
-                Ok(Ok(dxc)) => return Ok(Compiler { dxc, loaded_from: label }),
+                Ok(Ok(dxc)) => {
+                    // `libdxil.so` (the validator) loads too, but makes no compiler.
+                    if dxc.create_compiler().is_err() {
+                        tried.push((
+                            label,
+                            "loads, but is not the DXC compiler (libdxil is the validator; \
+                                            point at libdxcompiler)"
+                                .to_string(),
+                        ));
+                        continue;
+                    }
+                    return Ok(Compiler { dxc, loaded_from: label });
+                }
                 Ok(Err(e)) => tried.push((label, short_load_error(&e))),
                 Err(_) => tried.push((label, "panicked while loading".to_string())),
             }
@@ -282,6 +314,18 @@ impl Compiler {
              (rebuild with default features)"
                 .into(),
         ))
+    }
+
+    /// Where the library was loaded from (for `--version`).
+    #[cfg(feature = "dxc")]
+    pub fn describe(&self) -> String {
+        self.loaded_from.clone()
+    }
+
+    /// Where the library was loaded from (never: no `dxc` feature).
+    #[cfg(not(feature = "dxc"))]
+    pub fn describe(&self) -> String {
+        String::new()
     }
 
     /// Compiles `source` (read from `path`) into a DXIL container or SPIR-V module.
@@ -337,17 +381,17 @@ impl Compiler {
     }
 }
 
-/// Profile and entry point, or the error that names the missing one.
+/// The entry point when none is given, as DXC's own default.
+pub const DEFAULT_ENTRY: &str = "main";
+
+/// Profile and entry point (`main` unless given), or the error that names the
+/// missing profile.
 pub fn require_target(o: &HlslOptions) -> Result<(&str, &str), HlslError> {
     match (o.profile.as_deref(), o.entry.as_deref()) {
         (Some(p), Some(e)) => Ok((p, e)),
+        (Some(p), None) => Ok((p, DEFAULT_ENTRY)),
         (None, _) => Err(HlslError::Options(
             "no target profile: pass `-T PROFILE` (e.g. `-T cs_6_9`), set `[hlsl] profile` in irlint.toml, \
-             or start the file with `// irlint: -T cs_6_9 -E main`"
-                .into(),
-        )),
-        (Some(_), None) => Err(HlslError::Options(
-            "no entry point: pass `-E ENTRY`, set `[hlsl] entry` in irlint.toml, \
              or start the file with `// irlint: -T cs_6_9 -E main`"
                 .into(),
         )),
@@ -456,10 +500,21 @@ mod tests {
     }
 
     #[test]
+    fn compile_error_headlines() {
+        let (h, loc) = compile_error_headline("a.hlsl:3:5: error: use of undeclared identifier 'x'\n  x = 1;\n");
+        assert_eq!(h, "HLSL compilation failed: use of undeclared identifier 'x'");
+        assert_eq!(loc.map(|l| (l.line, l.column)), Some((3, 5)));
+        assert_eq!(compile_error_headline("invalid profile cs_5_0\n"), ("invalid profile cs_5_0".into(), None));
+        assert_eq!(compile_error_headline("error: invalid profile cs_5_0"), ("invalid profile cs_5_0".into(), None));
+        assert_eq!(compile_error_headline("\n"), ("HLSL compilation failed".into(), None));
+    }
+
+    #[test]
     fn target_required() {
         let e = require_target(&HlslOptions::default()).unwrap_err();
         assert!(matches!(e, HlslError::Options(ref m) if m.contains("-T PROFILE")));
         let o = HlslOptions { profile: Some("cs_6_9".into()), ..Default::default() };
-        assert!(matches!(require_target(&o), Err(HlslError::Options(ref m)) if m.contains("-E ENTRY")));
+        // The entry point defaults to `main`, as DXC's does.
+        assert_eq!(require_target(&o).unwrap(), ("cs_6_9", "main"));
     }
 }
