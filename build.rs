@@ -9,13 +9,11 @@ fn git(args: &[&str]) -> Option<String> {
 
 fn main() {
     let hash = git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".into());
-    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some();
-    println!("cargo:rustc-env=IRLINT_GIT_HASH={hash}{}", if dirty { "-dirty" } else { "" });
+    println!("cargo:rustc-env=IRLINT_GIT_HASH={hash}");
     // Rebuild when the checkout moves to another commit (worktrees included).
     if let Some(dir) = git(&["rev-parse", "--git-dir"]) {
         println!("cargo:rerun-if-changed={dir}/HEAD");
         println!("cargo:rerun-if-changed={dir}/logs/HEAD");
-        println!("cargo:rerun-if-changed={dir}/index");
     }
     println!("cargo:rerun-if-changed=build.rs");
 }

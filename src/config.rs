@@ -1,11 +1,14 @@
 //! `irlint.toml` configuration.
 //!
 //! ```toml
+//! exclude = ["third_party"]               # walked files left out (see `input::filters`)
 //! [rules]
 //! long-vector-bytebuf-load-misaligned = "deny"    # allow | warn | deny
 //! [rules.structured-buffer-stride-not-cache-aligned]
 //! level = "warn"
 //! cache-line-target = 64
+//! [per-file-ignores]
+//! "tests/**" = ["coopvec"]                 # rule ids or groups
 //! ```
 //!
 //! The `[hlsl]` table (DXC options for HLSL inputs) is read by the input layer.
@@ -71,6 +74,11 @@ pub struct Settings {
     pub overrides: Vec<(String, RuleLevel)>,
     /// `cache-line-target` of `structured-buffer-stride-not-cache-aligned` (None = default 32).
     pub cache_line_target: Option<u32>,
+    /// `exclude = [globs]`: walked files left out (relative to the config's directory).
+    pub exclude: Vec<String>,
+    /// `[per-file-ignores] "glob" = ["rule" | group, …]`: rules whose findings are
+    /// dropped for matching files (rule ids already expanded from groups).
+    pub per_file_ignores: Vec<(String, Vec<String>)>,
 }
 
 fn known_rules() -> String {
@@ -127,6 +135,21 @@ impl Settings {
     }
 }
 
+fn check_glob(glob: &str, key: &str) -> Result<(), String> {
+    globset::Glob::new(glob).map(|_| ()).map_err(|e| format!("invalid glob {glob:?} in `{key}`: {e}"))
+}
+
+fn glob_list(value: &toml::Value, key: &str) -> Result<Vec<String>, String> {
+    let list = value
+        .as_array()
+        .and_then(|a| a.iter().map(|v| v.as_str().map(str::to_string)).collect::<Option<Vec<_>>>())
+        .ok_or_else(|| format!("`{key}` must be an array of glob strings, not {}", describe(value)))?;
+    for g in &list {
+        check_glob(g, key)?;
+    }
+    Ok(list)
+}
+
 /// Finds `irlint.toml` by walking up from `start` (a directory).
 pub fn discover(start: &Path) -> Option<PathBuf> {
     let mut dir = Some(start);
@@ -169,8 +192,35 @@ pub fn parse(text: &str, origin: &str) -> Result<Settings, ConfigError> {
             // HLSL compilation options: validated by `input::dxc::parse_config`.
             continue;
         }
+        if key == "exclude" {
+            s.exclude = glob_list(value, "exclude").map_err(err)?;
+            continue;
+        }
+        if key == "per-file-ignores" {
+            let Some(table) = value.as_table() else {
+                return Err(err(format!("`per-file-ignores` must be a table, not {}", describe(value))));
+            };
+            for (glob, rules) in table {
+                let full = format!("per-file-ignores.\"{glob}\"");
+                check_glob(glob, &full).map_err(err)?;
+                let names = rules
+                    .as_array()
+                    .map(|a| a.iter().map(|v| v.as_str()).collect::<Option<Vec<_>>>())
+                    .and_then(|x| x)
+                    .ok_or_else(|| err(format!("`{full}` must be an array of rule ids, not {}", describe(rules))))?;
+                let mut ids = Vec::new();
+                for name in names {
+                    let group = rule_group(name).ok_or_else(|| {
+                        err(format!("{} (in `{full}`); or a group: `all`, an id prefix", unknown_rule(name)))
+                    })?;
+                    ids.extend(group.into_iter().map(str::to_string));
+                }
+                s.per_file_ignores.push((glob.clone(), ids));
+            }
+            continue;
+        }
         if key != "rules" {
-            return Err(err(format!("unknown key `{key}`; expected one of: rules, hlsl")));
+            return Err(err(format!("unknown key `{key}`; expected one of: rules, hlsl, exclude, per-file-ignores")));
         }
         let Some(rules) = value.as_table() else {
             return Err(err(format!("`rules` must be a table, not {}", describe(value))));

@@ -4,7 +4,7 @@
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use irlint::config::RuleLevel;
 use irlint::input::dxc::{self, HlslOptions};
-use irlint::input::{self, batch, embedded, BatchOptions};
+use irlint::input::{self, batch, embedded, filters, BatchOptions};
 use irlint::report::policy::{self, ColorChoice};
 use irlint::report::{self, Format};
 use std::io::{IsTerminal, Write};
@@ -67,7 +67,7 @@ enum DumpFormat {
 
 #[derive(clap::Args)]
 struct CheckArgs {
-    /// Files and directories to check.
+    /// Files, directories and quoted globs (`'shaders/**/*.spv'`) to check; `-` reads one input from stdin.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Output format (default: human; github when GITHUB_ACTIONS=true).
@@ -79,6 +79,9 @@ struct CheckArgs {
     /// Configuration file (default: irlint.toml found by walking up from each input).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Do not leave out files that .gitignore names when walking directories.
+    #[arg(long = "no-ignore")]
+    no_ignore: bool,
     /// Allow (disable) a rule.
     #[arg(short = 'A', value_name = "RULE", action = ArgAction::Append)]
     allow: Vec<String>,
@@ -322,7 +325,28 @@ fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> ExitCode {
         spirv: args.spirv,
         skip: args.skip_hlsl,
     };
-    let inputs = input::discover(&args.paths);
+    let mut stdin = None;
+    let mut paths = Vec::new();
+    for p in &args.paths {
+        if p.as_os_str() == "-" {
+            if stdin.is_none() {
+                match filters::stdin_input() {
+                    Ok(s) => stdin = Some(s),
+                    Err(e) => return usage_error(e),
+                }
+            }
+        } else {
+            paths.push(p.clone());
+        }
+    }
+    let paths = match filters::expand_globs(&paths) {
+        Ok(p) => p,
+        Err(e) => return usage_error(e),
+    };
+    let mut project =
+        filters::ProjectFilters::new(args.config.as_deref().zip(config.as_ref().map(|c| &c.0)), !args.no_ignore);
+    let mut inputs = project.filter_inputs(input::discover(&paths));
+    inputs.extend(stdin.as_ref().map(|s| s.input()));
     if inputs.is_empty() {
         let named: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
         eprintln!("warning: no input files found in {}", named.join(", "));
@@ -341,6 +365,8 @@ fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> ExitCode {
         progress,
     };
     let mut run = batch::Batch::new(opts).run(&inputs);
+    drop(stdin);
+    project.apply_per_file_ignores(&mut run);
     for line in irlint::report::unused_spec_constants(&run, &args.spec_constants) {
         eprintln!("warning: {line}");
     }

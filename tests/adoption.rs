@@ -414,3 +414,72 @@ fn hlsl_ergonomics_without_dxc() {
     assert_eq!(code, 2);
     assert!(err.contains("no target profile"), "{err}");
 }
+
+fn checked_paths(dir: &Path, args: &[&str]) -> (i32, Vec<String>, Vec<String>) {
+    let (code, out, err) = run(irlint().current_dir(dir).arg("check").args(args).args(["--format", "json"]));
+    assert_ne!(code, 2, "{out}{err}");
+    let r = json(&out);
+    let files = r["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap().to_string()).collect();
+    (code, files, finding_paths(&r))
+}
+
+#[test]
+fn excludes_gitignore_per_file_ignores_globs_and_stdin() {
+    let tmp = TempDir::new("project");
+    let d = tmp.path();
+    for sub in ["a", "b", "third_party", ".git"] {
+        std::fs::create_dir_all(d.join(sub)).unwrap();
+    }
+    let stride48 = fixtures().join("spirv/sb_stride48_rw.spv");
+    for f in ["a/x.spv", "a/m.spv", "b/y.spv", "third_party/z.spv"] {
+        std::fs::copy(&stride48, d.join(f)).unwrap();
+    }
+    std::fs::write(d.join(".gitignore"), "b/\n").unwrap();
+    let (_, files, _) = checked_paths(d, &["."]);
+    assert_eq!(files, ["./a/m.spv", "./a/x.spv", "./third_party/z.spv"]);
+    let (_, files, _) = checked_paths(d, &[".", "--no-ignore"]);
+    assert_eq!(files, ["./a/m.spv", "./a/x.spv", "./b/y.spv", "./third_party/z.spv"]);
+    // Named on the command line: checked even when ignored.
+    let (_, files, _) = checked_paths(d, &["b/y.spv"]);
+    assert_eq!(files, ["b/y.spv"]);
+
+    std::fs::write(
+        d.join("irlint.toml"),
+        "exclude = [\"third_party\"]\n[per-file-ignores]\n\"a/m.spv\" = [\"structured-buffer\"]\n",
+    )
+    .unwrap();
+    let (code, files, found) = checked_paths(d, &["."]);
+    assert_eq!(files, ["./a/m.spv", "./a/x.spv"]);
+    assert_eq!(found, ["./a/x.spv"]);
+    assert_eq!(code, 1);
+
+    // Quoted globs.
+    let (_, files, _) = checked_paths(d, &["a/*.spv"]);
+    assert_eq!(files, ["a/m.spv", "a/x.spv"]);
+    let (_, files, _) = checked_paths(d, &["**/z.spv"]);
+    assert_eq!(files, ["third_party/z.spv"]);
+    let (code, _, err) = run(irlint().current_dir(d).args(["check", "nothing/*.spv"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("no file matches \"nothing/*.spv\""), "{err}");
+
+    // Bad config values are errors naming the key.
+    std::fs::write(d.join("bad.toml"), "[per-file-ignores]\n\"a/*\" = [\"no-such\"]\n").unwrap();
+    let (code, _, err) = run(irlint().current_dir(d).args(["check", "a", "--config", "bad.toml"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown rule `no-such`") && err.contains("per-file-ignores"), "{err}");
+
+    // `-` reads one input from stdin.
+    let mut child = irlint()
+        .args(["check", "-", "--format", "json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(&std::fs::read(&stride48).unwrap()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(finding_paths(&json(&String::from_utf8(out.stdout).unwrap())), ["-"]);
+}

@@ -39,7 +39,7 @@ fn empty_file_gives_defaults() {
 fn unknown_top_level_key() {
     let e = config::parse("[lints]\nx = 1\n", "irlint.toml").unwrap_err();
     assert_eq!(e.path, "irlint.toml");
-    assert_eq!(e.message, "unknown key `lints`; expected one of: rules, hlsl");
+    assert_eq!(e.message, "unknown key `lints`; expected one of: rules, hlsl, exclude, per-file-ignores");
     // `[hlsl]` belongs to the input layer and is accepted here.
     assert!(config::parse("[hlsl]\nprofile = \"cs_6_9\"\n", "irlint.toml").is_ok());
 }

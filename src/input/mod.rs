@@ -11,6 +11,7 @@ pub mod batch;
 pub mod discover;
 pub mod dxc;
 pub mod embedded;
+pub mod filters;
 
 pub use batch::{Batch, BatchOptions};
 pub use discover::{discover, Input};
