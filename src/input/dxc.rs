@@ -5,7 +5,8 @@
 //! come from, in increasing priority: the `[hlsl]` table of `irlint.toml`, a
 //! first-line directive in the file (`// irlint: -T cs_6_9 -E main`), and the
 //! command line. DXIL is compiled with `-Zi -Qembed_debug` (the debug module
-//! carries source lines), SPIR-V with `-spirv -Zi`.
+//! carries source lines), SPIR-V with `-spirv -Zi -fspv-debug=vulkan-with-source` (the
+//! NonSemantic debug info with the source, so SPIR-V findings carry HLSL lines too).
 //!
 //! The library is looked up in this order: `--dxc PATH`, `$IRLINT_DXC`,
 //! `$DXC_PATH` (each a file or a directory holding it), then the platform's
@@ -155,8 +156,12 @@ pub fn parse_config(text: &str, config_path: &Path) -> Result<HlslOptions, Strin
 /// The DXC arguments besides profile, entry and defines (which DXC takes as
 /// separate parameters).
 pub fn build_args(o: &HlslOptions) -> Vec<String> {
-    let mut args: Vec<String> =
-        if o.spirv { vec!["-spirv".into(), "-Zi".into()] } else { vec!["-Zi".into(), "-Qembed_debug".into()] };
+    let mut args: Vec<String> = if o.spirv {
+        // The NonSemantic debug info with the embedded source: findings carry HLSL lines.
+        vec!["-spirv".into(), "-Zi".into(), "-fspv-debug=vulkan-with-source".into()]
+    } else {
+        vec!["-Zi".into(), "-Qembed_debug".into()]
+    };
     for dir in &o.include_dirs {
         args.push("-I".into());
         args.push(dir.to_string_lossy().into_owned());
@@ -184,14 +189,32 @@ pub fn library_candidates(cli: Option<&Path>) -> Vec<(String, PathBuf)> {
 /// place searched, then how to point irlint at a DXC.
 pub fn missing_library_message(tried: &[(String, String)]) -> String {
     let mut s = format!("HLSL input needs DXC, but {LIBRARY_NAME} could not be loaded");
-    for (what, err) in tried {
-        s.push_str(&format!("\nsearched {what}: {err}"));
-    }
+    // In the documented search order: --dxc, $IRLINT_DXC, $DXC_PATH, the system path.
+    let mut lines: Vec<(usize, String)> = tried
+        .iter()
+        .map(|(what, err)| {
+            let rank = if what.starts_with("--dxc") {
+                0
+            } else if what.starts_with("$IRLINT_DXC") {
+                1
+            } else if what.starts_with("$DXC_PATH") {
+                2
+            } else {
+                3
+            };
+            (rank, format!("searched {what}: {err}"))
+        })
+        .collect();
     if !tried.iter().any(|(w, _)| w.starts_with("$IRLINT_DXC")) {
-        s.push_str("\nsearched $IRLINT_DXC: not set");
+        lines.push((1, "searched $IRLINT_DXC: not set".into()));
     }
     if !tried.iter().any(|(w, _)| w.starts_with("$DXC_PATH")) {
-        s.push_str("\nsearched $DXC_PATH: not set");
+        lines.push((2, "searched $DXC_PATH: not set".into()));
+    }
+    lines.sort_by_key(|(rank, _)| *rank);
+    for (_, line) in lines {
+        s.push('\n');
+        s.push_str(&line);
     }
     s.push_str(&format!(
         "\ninstall DXC ({LIBRARY_NAME} ships with the Vulkan SDK and with the DirectXShaderCompiler releases, \
@@ -449,7 +472,7 @@ mod tests {
         let o = parse_args(&toks("-T cs_6_9 -E main -I a -I b -O3")).unwrap();
         assert_eq!(build_args(&o), toks("-Zi -Qembed_debug -I a -I b -O3"));
         let s = HlslOptions { spirv: true, ..o };
-        assert_eq!(build_args(&s), toks("-spirv -Zi -I a -I b -O3"));
+        assert_eq!(build_args(&s), toks("-spirv -Zi -fspv-debug=vulkan-with-source -I a -I b -O3"));
         assert_eq!(s.output_kind(), InputKind::Spirv);
     }
 
@@ -497,6 +520,16 @@ mod tests {
         assert!(m.contains("\nsearched $DXC_PATH: not set"));
         assert!(m.contains("Vulkan SDK"));
         assert!(m.contains("IRLINT_DXC=PATH"));
+        // The documented order, whatever order the attempts were listed in.
+        let m = missing_library_message(&[
+            ("the system library search path (x)".into(), "not found".into()),
+            ("$DXC_PATH (/d)".into(), "not found".into()),
+        ]);
+        let order: Vec<&str> = m.lines().filter_map(|l| l.strip_prefix("searched ")).collect();
+        assert_eq!(
+            order,
+            ["$IRLINT_DXC: not set", "$DXC_PATH (/d): not found", "the system library search path (x): not found"]
+        );
     }
 
     #[test]
