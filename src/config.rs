@@ -16,6 +16,7 @@
 //! the accepted set is a [`ConfigError`] naming the key and what is accepted.
 
 use crate::report::Level;
+use crate::rules::RuleOptions;
 use std::path::{Path, PathBuf};
 
 /// A configuration error (exit code 2): names the key and the accepted values.
@@ -60,11 +61,6 @@ impl RuleLevel {
     }
 }
 
-/// Accepted values of `cache-line-target`.
-pub const CACHE_LINE_TARGETS: &[u32] = &[16, 32, 64, 128];
-/// Default `cache-line-target`.
-pub const DEFAULT_CACHE_LINE_TARGET: u32 = 32;
-
 const LEVELS: &str = "\"allow\", \"warn\", \"deny\"";
 
 /// Resolved settings: rule levels and options.
@@ -72,8 +68,9 @@ const LEVELS: &str = "\"allow\", \"warn\", \"deny\"";
 pub struct Settings {
     /// Per-rule level overrides `(rule id, level)`, config first, then CLI in order.
     pub overrides: Vec<(String, RuleLevel)>,
-    /// `cache-line-target` of `structured-buffer-stride-not-cache-aligned` (None = default 32).
-    pub cache_line_target: Option<u32>,
+    /// Each rule's option keys from its `[rules.RULE]` table (`level` left
+    /// out), validated by the rule's [`RuleOptions`] type at load.
+    pub rule_options: std::collections::BTreeMap<String, toml::Table>,
     /// `exclude = [globs]`: walked files left out (relative to the config's directory).
     pub exclude: Vec<String>,
     /// `[per-file-ignores] "glob" = ["rule" | group, …]`: rules whose findings are
@@ -129,9 +126,9 @@ impl Settings {
         crate::rules::find(rule).and_then(|r| r.default_level)
     }
 
-    /// The effective `cache-line-target` (default 32).
-    pub fn cache_line_target(&self) -> u32 {
-        self.cache_line_target.unwrap_or(DEFAULT_CACHE_LINE_TARGET)
+    /// A rule's options (its defaults when its table sets none).
+    pub fn options<T: RuleOptions>(&self) -> T {
+        self.rule_options.get(T::RULE).and_then(|t| T::parse(t).ok()).unwrap_or_default()
     }
 }
 
@@ -168,6 +165,13 @@ pub fn load(path: &Path) -> Result<Settings, ConfigError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| ConfigError { path: path.display().to_string(), message: e.to_string() })?;
     parse(&text, &path.display().to_string())
+}
+
+/// The error for a rule option outside its accepted values:
+/// ``invalid value 48 for `rules.RULE.KEY`; expected one of: 16, 32``.
+pub fn invalid_value(rule: &str, key: &str, v: &toml::Value, accepted: &[impl std::fmt::Display]) -> String {
+    let accepted: Vec<String> = accepted.iter().map(|a| a.to_string()).collect();
+    format!("invalid value {} for `rules.{rule}.{key}`; expected one of: {}", describe(v), accepted.join(", "))
 }
 
 fn describe(v: &toml::Value) -> String {
@@ -247,20 +251,8 @@ pub fn parse(text: &str, origin: &str) -> Result<Settings, ConfigError> {
                                 let l = level_of(ov, &full)?;
                                 s.overrides.push((rule.clone(), l));
                             }
-                            "cache-line-target" if meta.options.contains(&"cache-line-target") => {
-                                let accepted =
-                                    CACHE_LINE_TARGETS.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
-                                let n = ov
-                                    .as_integer()
-                                    .and_then(|i| u32::try_from(i).ok())
-                                    .filter(|n| CACHE_LINE_TARGETS.contains(n))
-                                    .ok_or_else(|| {
-                                        err(format!(
-                                            "invalid value {} for `{full}`; expected one of: {accepted}",
-                                            describe(ov)
-                                        ))
-                                    })?;
-                                s.cache_line_target = Some(n);
+                            k if meta.options.contains(&k) => {
+                                s.rule_options.entry(rule.clone()).or_default().insert(k.to_string(), ov.clone());
                             }
                             _ => {
                                 let mut accepted = vec!["level"];
@@ -271,6 +263,9 @@ pub fn parse(text: &str, origin: &str) -> Result<Settings, ConfigError> {
                                 )));
                             }
                         }
+                    }
+                    if let Some(t) = s.rule_options.get(rule.as_str()) {
+                        crate::rules::validate_options(rule, t).map_err(err)?;
                     }
                 }
                 other => {
