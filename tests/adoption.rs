@@ -483,3 +483,32 @@ fn excludes_gitignore_per_file_ignores_globs_and_stdin() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(finding_paths(&json(&String::from_utf8(out.stdout).unwrap())), ["-"]);
 }
+
+#[test]
+fn inline_suppression_reads_the_source_embedded_in_dxil() {
+    // The DXIL debug module (ILDB) names and embeds its source; the text is
+    // edited in the lowered module, since the container stores it encoded.
+    use irlint::check::{self, CheckOptions, InputKind};
+    let bytes = std::fs::read(fixtures().join("dxil/la_load_stride_mismatch.g.dxil")).unwrap();
+    let m = check::load_module(InputKind::Dxil, &bytes, 0).unwrap().unwrap();
+    let diags = check::check_module(&m, &CheckOptions::default());
+    let d = diags.iter().find(|d| d.rule == "coopvec-stride-mismatch").expect("the fixture's finding");
+    let src = d.location.source.clone().unwrap();
+    let file = m.source_files.iter().find(|f| f.name == src.file).expect("the finding's file is embedded");
+    let text = file.text.clone().expect("embedded text");
+    let edit = |comment: &str| -> Vec<(String, String)> {
+        let lines: Vec<String> = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| if i + 1 == src.line as usize { format!("{l} {comment}") } else { l.to_string() })
+            .collect();
+        vec![(src.file.clone(), lines.join("\n"))]
+    };
+    let mut hidden = diags.clone();
+    irlint::suppress::apply(&mut hidden, "x.dxil", None, &edit("// irlint: allow(coopvec-stride-mismatch)"));
+    assert!(!hidden.iter().any(|d| d.rule == "coopvec-stride-mismatch" || d.rule == "unused-suppression"));
+    let mut kept = diags.clone();
+    irlint::suppress::apply(&mut kept, "x.dxil", None, &edit("// irlint: allow(coopvec-base-offset-misaligned)"));
+    assert!(kept.iter().any(|d| d.rule == "coopvec-stride-mismatch"));
+    assert!(kept.iter().any(|d| d.rule == "unused-suppression"));
+}
