@@ -345,7 +345,7 @@ fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> ExitCode {
     };
     let mut project =
         filters::ProjectFilters::new(args.config.as_deref().zip(config.as_ref().map(|c| &c.0)), !args.no_ignore);
-    let mut inputs = project.filter_inputs(input::discover(&paths));
+    let mut inputs = project.filter_inputs(&paths, input::discover(&paths));
     inputs.extend(stdin.as_ref().map(|s| s.input()));
     if inputs.is_empty() {
         let named: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();

@@ -439,9 +439,21 @@ fn excludes_gitignore_per_file_ignores_globs_and_stdin() {
     assert_eq!(files, ["./a/m.spv", "./a/x.spv", "./third_party/z.spv"]);
     let (_, files, _) = checked_paths(d, &[".", "--no-ignore"]);
     assert_eq!(files, ["./a/m.spv", "./a/x.spv", "./b/y.spv", "./third_party/z.spv"]);
-    // Named on the command line: checked even when ignored.
+    // Named on the command line: checked even when ignored, and so is a
+    // directory named there (`build/` ignored, `irlint check build` walks it).
     let (_, files, _) = checked_paths(d, &["b/y.spv"]);
     assert_eq!(files, ["b/y.spv"]);
+    let (_, files, _) = checked_paths(d, &["b"]);
+    assert_eq!(files, ["b/y.spv"]);
+    std::fs::write(
+        d.join("b/.gitignore"),
+        "*.spv
+",
+    )
+    .unwrap();
+    let (_, files, _) = checked_paths(d, &["b", "a"]);
+    assert_eq!(files, ["a/m.spv", "a/x.spv"]);
+    std::fs::remove_file(d.join("b/.gitignore")).unwrap();
 
     std::fs::write(
         d.join("irlint.toml"),
@@ -452,6 +464,8 @@ fn excludes_gitignore_per_file_ignores_globs_and_stdin() {
     assert_eq!(files, ["./a/m.spv", "./a/x.spv"]);
     assert_eq!(found, ["./a/x.spv"]);
     assert_eq!(code, 1);
+    let (_, files, _) = checked_paths(d, &["third_party"]);
+    assert_eq!(files, ["third_party/z.spv"], "a directory named on the command line is walked");
 
     // Quoted globs.
     let (_, files, _) = checked_paths(d, &["a/*.spv"]);

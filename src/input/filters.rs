@@ -171,15 +171,20 @@ impl Patterns {
         }
     }
 
-    /// `rel` is the path from the config's directory.
-    fn matches(&self, rel: &Path) -> bool {
+    /// `rel` is the path from the config's directory; its first `skip`
+    /// components (the directory named on the command line) are not matched
+    /// as directories.
+    fn matches(&self, rel: &Path, skip: usize) -> bool {
         if self.by_path.is_match(rel) {
             return true;
         }
-        // A directory matched by a path glob excludes what is under it.
+        // A directory matched by a glob excludes what is under it.
         let mut prefix = PathBuf::new();
-        for c in rel.components() {
+        for (i, c) in rel.components().enumerate() {
             prefix.push(c.as_os_str());
+            if i < skip {
+                continue;
+            }
             if self.by_name.is_match(Path::new(c.as_os_str())) || (prefix != rel && self.by_path.is_match(&prefix)) {
                 return true;
             }
@@ -250,8 +255,12 @@ impl ProjectFilters {
     }
 
     /// Leaves out walked inputs that `.gitignore` or `exclude` name; inputs
-    /// named on the command line are kept.
-    pub fn filter_inputs(&mut self, inputs: Vec<Input>) -> Vec<Input> {
+    /// named on the command line are kept, and so is what is under a
+    /// directory named there (`roots`: the command-line paths) unless a
+    /// pattern names something below it — `irlint check build/shaders` walks
+    /// `build/shaders` even where `.gitignore` lists `build/`.
+    pub fn filter_inputs(&mut self, roots: &[PathBuf], inputs: Vec<Input>) -> Vec<Input> {
+        let roots: Vec<PathBuf> = roots.iter().map(|r| absolute(r)).collect();
         inputs
             .into_iter()
             .filter(|i| {
@@ -259,11 +268,16 @@ impl ProjectFilters {
                     return true;
                 }
                 let abs = absolute(&i.path);
-                if self.gitignore && self.git.ignored(&abs) {
+                let root = roots.iter().filter(|r| abs.starts_with(r)).max_by_key(|r| r.components().count());
+                if self.gitignore && self.git.ignored(&abs, root.map(PathBuf::as_path)) {
                     return false;
                 }
                 match self.compiled_for(&abs) {
-                    Some(c) => !abs.strip_prefix(&c.root).is_ok_and(|rel| c.exclude.matches(rel)),
+                    Some(c) => !abs.strip_prefix(&c.root).is_ok_and(|rel| {
+                        let skip =
+                            root.and_then(|r| r.strip_prefix(&c.root).ok()).map_or(0, |r| r.components().count());
+                        c.exclude.matches(rel, skip)
+                    }),
                     None => true,
                 }
             })
@@ -282,7 +296,7 @@ impl ProjectFilters {
                 let abs = absolute(Path::new(&d.location.path));
                 let Some(c) = self.compiled_for(&abs) else { return Vec::new() };
                 let Ok(rel) = abs.strip_prefix(&c.root) else { return Vec::new() };
-                c.ignores.iter().filter(|(p, _)| p.matches(rel)).flat_map(|(_, r)| r.iter().cloned()).collect()
+                c.ignores.iter().filter(|(p, _)| p.matches(rel, 0)).flat_map(|(_, r)| r.iter().cloned()).collect()
             });
             !ignored.contains(&d.rule)
         });
@@ -359,15 +373,17 @@ impl GitIgnores {
             .clone()
     }
 
-    /// Whether git would ignore the file `abs` (or a directory above it).
-    fn ignored(&mut self, abs: &Path) -> bool {
+    /// Whether git would ignore the file `abs` (or a directory above it and
+    /// below `walk_root`, the directory named on the command line).
+    fn ignored(&mut self, abs: &Path, walk_root: Option<&Path>) -> bool {
         let Some(dir) = abs.parent() else { return false };
         let Some(root) = self.root(dir) else { return false };
         let Ok(rel) = abs.strip_prefix(&root) else { return false };
-        // Each directory from the root down, then the file: an ignored
+        let named = walk_root.and_then(|w| w.strip_prefix(&root).ok()).map_or(0, |w| w.components().count());
+        // Each directory from the walk root down, then the file: an ignored
         // directory cannot have its contents re-included.
         let comps: Vec<_> = rel.components().collect();
-        for depth in 1..=comps.len() {
+        for depth in (named + 1).min(comps.len())..=comps.len() {
             let is_dir = depth < comps.len();
             let target: PathBuf = comps[..depth].iter().collect();
             let mut ignored = false;
@@ -398,12 +414,14 @@ mod tests {
     #[test]
     fn patterns() {
         let p = Patterns::new(&["third_party".to_string(), "gen/**/*.spv".to_string()]);
-        assert!(p.matches(Path::new("a/third_party/x.dxil")));
-        assert!(p.matches(Path::new("gen/a/b.spv")));
-        assert!(!p.matches(Path::new("src/gen/b.spv")));
-        assert!(!p.matches(Path::new("a/b.dxil")));
+        assert!(p.matches(Path::new("a/third_party/x.dxil"), 0));
+        assert!(p.matches(Path::new("gen/a/b.spv"), 0));
+        assert!(!p.matches(Path::new("src/gen/b.spv"), 0));
+        assert!(!p.matches(Path::new("a/b.dxil"), 0));
+        // `irlint check a/third_party`: the named directory is walked.
+        assert!(!p.matches(Path::new("a/third_party/x.dxil"), 2));
         let p = Patterns::new(&["gen".to_string(), "build/out".to_string()]);
-        assert!(p.matches(Path::new("build/out/x.spv")));
+        assert!(p.matches(Path::new("build/out/x.spv"), 0));
     }
 
     #[test]
