@@ -506,16 +506,22 @@ fn level_name(l: Option<irlint::report::Level>) -> &'static str {
 fn rules(format: DumpFormat) -> ExitCode {
     let reg = irlint::rules::registry();
     if let DumpFormat::Json = format {
-        let list: Vec<serde_json::Value> = reg
+        #[derive(serde::Serialize)]
+        struct Rule {
+            id: &'static str,
+            default_level: &'static str,
+            summary: &'static str,
+            options: &'static [&'static str],
+            doc: &'static str,
+        }
+        let list: Vec<Rule> = reg
             .iter()
-            .map(|r| {
-                serde_json::json!({
-                    "id": r.id,
-                    "default_level": level_name(r.default_level),
-                    "summary": r.summary,
-                    "options": r.options,
-                    "doc": r.doc.trim(),
-                })
+            .map(|r| Rule {
+                id: r.id,
+                default_level: level_name(r.default_level),
+                summary: r.summary,
+                options: r.options,
+                doc: r.doc.trim(),
             })
             .collect();
         let _ = emit(&(serde_json::to_string_pretty(&list).unwrap_or_default() + "\n"), None);
