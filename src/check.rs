@@ -7,7 +7,7 @@ use crate::ir::{self, Module};
 use crate::read::dxbc::{self, FourCc};
 use crate::read::ReadError;
 use crate::report::{Certainty, Diagnostic, Level, BUDGET_EXCEEDED, INPUT_ERROR, INTERNAL_ERROR};
-use crate::{dxil, ptx, rules, spirv};
+use crate::{dxil, ptx, rules, spirv, suppress};
 use serde::Serialize;
 
 /// What an input is, by content (HLSL by extension).
@@ -268,12 +268,24 @@ fn check_parsed(
         let mut ids: Vec<u32> = m.constants.values().filter_map(|c| c.spec_id).collect();
         ids.sort_unstable();
         ids.dedup();
-        Ok((check_module(&m, opts), ids))
+        // Embedded sources with inline suppressions (see `crate::suppress`); the
+        // names of the others keep them from being looked up on disk.
+        let sources: Vec<(String, String)> = m
+            .source_files
+            .iter()
+            .filter_map(|f| {
+                let text = f.text.as_deref()?;
+                Some((f.name.clone(), if text.contains(suppress::MARKER) { text.to_string() } else { String::new() }))
+            })
+            .collect();
+        Ok((check_module(&m, opts), ids, sources))
     }));
+    let mut sources = Vec::new();
     let mut diags = match outcome {
-        Ok(Ok((d, ids))) => {
+        Ok(Ok((d, ids, embedded))) => {
             report.modules = 1;
             report.spec_ids = ids;
+            sources = embedded;
             d
         }
         Ok(Err((status, msg, is_error))) => {
@@ -308,6 +320,9 @@ fn check_parsed(
     }
     if kind == InputKind::Ptx && blob_offset.is_none() {
         source_lines_from_disk(path, &mut diags);
+    }
+    if report.modules > 0 {
+        suppress::apply(&mut diags, path, blob_offset, &sources);
     }
     (report, diags)
 }

@@ -1,11 +1,14 @@
 //! `irlint.toml` configuration.
 //!
 //! ```toml
+//! exclude = ["third_party"]               # walked files left out (see `input::filters`)
 //! [rules]
 //! long-vector-bytebuf-load-misaligned = "deny"    # allow | warn | deny
 //! [rules.structured-buffer-stride-not-cache-aligned]
 //! level = "warn"
 //! cache-line-target = 64
+//! [per-file-ignores]
+//! "tests/**" = ["coopvec"]                 # rule ids or groups
 //! ```
 //!
 //! The `[hlsl]` table (DXC options for HLSL inputs) is read by the input layer.
@@ -13,6 +16,7 @@
 //! the accepted set is a [`ConfigError`] naming the key and what is accepted.
 
 use crate::report::Level;
+use crate::rules::RuleOptions;
 use std::path::{Path, PathBuf};
 
 /// A configuration error (exit code 2): names the key and the accepted values.
@@ -57,11 +61,6 @@ impl RuleLevel {
     }
 }
 
-/// Accepted values of `cache-line-target`.
-pub const CACHE_LINE_TARGETS: &[u32] = &[16, 32, 64, 128];
-/// Default `cache-line-target`.
-pub const DEFAULT_CACHE_LINE_TARGET: u32 = 32;
-
 const LEVELS: &str = "\"allow\", \"warn\", \"deny\"";
 
 /// Resolved settings: rule levels and options.
@@ -69,12 +68,35 @@ const LEVELS: &str = "\"allow\", \"warn\", \"deny\"";
 pub struct Settings {
     /// Per-rule level overrides `(rule id, level)`, config first, then CLI in order.
     pub overrides: Vec<(String, RuleLevel)>,
-    /// `cache-line-target` of `structured-buffer-stride-not-cache-aligned` (None = default 32).
-    pub cache_line_target: Option<u32>,
+    /// Each rule's option keys from its `[rules.RULE]` table (`level` left
+    /// out), validated by the rule's [`RuleOptions`] type at load.
+    pub rule_options: std::collections::BTreeMap<String, toml::Table>,
+    /// `exclude = [globs]`: walked files left out (relative to the config's directory).
+    pub exclude: Vec<String>,
+    /// `[per-file-ignores] "glob" = ["rule" | group, …]`: rules whose findings are
+    /// dropped for matching files (rule ids already expanded from groups).
+    pub per_file_ignores: Vec<(String, Vec<String>)>,
 }
 
 fn known_rules() -> String {
     crate::rules::registry().iter().map(|r| r.id).collect::<Vec<_>>().join(", ")
+}
+
+/// The rules a `-A/-W/-D` name stands for: a rule id; `all`; or an id prefix
+/// ending at a `-` (`coopvec`, `structured-buffer`, `long-vector-bytebuf`),
+/// every rule whose id starts with it. `None` when nothing matches.
+pub fn rule_group(name: &str) -> Option<Vec<&'static str>> {
+    let reg = crate::rules::registry();
+    if let Some(r) = crate::rules::find(name) {
+        return Some(vec![r.id]);
+    }
+    let ids: Vec<&'static str> = if name == "all" {
+        reg.iter().map(|r| r.id).collect()
+    } else {
+        let prefix = format!("{}-", name.trim_end_matches('-'));
+        reg.iter().map(|r| r.id).filter(|id| !name.is_empty() && id.starts_with(&prefix)).collect()
+    };
+    (!ids.is_empty()).then_some(ids)
 }
 
 fn unknown_rule(rule: &str) -> String {
@@ -82,12 +104,16 @@ fn unknown_rule(rule: &str) -> String {
 }
 
 impl Settings {
-    /// Applies a CLI `-A/-W/-D RULE` override; unknown rule ids are errors.
+    /// Applies a CLI `-A/-W/-D RULE` override; `RULE` may be a group (see
+    /// [`rule_group`]). Names that match no rule are errors.
     pub fn apply_override(&mut self, rule: &str, level: RuleLevel) -> Result<(), ConfigError> {
-        if crate::rules::find(rule).is_none() {
-            return Err(ConfigError { path: "command line".into(), message: unknown_rule(rule) });
-        }
-        self.overrides.push((rule.to_string(), level));
+        let Some(ids) = rule_group(rule) else {
+            return Err(ConfigError {
+                path: "command line".into(),
+                message: format!("{}; or a group: `all`, or an id prefix such as `coopvec`", unknown_rule(rule)),
+            });
+        };
+        self.overrides.extend(ids.into_iter().map(|id| (id.to_string(), level)));
         Ok(())
     }
 
@@ -100,10 +126,25 @@ impl Settings {
         crate::rules::find(rule).and_then(|r| r.default_level)
     }
 
-    /// The effective `cache-line-target` (default 32).
-    pub fn cache_line_target(&self) -> u32 {
-        self.cache_line_target.unwrap_or(DEFAULT_CACHE_LINE_TARGET)
+    /// A rule's options (its defaults when its table sets none).
+    pub fn options<T: RuleOptions>(&self) -> T {
+        self.rule_options.get(T::RULE).and_then(|t| T::parse(t).ok()).unwrap_or_default()
     }
+}
+
+fn check_glob(glob: &str, key: &str) -> Result<(), String> {
+    globset::Glob::new(glob).map(|_| ()).map_err(|e| format!("invalid glob {glob:?} in `{key}`: {e}"))
+}
+
+fn glob_list(value: &toml::Value, key: &str) -> Result<Vec<String>, String> {
+    let list = value
+        .as_array()
+        .and_then(|a| a.iter().map(|v| v.as_str().map(str::to_string)).collect::<Option<Vec<_>>>())
+        .ok_or_else(|| format!("`{key}` must be an array of glob strings, not {}", describe(value)))?;
+    for g in &list {
+        check_glob(g, key)?;
+    }
+    Ok(list)
 }
 
 /// Finds `irlint.toml` by walking up from `start` (a directory).
@@ -124,6 +165,13 @@ pub fn load(path: &Path) -> Result<Settings, ConfigError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| ConfigError { path: path.display().to_string(), message: e.to_string() })?;
     parse(&text, &path.display().to_string())
+}
+
+/// The error for a rule option outside its accepted values:
+/// ``invalid value 48 for `rules.RULE.KEY`; expected one of: 16, 32``.
+pub fn invalid_value(rule: &str, key: &str, v: &toml::Value, accepted: &[impl std::fmt::Display]) -> String {
+    let accepted: Vec<String> = accepted.iter().map(|a| a.to_string()).collect();
+    format!("invalid value {} for `rules.{rule}.{key}`; expected one of: {}", describe(v), accepted.join(", "))
 }
 
 fn describe(v: &toml::Value) -> String {
@@ -148,8 +196,35 @@ pub fn parse(text: &str, origin: &str) -> Result<Settings, ConfigError> {
             // HLSL compilation options: validated by `input::dxc::parse_config`.
             continue;
         }
+        if key == "exclude" {
+            s.exclude = glob_list(value, "exclude").map_err(err)?;
+            continue;
+        }
+        if key == "per-file-ignores" {
+            let Some(table) = value.as_table() else {
+                return Err(err(format!("`per-file-ignores` must be a table, not {}", describe(value))));
+            };
+            for (glob, rules) in table {
+                let full = format!("per-file-ignores.\"{glob}\"");
+                check_glob(glob, &full).map_err(err)?;
+                let names = rules
+                    .as_array()
+                    .map(|a| a.iter().map(|v| v.as_str()).collect::<Option<Vec<_>>>())
+                    .and_then(|x| x)
+                    .ok_or_else(|| err(format!("`{full}` must be an array of rule ids, not {}", describe(rules))))?;
+                let mut ids = Vec::new();
+                for name in names {
+                    let group = rule_group(name).ok_or_else(|| {
+                        err(format!("{} (in `{full}`); or a group: `all`, an id prefix", unknown_rule(name)))
+                    })?;
+                    ids.extend(group.into_iter().map(str::to_string));
+                }
+                s.per_file_ignores.push((glob.clone(), ids));
+            }
+            continue;
+        }
         if key != "rules" {
-            return Err(err(format!("unknown key `{key}`; expected one of: rules, hlsl")));
+            return Err(err(format!("unknown key `{key}`; expected one of: rules, hlsl, exclude, per-file-ignores")));
         }
         let Some(rules) = value.as_table() else {
             return Err(err(format!("`rules` must be a table, not {}", describe(value))));
@@ -176,20 +251,8 @@ pub fn parse(text: &str, origin: &str) -> Result<Settings, ConfigError> {
                                 let l = level_of(ov, &full)?;
                                 s.overrides.push((rule.clone(), l));
                             }
-                            "cache-line-target" if meta.options.contains(&"cache-line-target") => {
-                                let accepted =
-                                    CACHE_LINE_TARGETS.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
-                                let n = ov
-                                    .as_integer()
-                                    .and_then(|i| u32::try_from(i).ok())
-                                    .filter(|n| CACHE_LINE_TARGETS.contains(n))
-                                    .ok_or_else(|| {
-                                        err(format!(
-                                            "invalid value {} for `{full}`; expected one of: {accepted}",
-                                            describe(ov)
-                                        ))
-                                    })?;
-                                s.cache_line_target = Some(n);
+                            k if meta.options.contains(&k) => {
+                                s.rule_options.entry(rule.clone()).or_default().insert(k.to_string(), ov.clone());
                             }
                             _ => {
                                 let mut accepted = vec!["level"];
@@ -200,6 +263,9 @@ pub fn parse(text: &str, origin: &str) -> Result<Settings, ConfigError> {
                                 )));
                             }
                         }
+                    }
+                    if let Some(t) = s.rule_options.get(rule.as_str()) {
+                        crate::rules::validate_options(rule, t).map_err(err)?;
                     }
                 }
                 other => {

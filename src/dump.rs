@@ -692,3 +692,32 @@ fn render_one(out: &mut String, f: &DumpFile) {
         out.push_str(ir);
     }
 }
+
+/// Compiles an HLSL input for `irlint dump` as `check` does: the file's
+/// `// irlint:` directive, then the command-line options (`-T`, `-E`, …);
+/// the compiler is loaded once into `compiler`. Returns the module's bytes.
+pub fn compile_hlsl(
+    path: &str,
+    bytes: &[u8],
+    cli: &crate::input::dxc::HlslOptions,
+    dxc_path: Option<&std::path::Path>,
+    compiler: &mut Option<Result<crate::input::dxc::Compiler, crate::input::dxc::HlslError>>,
+) -> Result<Vec<u8>, String> {
+    use crate::input::dxc::{self, Compiler, HlslError, HlslOptions};
+    let text = |e: &HlslError| match e {
+        HlslError::NoCompiler(m) | HlslError::Options(m) | HlslError::Compile(m) => m.clone(),
+    };
+    let source = std::str::from_utf8(bytes).map_err(|_| "HLSL source is not valid UTF-8".to_string())?;
+    let directive = match dxc::parse_directive(source) {
+        Some(r) => r?,
+        None => HlslOptions::default(),
+    };
+    let opts = directive.merged(cli);
+    dxc::require_target(&opts).map_err(|e| text(&e))?;
+    let c = compiler.get_or_insert_with(|| Compiler::load(dxc_path)).as_ref().map_err(text)?;
+    match c.compile(path, source, &opts) {
+        Ok((module, _)) => Ok(module),
+        Err(HlslError::Compile(out)) => Err(format!("{}\n{}", dxc::compile_error_headline(&out).0, out.trim_end())),
+        Err(e) => Err(text(&e)),
+    }
+}

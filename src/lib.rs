@@ -34,6 +34,7 @@
 
 pub mod analysis;
 pub mod atoms;
+pub mod baseline;
 pub mod check;
 pub mod config;
 pub mod dump;
@@ -45,6 +46,7 @@ pub mod read;
 pub mod report;
 pub mod rules;
 pub mod spirv;
+pub mod suppress;
 
 /// The crate version, as reported by `--version` and SARIF.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

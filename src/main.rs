@@ -4,7 +4,8 @@
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use irlint::config::RuleLevel;
 use irlint::input::dxc::{self, HlslOptions};
-use irlint::input::{self, batch, embedded, BatchOptions};
+use irlint::input::{self, batch, embedded, filters, BatchOptions};
+use irlint::report::policy::{self, ColorChoice};
 use irlint::report::{self, Format};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -33,7 +34,16 @@ enum Command {
     /// Show what the readers recovered from inputs.
     Dump(DumpArgs),
     /// List the rules: id, default level, summary.
-    Rules,
+    Rules {
+        /// Output format: a table, or a JSON array with one object per rule.
+        #[arg(long, value_enum, default_value = "human")]
+        format: DumpFormat,
+    },
+    /// Print a shell completion script (`irlint completions bash > /etc/bash_completion.d/irlint`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// Print a rule's documentation.
     Explain {
         /// Rule id (see `irlint rules`).
@@ -57,7 +67,7 @@ enum DumpFormat {
 
 #[derive(clap::Args)]
 struct CheckArgs {
-    /// Files and directories to check.
+    /// Files, directories and quoted globs (`'shaders/**/*.spv'`) to check; `-` reads one input from stdin.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Output format (default: human; github when GITHUB_ACTIONS=true).
@@ -69,6 +79,9 @@ struct CheckArgs {
     /// Configuration file (default: irlint.toml found by walking up from each input).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Do not leave out files that .gitignore names when walking directories.
+    #[arg(long = "no-ignore")]
+    no_ignore: bool,
     /// Allow (disable) a rule.
     #[arg(short = 'A', value_name = "RULE", action = ArgAction::Append)]
     allow: Vec<String>,
@@ -115,6 +128,43 @@ struct CheckArgs {
     /// HLSL: the DXC library (libdxcompiler) or its directory (else $IRLINT_DXC, $DXC_PATH, system search path).
     #[arg(long = "dxc", value_name = "PATH", help_heading = "HLSL (through DXC)")]
     dxc: Option<PathBuf>,
+    /// HLSL: arguments after `--` go to DXC as DXC spells them (`-- -enable-16bit-types -HV 2021`).
+    #[arg(last = true, value_name = "DXC_ARGS", allow_hyphen_values = true, help_heading = "HLSL (through DXC)")]
+    dxc_passthrough: Vec<String>,
+    /// Leave out the findings recorded in this baseline file (see --write-baseline).
+    #[arg(long, value_name = "FILE", conflicts_with = "write_baseline", help_heading = "Baselines and exit policy")]
+    baseline: Option<PathBuf>,
+    /// Record the current findings in FILE (a baseline) and report none of them.
+    #[arg(long = "write-baseline", value_name = "FILE", help_heading = "Baselines and exit policy")]
+    write_baseline: Option<PathBuf>,
+    /// Exit 0 even when there are findings (input errors still exit 2).
+    #[arg(long = "exit-zero", help_heading = "Baselines and exit policy")]
+    exit_zero: bool,
+    /// The lowest finding level that makes the exit status 1.
+    #[arg(long = "fail-on", value_enum, default_value = "warning", help_heading = "Baselines and exit policy")]
+    fail_on: FailOnArg,
+    /// Print the findings only (human format: no summary, no skipped list).
+    #[arg(short = 'q', long, help_heading = "Baselines and exit policy")]
+    quiet: bool,
+    /// Styled output: auto (a terminal, unless NO_COLOR; CLICOLOR_FORCE forces it), always, never.
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Baselines and exit policy")]
+    color: ColorArg,
+    /// Print the number of diagnostics per rule (on stderr for machine formats).
+    #[arg(long, help_heading = "Baselines and exit policy")]
+    statistics: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FailOnArg {
+    Error,
+    Warning,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ColorArg {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(clap::Args)]
@@ -144,6 +194,27 @@ struct DumpArgs {
     /// List the shaders embedded in each file (offset, size, kind, section).
     #[arg(long)]
     blobs: bool,
+    /// HLSL: target profile, e.g. `cs_6_9`.
+    #[arg(short = 'T', long = "profile", value_name = "PROFILE", help_heading = "HLSL (through DXC)")]
+    profile: Option<String>,
+    /// HLSL: entry point (default `main`).
+    #[arg(short = 'E', long = "entry", value_name = "ENTRY", help_heading = "HLSL (through DXC)")]
+    entry: Option<String>,
+    /// HLSL: preprocessor define.
+    #[arg(long = "define", value_name = "NAME[=VALUE]", help_heading = "HLSL (through DXC)")]
+    defines: Vec<String>,
+    /// HLSL: include directory.
+    #[arg(short = 'I', long = "include", value_name = "DIR", help_heading = "HLSL (through DXC)")]
+    include_dirs: Vec<PathBuf>,
+    /// HLSL: compile to SPIR-V instead of DXIL.
+    #[arg(long, help_heading = "HLSL (through DXC)")]
+    spirv: bool,
+    /// HLSL: the DXC library (libdxcompiler) or its directory.
+    #[arg(long = "dxc", value_name = "PATH", help_heading = "HLSL (through DXC)")]
+    dxc: Option<PathBuf>,
+    /// HLSL: arguments after `--` go to DXC as DXC spells them.
+    #[arg(last = true, value_name = "DXC_ARGS", allow_hyphen_values = true, help_heading = "HLSL (through DXC)")]
+    dxc_passthrough: Vec<String>,
 }
 
 fn parse_spec_constant(s: &str) -> Result<(u32, u64), String> {
@@ -158,6 +229,10 @@ fn parse_spec_constant(s: &str) -> Result<(u32, u64), String> {
         v.parse::<u64>().ok()
     };
     parsed.map(|p| (id, p)).ok_or_else(|| format!("bad value `{v}` (a decimal or 0x hex integer)"))
+}
+
+fn findings(n: usize) -> String {
+    format!("{n} finding{}", if n == 1 { "" } else { "s" })
 }
 
 fn usage_error(msg: impl std::fmt::Display) -> ExitCode {
@@ -217,6 +292,19 @@ fn atoms(args: &AtomsArgs) -> ExitCode {
 
 fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> ExitCode {
     let format = output_format(args.format);
+    if let Some((rule, _)) = overrides.iter().find(|(r, l)| *l == RuleLevel::Deny && r.contains('=')) {
+        return usage_error(format!(
+            "`-D {rule}`: -D makes a rule an error (deny), as in other linters; for a DXC preprocessor define \
+             use `--define {rule}` (or pass DXC's own spelling after `--`)"
+        ));
+    }
+    let baseline = match &args.baseline {
+        Some(p) => match irlint::baseline::Baseline::load(p) {
+            Ok(b) => Some(b),
+            Err(e) => return usage_error(e),
+        },
+        None => None,
+    };
     // Bad overrides and a bad --config are usage errors: nothing is checked.
     if let Err(e) = batch::apply_overrides(Default::default(), &overrides) {
         return usage_error(e);
@@ -233,10 +321,32 @@ fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> ExitCode {
         entry: args.entry.clone(),
         defines: args.defines.iter().map(|d| dxc::parse_define(d)).collect(),
         include_dirs: args.include_dirs.clone(),
-        extra_args: args.dxc_args.clone(),
+        extra_args: args.dxc_args.iter().chain(&args.dxc_passthrough).cloned().collect(),
         spirv: args.spirv,
         skip: args.skip_hlsl,
     };
+    let mut stdin = None;
+    let mut paths = Vec::new();
+    for p in &args.paths {
+        if p.as_os_str() == "-" {
+            if stdin.is_none() {
+                match filters::stdin_input() {
+                    Ok(s) => stdin = Some(s),
+                    Err(e) => return usage_error(e),
+                }
+            }
+        } else {
+            paths.push(p.clone());
+        }
+    }
+    let paths = match filters::expand_globs(&paths) {
+        Ok(p) => p,
+        Err(e) => return usage_error(e),
+    };
+    let mut project =
+        filters::ProjectFilters::new(args.config.as_deref().zip(config.as_ref().map(|c| &c.0)), !args.no_ignore);
+    let mut inputs = project.filter_inputs(&paths, input::discover(&paths));
+    inputs.extend(stdin.as_ref().map(|s| s.input()));
     let progress = !args.no_progress && format == Format::Human && std::io::stderr().is_terminal();
     let opts = BatchOptions {
         config,
@@ -250,15 +360,85 @@ fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> ExitCode {
         jobs: args.jobs,
         progress,
     };
-    let color = format == Format::Human
-        && args.output.is_none()
-        && std::io::stdout().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none();
-    // Walks, checks and writes the report as inputs finish (input::pipeline).
-    match batch::Batch::new(opts).check_to(&args.paths, format, args.output.as_deref(), color, args.stats) {
-        Ok(code) => ExitCode::from(code as u8),
-        Err(e) => usage_error(e),
+    let color = match args.color {
+        ColorArg::Always => ColorChoice::Always,
+        ColorArg::Never => ColorChoice::Never,
+        ColorArg::Auto => ColorChoice::Auto,
     }
+    .resolve(format == Format::Human && args.output.is_none() && std::io::stdout().is_terminal(), |k| {
+        std::env::var(k).ok()
+    });
+    // The common case streams: the report is written as inputs finish, so memory
+    // does not grow with the number of files (input::pipeline). Baselines,
+    // per-file ignores, stdin and the exit-policy and output options work on the
+    // finished report instead.
+    let streams = stdin.is_none()
+        && baseline.is_none()
+        && args.write_baseline.is_none()
+        && !args.quiet
+        && !args.statistics
+        && !args.exit_zero
+        && matches!(args.fail_on, FailOnArg::Warning)
+        && !project.has_per_file_ignores(&inputs);
+    if streams {
+        let batch = batch::Batch::new(opts);
+        let source = irlint::input::pipeline::Source::Inputs(&inputs);
+        return match batch.check_to(source, &args.paths, format, args.output.as_deref(), color, args.stats) {
+            Ok(code) => ExitCode::from(code as u8),
+            Err(e) => usage_error(e),
+        };
+    }
+    if inputs.is_empty() {
+        let named: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+        eprintln!("warning: no input files found in {}", named.join(", "));
+    }
+    let mut run = batch::Batch::new(opts).run(&inputs);
+    drop(stdin);
+    project.apply_per_file_ignores(&mut run);
+    for line in irlint::report::unused_spec_constants(&run, &args.spec_constants) {
+        eprintln!("warning: {line}");
+    }
+    let mut baselined = Vec::new();
+    if let Some(path) = &args.write_baseline {
+        let b = irlint::baseline::Baseline::from_report(&run);
+        if let Err(e) = report::run::write_atomic(path, b.to_json().as_bytes()) {
+            return usage_error(format!("cannot write baseline {}: {e}", path.display()));
+        }
+        eprintln!("irlint: wrote {} to baseline {}", findings(b.len()), path.display());
+        b.apply(&mut run);
+    } else if let Some(b) = &baseline {
+        baselined = b.apply(&mut run);
+    }
+    let text = match format {
+        Format::Human if args.quiet => policy::render_quiet(&run, color),
+        Format::Sarif if baseline.is_some() => report::sarif::render_baselined(&run, &baselined),
+        _ => report::render(&run, format, color, args.stats),
+    };
+    if args.stats && (format != Format::Human || args.quiet) {
+        eprint!("{}", run.stats.render_text());
+    }
+    if let Err(e) = emit(&text, args.output.as_deref()) {
+        return usage_error(e);
+    }
+    if args.statistics {
+        let stats = policy::statistics(&run);
+        if format == Format::Human && args.output.is_none() {
+            let _ = emit(&stats, None);
+        } else {
+            eprint!("{stats}");
+        }
+    }
+    if !args.quiet && !baselined.is_empty() {
+        eprintln!("irlint: {} left out by the baseline", findings(baselined.len()));
+    }
+    let policy = policy::ExitPolicy {
+        fail_on: match args.fail_on {
+            FailOnArg::Error => policy::FailOn::Error,
+            FailOnArg::Warning => policy::FailOn::Warning,
+        },
+        exit_zero: args.exit_zero,
+    };
+    ExitCode::from(policy.exit_code(&run) as u8)
 }
 
 fn dump(args: &DumpArgs) -> ExitCode {
@@ -267,16 +447,35 @@ fn dump(args: &DumpArgs) -> ExitCode {
     let mut files = Vec::new();
     let mut blob_lists = Vec::new();
     let mut text = String::new();
+    let hlsl = HlslOptions {
+        profile: args.profile.clone(),
+        entry: args.entry.clone(),
+        defines: args.defines.iter().map(|d| dxc::parse_define(d)).collect(),
+        include_dirs: args.include_dirs.clone(),
+        extra_args: args.dxc_passthrough.clone(),
+        spirv: args.spirv,
+        skip: false,
+    };
+    let mut compiler = None;
     for inp in input::discover(&args.paths) {
         let path = inp.display.clone();
-        let bytes = match inp.error.clone().map_or_else(|| batch::read_input(&inp.path), Err) {
+        let read = inp.error.clone().map_or_else(|| batch::read_input(&inp.path), Err);
+        // HLSL is compiled as `check` compiles it, then dumped.
+        let read = read.and_then(|b| {
+            if irlint::check::classify(&path, &b) == irlint::check::InputKind::Hlsl {
+                irlint::dump::compile_hlsl(&path, &b, &hlsl, args.dxc.as_deref(), &mut compiler)
+            } else {
+                Ok(b)
+            }
+        });
+        let bytes = match read {
             Ok(b) => b,
             Err(e) => {
                 failed = true;
                 eprintln!("error: {path}: {e}");
                 files.push(irlint::dump::DumpFile {
+                    kind: irlint::check::classify(&path, &[]),
                     path,
-                    kind: irlint::check::InputKind::Binary,
                     status: irlint::check::FileStatus::Error,
                     message: Some(e),
                     details: Default::default(),
@@ -324,8 +523,30 @@ fn level_name(l: Option<irlint::report::Level>) -> &'static str {
     l.map_or("off", |l| l.as_str())
 }
 
-fn rules() -> ExitCode {
+fn rules(format: DumpFormat) -> ExitCode {
     let reg = irlint::rules::registry();
+    if let DumpFormat::Json = format {
+        #[derive(serde::Serialize)]
+        struct Rule {
+            id: &'static str,
+            default_level: &'static str,
+            summary: &'static str,
+            options: &'static [&'static str],
+            doc: &'static str,
+        }
+        let list: Vec<Rule> = reg
+            .iter()
+            .map(|r| Rule {
+                id: r.id,
+                default_level: level_name(r.default_level),
+                summary: r.summary,
+                options: r.options,
+                doc: r.doc.trim(),
+            })
+            .collect();
+        let _ = emit(&(serde_json::to_string_pretty(&list).unwrap_or_default() + "\n"), None);
+        return ExitCode::SUCCESS;
+    }
     let width = reg.iter().map(|r| r.id.len()).max().unwrap_or(0);
     let mut out = String::new();
     for r in reg {
@@ -354,6 +575,11 @@ fn reserved_doc(id: &str) -> Option<&'static str> {
              only partially, or the scan of a binary for embedded shaders reached its work or blob limit \
              (docs/limits.md) and the rest of the file was not scanned."
         }
+        irlint::suppress::UNUSED_SUPPRESSION => {
+            "unused-suppression (note): an inline `irlint: allow(RULE)` comment in the source (embedded in a \
+             debug build, or read from disk for PTX `.loc` and HLSL inputs) hid no finding of RULE on its line \
+             or the line below, or RULE is not a rule. Remove it, or fix the rule id."
+        }
         _ => return None,
     })
 }
@@ -372,8 +598,34 @@ fn explain(rule: &str) -> ExitCode {
     usage_error(format!("unknown rule `{rule}` (`irlint rules` lists them)"))
 }
 
+/// `--version`: the version, git commit and features, and the DXC library
+/// when one loads (looked for only when `--version` is asked for).
+fn long_version() -> String {
+    let mut features = Vec::new();
+    if cfg!(feature = "dxc") {
+        features.push("dxc");
+    }
+    let mut s = format!(
+        "{}\ncommit: {}\nfeatures: {}",
+        irlint::VERSION,
+        env!("IRLINT_GIT_HASH"),
+        if features.is_empty() { "none".to_string() } else { features.join(", ") }
+    );
+    if std::env::args().any(|a| a == "--version") {
+        match dxc::Compiler::load(None) {
+            Ok(c) => s.push_str(&format!("\ndxc: {}", c.describe())),
+            Err(_) => s.push_str("\ndxc: not found"),
+        }
+    }
+    s
+}
+
+fn cli_command() -> clap::Command {
+    Cli::command().long_version(&*Box::leak(long_version().into_boxed_str()))
+}
+
 fn main() -> ExitCode {
-    let matches = Cli::command().get_matches();
+    let matches = cli_command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(c) => c,
         Err(e) => e.exit(),
@@ -386,7 +638,13 @@ fn main() -> ExitCode {
         }
         Command::Atoms(args) => atoms(args),
         Command::Dump(args) => dump(args),
-        Command::Rules => rules(),
+        Command::Rules { format } => rules(*format),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "irlint", &mut out);
+            let _ = emit(&String::from_utf8_lossy(&out), None);
+            ExitCode::SUCCESS
+        }
         Command::Explain { rule } => explain(rule),
     }
 }

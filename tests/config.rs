@@ -2,6 +2,7 @@
 
 use irlint::config::{self, RuleLevel, Settings};
 use irlint::report::Level;
+use irlint::rules::structured_buffer_stride as sb;
 
 #[test]
 fn good_file() {
@@ -18,8 +19,8 @@ cache-line-target = 64
         "irlint.toml",
     )
     .unwrap();
-    assert_eq!(s.cache_line_target, Some(64));
-    assert_eq!(s.cache_line_target(), 64);
+    // The rule's own options type, read from its table.
+    assert_eq!(s.options::<sb::Options>(), sb::Options { cache_line_target: 64 });
     assert_eq!(s.level_for("long-vector-bytebuf-load-misaligned"), Some(Level::Error));
     assert_eq!(s.level_for("coopvec-stride-mismatch"), None);
     assert_eq!(s.level_for("structured-buffer-stride-not-cache-aligned"), Some(Level::Warning));
@@ -30,7 +31,7 @@ cache-line-target = 64
 #[test]
 fn empty_file_gives_defaults() {
     let s = config::parse("", "irlint.toml").unwrap();
-    assert_eq!(s.cache_line_target(), 32);
+    assert_eq!(s.options::<sb::Options>().cache_line_target, 32);
     assert_eq!(s.level_for("coopvec-stride-mismatch"), Some(Level::Error));
     assert_eq!(s.level_for("no-such-rule"), None);
 }
@@ -39,7 +40,7 @@ fn empty_file_gives_defaults() {
 fn unknown_top_level_key() {
     let e = config::parse("[lints]\nx = 1\n", "irlint.toml").unwrap_err();
     assert_eq!(e.path, "irlint.toml");
-    assert_eq!(e.message, "unknown key `lints`; expected one of: rules, hlsl");
+    assert_eq!(e.message, "unknown key `lints`; expected one of: rules, hlsl, exclude, per-file-ignores");
     // `[hlsl]` belongs to the input layer and is accepted here.
     assert!(config::parse("[hlsl]\nprofile = \"cs_6_9\"\n", "irlint.toml").is_ok());
 }
@@ -131,7 +132,7 @@ fn discover_and_load() {
     let found = config::discover(&sub).expect("found");
     assert_eq!(found, file);
     let s = config::load(&found).unwrap();
-    assert_eq!(s.cache_line_target(), 128);
+    assert_eq!(s.options::<sb::Options>().cache_line_target, 128);
     std::fs::write(&file, "[rules]\nbogus = \"deny\"\n").unwrap();
     let e = config::load(&file).unwrap_err();
     assert_eq!(e.path, file.display().to_string());

@@ -437,12 +437,9 @@ impl Batch {
             Err(HlslError::Compile(text)) => {
                 let (mut f, mut d) = error_entry(path, InputKind::Hlsl, "HLSL compilation failed".into());
                 f.bytes = size;
-                if let Some((loc, msg)) = dxc::first_error(&text) {
-                    d.message = format!("HLSL compilation failed: {msg}");
-                    if loc.line > 0 {
-                        d.location.source = Some(loc);
-                    }
-                }
+                let (headline, loc) = dxc::compile_error_headline(&text);
+                d.message = headline;
+                d.location.source = loc;
                 d.notes.push(format!("DXC output:\n{}", text.trim_end()));
                 f.message = Some(d.message.clone());
                 out.files.push(f);

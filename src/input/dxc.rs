@@ -5,7 +5,8 @@
 //! come from, in increasing priority: the `[hlsl]` table of `irlint.toml`, a
 //! first-line directive in the file (`// irlint: -T cs_6_9 -E main`), and the
 //! command line. DXIL is compiled with `-Zi -Qembed_debug` (the debug module
-//! carries source lines), SPIR-V with `-spirv -Zi`.
+//! carries source lines), SPIR-V with `-spirv -Zi -fspv-debug=vulkan-with-source` (the
+//! NonSemantic debug info with the source, so SPIR-V findings carry HLSL lines too).
 //!
 //! The library is looked up in this order: `--dxc PATH`, `$IRLINT_DXC`,
 //! `$DXC_PATH` (each a file or a directory holding it), then the platform's
@@ -155,8 +156,12 @@ pub fn parse_config(text: &str, config_path: &Path) -> Result<HlslOptions, Strin
 /// The DXC arguments besides profile, entry and defines (which DXC takes as
 /// separate parameters).
 pub fn build_args(o: &HlslOptions) -> Vec<String> {
-    let mut args: Vec<String> =
-        if o.spirv { vec!["-spirv".into(), "-Zi".into()] } else { vec!["-Zi".into(), "-Qembed_debug".into()] };
+    let mut args: Vec<String> = if o.spirv {
+        // The NonSemantic debug info with the embedded source: findings carry HLSL lines.
+        vec!["-spirv".into(), "-Zi".into(), "-fspv-debug=vulkan-with-source".into()]
+    } else {
+        vec!["-Zi".into(), "-Qembed_debug".into()]
+    };
     for dir in &o.include_dirs {
         args.push("-I".into());
         args.push(dir.to_string_lossy().into_owned());
@@ -184,14 +189,32 @@ pub fn library_candidates(cli: Option<&Path>) -> Vec<(String, PathBuf)> {
 /// place searched, then how to point irlint at a DXC.
 pub fn missing_library_message(tried: &[(String, String)]) -> String {
     let mut s = format!("HLSL input needs DXC, but {LIBRARY_NAME} could not be loaded");
-    for (what, err) in tried {
-        s.push_str(&format!("\nsearched {what}: {err}"));
-    }
+    // In the documented search order: --dxc, $IRLINT_DXC, $DXC_PATH, the system path.
+    let mut lines: Vec<(usize, String)> = tried
+        .iter()
+        .map(|(what, err)| {
+            let rank = if what.starts_with("--dxc") {
+                0
+            } else if what.starts_with("$IRLINT_DXC") {
+                1
+            } else if what.starts_with("$DXC_PATH") {
+                2
+            } else {
+                3
+            };
+            (rank, format!("searched {what}: {err}"))
+        })
+        .collect();
     if !tried.iter().any(|(w, _)| w.starts_with("$IRLINT_DXC")) {
-        s.push_str("\nsearched $IRLINT_DXC: not set");
+        lines.push((1, "searched $IRLINT_DXC: not set".into()));
     }
     if !tried.iter().any(|(w, _)| w.starts_with("$DXC_PATH")) {
-        s.push_str("\nsearched $DXC_PATH: not set");
+        lines.push((2, "searched $DXC_PATH: not set".into()));
+    }
+    lines.sort_by_key(|(rank, _)| *rank);
+    for (_, line) in lines {
+        s.push('\n');
+        s.push_str(&line);
     }
     s.push_str(&format!(
         "\ninstall DXC ({LIBRARY_NAME} ships with the Vulkan SDK and with the DirectXShaderCompiler releases, \
@@ -220,6 +243,20 @@ pub fn first_error(output: &str) -> Option<(SourceLocation, String)> {
         return Some((SourceLocation { file: head.to_string(), line: 0, column: 0 }, msg));
     }
     None
+}
+
+/// The headline of a DXC compile error and its source location: `HLSL
+/// compilation failed: MESSAGE` at the first located error; DXC's own first
+/// line when it names no location (`invalid profile cs_5_0`).
+pub fn compile_error_headline(output: &str) -> (String, Option<SourceLocation>) {
+    match first_error(output) {
+        Some((loc, msg)) if loc.line > 0 => (format!("HLSL compilation failed: {msg}"), Some(loc)),
+        Some((_, msg)) if !msg.is_empty() => (msg, None),
+        _ => match output.lines().map(str::trim).find(|l| !l.is_empty()) {
+            Some(first) => (first.trim_start_matches("fatal error: ").trim_start_matches("error: ").to_string(), None),
+            None => ("HLSL compilation failed".to_string(), None),
+        },
+    }
 }
 
 /// Why an HLSL file produced no module.
@@ -264,9 +301,27 @@ impl Compiler {
                 Some(p) => format!("{what} ({})", p.display()),
                 None => format!("{what} ({LIBRARY_NAME})"),
             };
+            // A path named by `--dxc` or `$IRLINT_DXC` that does not exist is an
+            // error naming it, never a silent fall-back to another library.
+            if path.as_ref().is_some_and(|p| !p.exists()) && what != "$DXC_PATH" {
+                tried.push((label, format!("does not exist (irlint looks no further when {what} names a library)")));
+                return Err(HlslError::NoCompiler(missing_library_message(&tried)));
+            }
             let loaded = std::panic::catch_unwind(|| hassle_rs::Dxc::new(path.clone()));
             match loaded {
-                Ok(Ok(dxc)) => return Ok(Compiler { dxc, loaded_from: label }),
+                Ok(Ok(dxc)) => {
+                    // `libdxil.so` (the validator) loads too, but makes no compiler.
+                    if dxc.create_compiler().is_err() {
+                        tried.push((
+                            label,
+                            "loads, but is not the DXC compiler (libdxil is the validator; \
+                                            point at libdxcompiler)"
+                                .to_string(),
+                        ));
+                        continue;
+                    }
+                    return Ok(Compiler { dxc, loaded_from: label });
+                }
                 Ok(Err(e)) => tried.push((label, short_load_error(&e))),
                 Err(_) => tried.push((label, "panicked while loading".to_string())),
             }
@@ -282,6 +337,18 @@ impl Compiler {
              (rebuild with default features)"
                 .into(),
         ))
+    }
+
+    /// Where the library was loaded from (for `--version`).
+    #[cfg(feature = "dxc")]
+    pub fn describe(&self) -> String {
+        self.loaded_from.clone()
+    }
+
+    /// Where the library was loaded from (never: no `dxc` feature).
+    #[cfg(not(feature = "dxc"))]
+    pub fn describe(&self) -> String {
+        String::new()
     }
 
     /// Compiles `source` (read from `path`) into a DXIL container or SPIR-V module.
@@ -337,17 +404,17 @@ impl Compiler {
     }
 }
 
-/// Profile and entry point, or the error that names the missing one.
+/// The entry point when none is given, as DXC's own default.
+pub const DEFAULT_ENTRY: &str = "main";
+
+/// Profile and entry point (`main` unless given), or the error that names the
+/// missing profile.
 pub fn require_target(o: &HlslOptions) -> Result<(&str, &str), HlslError> {
     match (o.profile.as_deref(), o.entry.as_deref()) {
         (Some(p), Some(e)) => Ok((p, e)),
+        (Some(p), None) => Ok((p, DEFAULT_ENTRY)),
         (None, _) => Err(HlslError::Options(
             "no target profile: pass `-T PROFILE` (e.g. `-T cs_6_9`), set `[hlsl] profile` in irlint.toml, \
-             or start the file with `// irlint: -T cs_6_9 -E main`"
-                .into(),
-        )),
-        (Some(_), None) => Err(HlslError::Options(
-            "no entry point: pass `-E ENTRY`, set `[hlsl] entry` in irlint.toml, \
              or start the file with `// irlint: -T cs_6_9 -E main`"
                 .into(),
         )),
@@ -405,7 +472,7 @@ mod tests {
         let o = parse_args(&toks("-T cs_6_9 -E main -I a -I b -O3")).unwrap();
         assert_eq!(build_args(&o), toks("-Zi -Qembed_debug -I a -I b -O3"));
         let s = HlslOptions { spirv: true, ..o };
-        assert_eq!(build_args(&s), toks("-spirv -Zi -I a -I b -O3"));
+        assert_eq!(build_args(&s), toks("-spirv -Zi -fspv-debug=vulkan-with-source -I a -I b -O3"));
         assert_eq!(s.output_kind(), InputKind::Spirv);
     }
 
@@ -453,6 +520,26 @@ mod tests {
         assert!(m.contains("\nsearched $DXC_PATH: not set"));
         assert!(m.contains("Vulkan SDK"));
         assert!(m.contains("IRLINT_DXC=PATH"));
+        // The documented order, whatever order the attempts were listed in.
+        let m = missing_library_message(&[
+            ("the system library search path (x)".into(), "not found".into()),
+            ("$DXC_PATH (/d)".into(), "not found".into()),
+        ]);
+        let order: Vec<&str> = m.lines().filter_map(|l| l.strip_prefix("searched ")).collect();
+        assert_eq!(
+            order,
+            ["$IRLINT_DXC: not set", "$DXC_PATH (/d): not found", "the system library search path (x): not found"]
+        );
+    }
+
+    #[test]
+    fn compile_error_headlines() {
+        let (h, loc) = compile_error_headline("a.hlsl:3:5: error: use of undeclared identifier 'x'\n  x = 1;\n");
+        assert_eq!(h, "HLSL compilation failed: use of undeclared identifier 'x'");
+        assert_eq!(loc.map(|l| (l.line, l.column)), Some((3, 5)));
+        assert_eq!(compile_error_headline("invalid profile cs_5_0\n"), ("invalid profile cs_5_0".into(), None));
+        assert_eq!(compile_error_headline("error: invalid profile cs_5_0"), ("invalid profile cs_5_0".into(), None));
+        assert_eq!(compile_error_headline("\n"), ("HLSL compilation failed".into(), None));
     }
 
     #[test]
@@ -460,6 +547,7 @@ mod tests {
         let e = require_target(&HlslOptions::default()).unwrap_err();
         assert!(matches!(e, HlslError::Options(ref m) if m.contains("-T PROFILE")));
         let o = HlslOptions { profile: Some("cs_6_9".into()), ..Default::default() };
-        assert!(matches!(require_target(&o), Err(HlslError::Options(ref m)) if m.contains("-E ENTRY")));
+        // The entry point defaults to `main`, as DXC's does.
+        assert_eq!(require_target(&o).unwrap(), ("cs_6_9", "main"));
     }
 }

@@ -12,6 +12,7 @@ pub mod batch;
 pub mod discover;
 pub mod dxc;
 pub mod embedded;
+pub mod filters;
 pub mod pipeline;
 
 pub use batch::{Batch, BatchOptions};

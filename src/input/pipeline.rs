@@ -324,12 +324,14 @@ impl Batch {
         }
     }
 
-    /// `irlint check` after its arguments are parsed: walks `paths`, checks,
+    /// `irlint check` after its arguments are parsed: walks `paths` (or takes
+    /// the inputs `source` names, already discovered and filtered), checks,
     /// writes the report in `format` to stdout or `output` (atomically) as the
     /// inputs finish, and prints `--stats` to stderr for machine formats.
     /// Returns the exit code, or the error writing the report.
     pub fn check_to(
         &self,
+        source: Source<'_>,
         paths: &[PathBuf],
         format: Format,
         output: Option<&Path>,
@@ -340,7 +342,6 @@ impl Batch {
             Some(p) => format!("cannot write {}: {e}", p.display()),
             None => format!("cannot write the report: {e}"),
         };
-        let source = Source::Paths(paths);
         if matches!(format, Format::Json | Format::Github) {
             let mut out = Output::open(output).map_err(cannot)?;
             let result = match format {

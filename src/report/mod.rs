@@ -4,6 +4,7 @@ pub mod diagnostic;
 pub mod github;
 pub mod human;
 pub mod json;
+pub mod policy;
 pub mod run;
 pub mod sarif;
 pub mod stream;

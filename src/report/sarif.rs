@@ -330,19 +330,45 @@ pub fn to_value(report: &RunReport) -> Value {
 
 /// The SARIF log as a JSON value, artifact URIs built by `arts`.
 pub fn to_value_with(report: &RunReport, arts: &Artifacts) -> Value {
+    to_value_baselined(report, None, arts)
+}
+
+/// The SARIF log of a run compared with a baseline (`check --baseline`):
+/// the report's findings with `baselineState` `new`, the `baselined` ones
+/// (those the baseline hid) with `unchanged`.
+pub fn render_baselined(report: &RunReport, baselined: &[Diagnostic]) -> String {
+    let mut s = serde_json::to_string_pretty(&to_value_baselined(report, Some(baselined), &Artifacts::from_cwd()))
+        .unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+fn to_value_baselined(report: &RunReport, baselined: Option<&[Diagnostic]>, arts: &Artifacts) -> Value {
     let registry = rules::registry();
     let mut seen: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
-    let results: Vec<Value> = report
+    let mut all: Vec<(&Diagnostic, Option<&str>)> = report
         .diagnostics
         .iter()
         .filter(|d| !is_tool_outcome(&d.rule))
-        .map(|d| {
+        .map(|d| (d, baselined.map(|_| "new")))
+        .collect();
+    if let Some(old) = baselined {
+        all.extend(old.iter().map(|d| (d, Some("unchanged"))));
+        all.sort_by(|a, b| a.0.sort_key().cmp(&b.0.sort_key()));
+    }
+    let results: Vec<Value> = all
+        .into_iter()
+        .map(|(d, state)| {
             let hash = fnv1a(fingerprint_key(d, arts).as_bytes());
             // Equal keys in one run are told apart by their order, as GitHub's
             // `primaryLocationLineHash` does.
             let n = seen.entry(hash).or_insert(0);
             *n += 1;
-            result(d, registry, arts, format!("{hash:016x}:{n}"))
+            let mut r = result(d, registry, arts, format!("{hash:016x}:{n}"));
+            if let Some(state) = state {
+                r["baselineState"] = json!(state);
+            }
+            r
         })
         .collect();
     let notifications: Vec<Value> =

@@ -99,6 +99,39 @@ pub fn find(id: &str) -> Option<&'static RuleMeta> {
     registry().iter().find(|r| r.id == id)
 }
 
+/// A rule's options: its own settings type, next to its code, read from the
+/// rule's `[rules.RULE]` table (every key but `level`). A rule with options
+/// implements this and adds one line to [`OPTION_PARSERS`]; the config code
+/// does not change.
+pub trait RuleOptions: Default + Sized {
+    /// The rule the options belong to.
+    const RULE: &'static str;
+    /// Parses the option keys of `[rules.RULE]` (`level` left out; unknown keys
+    /// were already refused against [`RuleMeta::options`]). An error names the
+    /// key and the accepted values (see [`crate::config::invalid_value`]).
+    fn parse(table: &toml::Table) -> Result<Self, String>;
+}
+
+fn validate<T: RuleOptions>(table: &toml::Table) -> Result<(), String> {
+    T::parse(table).map(drop)
+}
+
+/// Validates one rule's option table.
+type ValidateFn = fn(&toml::Table) -> Result<(), String>;
+
+/// The option parsers of the rules that have options: `(rule id, validate)`.
+pub const OPTION_PARSERS: &[(&str, ValidateFn)] =
+    &[(structured_buffer_stride::META.id, validate::<structured_buffer_stride::Options>)];
+
+/// Validates a rule's option table at load time (a rule without a parser
+/// accepts none).
+pub fn validate_options(rule: &str, table: &toml::Table) -> Result<(), String> {
+    match OPTION_PARSERS.iter().find(|(id, _)| *id == rule) {
+        Some((_, parse)) => parse(table),
+        None => Ok(()),
+    }
+}
+
 /// Runs every enabled rule on a module; diagnostics carry function, instruction,
 /// IR text and source location, but no path.
 pub fn check_module(m: &Module, a: &Analysis, s: &Settings) -> Vec<Diagnostic> {

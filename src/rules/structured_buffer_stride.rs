@@ -105,10 +105,44 @@ pub fn next_valid(stride: u32, target: u32) -> u32 {
     }
 }
 
+/// Accepted values of `cache-line-target`.
+pub const CACHE_LINE_TARGETS: &[u32] = &[16, 32, 64, 128];
+/// Default `cache-line-target`.
+pub const DEFAULT_CACHE_LINE_TARGET: u32 = 32;
+
+/// The rule's options (`[rules.structured-buffer-stride-not-cache-aligned]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// `cache-line-target`: the line size strides are judged against (16, 32, 64, 128).
+    pub cache_line_target: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { cache_line_target: DEFAULT_CACHE_LINE_TARGET }
+    }
+}
+
+impl super::RuleOptions for Options {
+    const RULE: &'static str = META.id;
+
+    fn parse(table: &toml::Table) -> Result<Self, String> {
+        let mut o = Options::default();
+        if let Some(v) = table.get("cache-line-target") {
+            o.cache_line_target = v
+                .as_integer()
+                .and_then(|i| u32::try_from(i).ok())
+                .filter(|n| CACHE_LINE_TARGETS.contains(n))
+                .ok_or_else(|| crate::config::invalid_value(META.id, "cache-line-target", v, CACHE_LINE_TARGETS))?;
+        }
+        Ok(o)
+    }
+}
+
 /// Runs the rule.
 pub fn check(cx: &mut RuleContext<'_>) {
     let m = cx.m;
-    let target = cx.settings.cache_line_target();
+    let target = cx.settings.options::<Options>().cache_line_target;
     let mut seen: Vec<(String, u32)> = Vec::new();
     for (h, r) in m.resources.iter() {
         if r.kind != ResourceKind::STRUCTURED_BUFFER {

@@ -1,0 +1,171 @@
+//! Inline suppressions: `irlint: allow(RULE, …)` in the source a finding
+//! points at — `// irlint: allow(RULE)` in HLSL, `# irlint: allow(RULE)` in a
+//! Triton kernel — on the flagged line or on the line above it.
+//!
+//! The source is the text the module embeds (DXIL `dx.source.contents` from
+//! the ILDB/SRCI parts, SPIR-V `OpSource`/`DebugSource` as DXC writes them with
+//! `-fspv-debug=vulkan-with-source`) or, when the module only names it (PTX
+//! `.file`/`.loc`, HLSL compiled without embedded source), the file read from
+//! disk — as written, or next to the input.
+//!
+//! Only the rule named is hidden. A suppression that hid nothing is reported
+//! as an `unused-suppression` note at its line, as clippy does; for a file
+//! read from disk this is only known when some finding of the input points
+//! into that file.
+
+use crate::report::run::is_tool_outcome;
+use crate::report::{Certainty, Diagnostic, Level, SourceLocation};
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+/// Reserved id of the note for a suppression that hid nothing.
+pub const UNUSED_SUPPRESSION: &str = "unused-suppression";
+
+/// The marker that starts a suppression.
+pub const MARKER: &str = "irlint: allow(";
+
+/// Files read from disk for suppressions are at most this large.
+const MAX_SOURCE_BYTES: u64 = 16 << 20;
+
+/// The rule ids a line suppresses (`irlint: allow(a, b)` → `["a", "b"]`),
+/// every occurrence of the marker on the line.
+pub fn parse_line(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = line;
+    while let Some(i) = rest.find(MARKER) {
+        rest = &rest[i + MARKER.len()..];
+        let Some(end) = rest.find(')') else { break };
+        out.extend(rest[..end].split(',').map(str::trim).filter(|r| !r.is_empty()));
+        rest = &rest[end + 1..];
+    }
+    out
+}
+
+#[derive(Debug)]
+struct Suppression {
+    /// 1-based line of the comment.
+    line: u32,
+    rule: String,
+    text: String,
+    used: bool,
+}
+
+fn suppressions(text: &str) -> Vec<Suppression> {
+    let mut out = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        if !l.contains(MARKER) {
+            continue;
+        }
+        for rule in parse_line(l) {
+            out.push(Suppression { line: i as u32 + 1, rule: rule.to_string(), text: l.to_string(), used: false });
+        }
+    }
+    out
+}
+
+/// A source named by debug info, read from disk: as written, or next to the
+/// input `path` (by its relative path, then by its file name).
+pub fn read_source_near(input: &str, file: &str) -> Option<String> {
+    let dir = Path::new(input).parent().map(|p| p.to_path_buf()).unwrap_or_default();
+    let p = Path::new(file);
+    let candidates = [p.to_path_buf(), dir.join(p), dir.join(p.file_name()?)];
+    candidates.iter().filter(|c| c.is_file()).find_map(|c| {
+        std::fs::metadata(c).ok().filter(|m| m.len() < MAX_SOURCE_BYTES).and(std::fs::read_to_string(c).ok())
+    })
+}
+
+/// Applies the suppressions of one module's sources to its diagnostics
+/// (which carry their input path): `embedded` are the `(name, text)` pairs
+/// the module embeds; files it does not embed are read from disk near
+/// `input`. Suppressed findings are removed; unused suppressions are added
+/// as notes.
+pub fn apply(diags: &mut Vec<Diagnostic>, input: &str, blob_offset: Option<u64>, embedded: &[(String, String)]) {
+    let embedded_names: HashSet<&str> = embedded.iter().map(|(n, _)| n.as_str()).collect();
+    // file → suppressions (only files that have some).
+    let mut files: Vec<(String, Vec<Suppression>)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (name, text) in embedded {
+        if text.contains(MARKER) && !index.contains_key(name) {
+            index.insert(name.clone(), files.len());
+            files.push((name.clone(), suppressions(text)));
+        }
+    }
+    let mut tried: HashSet<String> = HashSet::new();
+    for d in diags.iter() {
+        let Some(src) = &d.location.source else { continue };
+        if is_tool_outcome(&d.rule) || embedded_names.contains(src.file.as_str()) || !tried.insert(src.file.clone()) {
+            continue;
+        }
+        if let Some(text) = read_source_near(input, &src.file).filter(|t| t.contains(MARKER)) {
+            index.insert(src.file.clone(), files.len());
+            files.push((src.file.clone(), suppressions(&text)));
+        }
+    }
+    if files.is_empty() {
+        return;
+    }
+    diags.retain(|d| {
+        let Some(src) = &d.location.source else { return true };
+        let Some(&i) = index.get(&src.file) else { return true };
+        if is_tool_outcome(&d.rule) {
+            return true;
+        }
+        let mut hidden = false;
+        for s in files[i].1.iter_mut() {
+            if s.rule == d.rule && (s.line == src.line || s.line + 1 == src.line) {
+                s.used = true;
+                hidden = true;
+            }
+        }
+        !hidden
+    });
+    for (file, sups) in files {
+        for s in sups.into_iter().filter(|s| !s.used) {
+            let why = if crate::rules::find(&s.rule).is_some() {
+                format!("unused suppression: no `{}` finding on this line or the next", s.rule)
+            } else {
+                format!("unused suppression: `{}` is not a rule (`irlint rules` lists them)", s.rule)
+            };
+            let mut d = Diagnostic::new(UNUSED_SUPPRESSION, Level::Note, Certainty::Proven, why);
+            d.location.path = input.to_string();
+            d.location.blob_offset = blob_offset;
+            let column = s.text.find("irlint:").map_or(0, |i| s.text[..i].chars().count() as u32 + 1);
+            d.location.source = Some(SourceLocation { file: file.clone(), line: s.line, column });
+            d.location.source_text = Some(s.text);
+            diags.push(d);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses() {
+        assert_eq!(parse_line("x; // irlint: allow(a, b-c)"), ["a", "b-c"]);
+        assert_eq!(parse_line("# irlint: allow(a) irlint: allow(b)"), ["a", "b"]);
+        assert!(parse_line("// irlint: allow(").is_empty());
+        assert!(parse_line("// irlint allow(a)").is_empty());
+    }
+
+    fn finding(rule: &str, line: u32) -> Diagnostic {
+        let mut d = Diagnostic::new(rule, Level::Warning, Certainty::Proven, "m");
+        d.location.path = "x.spv".into();
+        d.location.source = Some(SourceLocation { file: "a.hlsl".into(), line, column: 1 });
+        d
+    }
+
+    #[test]
+    fn same_line_or_line_above_and_only_that_rule() {
+        let src = "// irlint: allow(r1)\nA;\nB; // irlint: allow(r2)\nC; // irlint: allow(r1)\n".to_string();
+        let embedded = [("a.hlsl".to_string(), src)];
+        let mut d = vec![finding("r1", 2), finding("r2", 2), finding("r2", 3)];
+        apply(&mut d, "x.spv", None, &embedded);
+        let left: Vec<(&str, u32)> =
+            d.iter().map(|d| (d.rule.as_str(), d.location.source.as_ref().unwrap().line)).collect();
+        // r1 on line 2 hidden by line 1, r2 on line 2 kept, r2 on line 3 hidden; line 4 unused.
+        assert_eq!(left, [("r2", 2), (UNUSED_SUPPRESSION, 4)]);
+        assert_eq!(d[1].level, Level::Note);
+    }
+}
