@@ -201,9 +201,21 @@ fn ptx_json(m: &Module, cx: Ctx<'_>, inst: Option<&ir::Inst>, p: &ir::PtxMatrixO
         let text = match &p.op {
             ir::PtxOp::Tcgen05Mma(t) => {
                 let idesc = t.idesc.map_or(Json::Null, |o| operand_json(m, cx, o));
-                let text =
+                let mut text =
                     format!("{} (line {line}): kind word 0x{:03x}, idesc {}", p.word, t.kind_word, json_text(&idesc));
                 obj.insert("idesc".into(), idesc);
+                for (key, op) in [("a_desc", t.a_desc), ("b_desc", t.b_desc)] {
+                    let Some(op) = op else { continue };
+                    let j = operand_json(m, cx, op);
+                    text.push_str(&format!(", {} {}", key.replace('_', "-"), json_text(&j)));
+                    obj.insert(key.into(), j);
+                    if let Some((a, fh)) = cx.values {
+                        let v = a.value(m, fh, op);
+                        let d = crate::rules::ptx_desc::decode(&v, crate::rules::ptx_desc::TCGEN05_SMEM_FIELDS, 64);
+                        text.push_str(&format!(" [{d}]"));
+                        obj.insert(format!("{key}_fields"), json!(d));
+                    }
+                }
                 text
             }
             ir::PtxOp::LdStMatrix(l) => {

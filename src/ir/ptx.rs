@@ -179,6 +179,12 @@ pub struct Tcgen05Mma {
     /// The instruction descriptor operand.
     #[serde(skip)]
     pub idesc: Option<Operand>,
+    /// The A shared-memory descriptor (`None` when A is in tensor memory).
+    #[serde(skip)]
+    pub a_desc: Option<Operand>,
+    /// The B shared-memory descriptor.
+    #[serde(skip)]
+    pub b_desc: Option<Operand>,
 }
 
 /// Block-scaled `mma.sync` / `mma.sp` for sm_120 (§2.5).

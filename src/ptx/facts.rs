@@ -19,13 +19,15 @@ pub struct Pending {
 impl Pending {
     /// Rewrites the SSA values the fact holds (trivial phis folded away).
     pub(crate) fn map_values(&mut self, mut f: impl FnMut(Value) -> Value) {
-        let slot = match &mut self.op.op {
-            PtxOp::LdStMatrix(x) => &mut x.address,
-            PtxOp::Tcgen05Mma(x) => &mut x.idesc,
+        let slots: Vec<&mut Option<Operand>> = match &mut self.op.op {
+            PtxOp::LdStMatrix(x) => vec![&mut x.address],
+            PtxOp::Tcgen05Mma(x) => vec![&mut x.idesc, &mut x.a_desc, &mut x.b_desc],
             _ => return,
         };
-        if let Some(Operand::Value(v)) = slot {
-            *v = f(*v);
+        for slot in slots {
+            if let Some(Operand::Value(v)) = slot {
+                *v = f(*v);
+            }
         }
     }
 
@@ -185,6 +187,8 @@ fn tcgen05(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Tcgen05M
         kind_word,
         collector_a_use_or_fill: matches!(collector, Some("a::use" | "a::fill")),
         idesc,
+        a_desc: if a_tmem { None } else { operand_of(values, 1) },
+        b_desc: operand_of(values, 2),
     }
 }
 
