@@ -226,7 +226,21 @@ fn ptx_json(m: &Module, cx: Ctx<'_>, inst: Option<&ir::Inst>, p: &ir::PtxMatrixO
                 format!("{} (line {line}): k {}, scale {:?} {}", p.word, b.k, b.scale_vec, b.scale_type)
             }
             ir::PtxOp::TensorCopy(c) => {
-                format!("{} (line {line}): rank {}, {:?}, {} coordinates", p.word, c.rank, c.mode, c.coords)
+                let mut text =
+                    format!("{} (line {line}): rank {}, {:?}, {} coordinates", p.word, c.rank, c.mode, c.coords);
+                for (key, op) in [("smem", c.smem), ("mbarrier", c.mbarrier)] {
+                    let Some(op) = op else { continue };
+                    let j = operand_json(m, cx, op);
+                    text.push_str(&format!(", {key} {}", json_text(&j)));
+                    obj.insert(key.into(), j);
+                }
+                text
+            }
+            ir::PtxOp::Mbarrier(b) => {
+                let j = b.address.map_or(Json::Null, |o| operand_json(m, cx, o));
+                let text = format!("{} (line {line}): address {}", p.word, json_text(&j));
+                obj.insert("address".into(), j);
+                text
             }
         };
         obj.insert("text".into(), json!(text));

@@ -71,11 +71,16 @@ fn triton_corpus_reads_ok_with_no_findings() {
                     assert_eq!((c.rank, c.mode, c.coords), (2, TmaMode::Tile, 2), "{}", x.word);
                     "tma"
                 }
+                PtxOp::Mbarrier(b) => {
+                    assert!(b.address.is_some(), "{}", x.word);
+                    "mbarrier"
+                }
             };
             *kinds.entry(k).or_default() += 1;
         }
     }
-    assert_eq!(kinds, BTreeMap::from([("ldst", 1480), ("mma", 192), ("tcgen05", 104), ("tma", 23)]));
+    // mbarrier: 36 init + 36 inval + 32 try_wait + 10 arrive.expect_tx.
+    assert_eq!(kinds, BTreeMap::from([("ldst", 1480), ("mbarrier", 114), ("mma", 192), ("tcgen05", 104), ("tma", 23)]));
     // The kind word of ptx-atoms.md §2.1 (bit 5 block_scale, bits 2-3 scale vector, bits 6-8 kind).
     let expect = [("f16", 192), ("f8f6f4", 320), ("mxf4", 488), ("mxf8f6f4", 164), ("tf32", 256)];
     let got: Vec<(&str, u16)> = words.keys().map(|(k, w)| (k.as_str(), *w)).collect();
@@ -589,4 +594,30 @@ fn smem_descriptor_messages_state_the_recovered_values() {
         r.diagnostics.iter().map(|d| d.values.iter().find(|(k, _)| k == "value").unwrap().1.to_string()).collect();
     assert_eq!(sets[0], "0");
     assert_eq!(r.diagnostics.iter().filter(|d| d.certainty == irlint::report::Certainty::Proven).count(), 7);
+}
+
+/// Shared-address findings state the recovered address; a set with aligned
+/// members is `possible` and one level lower.
+#[test]
+fn shared_address_findings_are_proven_or_possible() {
+    let p = common::root().join("tests/fixtures/ptx_desc/shared_address.ptx");
+    let bytes = std::fs::read(&p).unwrap();
+    let r = check_bytes("shared_address.ptx", &bytes, &CheckOptions::default());
+    let got: Vec<(String, String, String)> = r
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let addr = d.values.iter().find(|(k, _)| k == "address").unwrap().1.to_string();
+            (d.message.clone(), format!("{:?}", d.certainty), addr)
+        })
+        .collect();
+    let want = |m: &str, c: &str, a: &str| (m.to_string(), c.to_string(), a.to_string());
+    assert_eq!(got[0], want("ldmatrix row address is always 8 mod 16, never 16-byte aligned", "Proven", "8 mod 16"));
+    assert_eq!(
+        got[2],
+        want("ldmatrix row address is 16 or 24, not always 16-byte aligned (24 is not)", "Possible", "{16, 24}")
+    );
+    assert_eq!(got[3], want("mbarrier.init object address 1028 is not 8-byte aligned", "Proven", "1028"));
+    assert_eq!(r.diagnostics[2].level, irlint::report::Level::Warning);
+    assert_eq!(r.diagnostics.iter().filter(|d| d.level == irlint::report::Level::Error).count(), 8);
 }

@@ -773,6 +773,7 @@ fn registry_ids_levels_and_lookup() {
             "atom-ptx-form",
             "ptx-tcgen05-smem-descriptor",
             "ptx-tcgen05-instr-descriptor",
+            "ptx-shared-address-misaligned",
         ]
     );
     assert_eq!(rules::find("coopvec-non-optimal-matrix-layout").and_then(|r| r.default_level), None);

@@ -286,11 +286,12 @@ pub enum FactKind {
 impl FactKind {
     /// True when a rule reads dataflow values of this fact's operands, so its
     /// function must be analysed: every DXIL / SPIR-V fact, and the PTX facts
-    /// whose descriptors the descriptor rules decode (`tcgen05.mma`; the atom
-    /// verifiers take only modifiers and operand shapes).
+    /// whose descriptors or shared-memory addresses the value rules read
+    /// (all but block-scaled `mma`; the atom verifiers take only modifiers
+    /// and operand shapes).
     pub fn reads_values(&self) -> bool {
         match self {
-            FactKind::Ptx(p) => matches!(p.op, super::ptx::PtxOp::Tcgen05Mma(_)),
+            FactKind::Ptx(p) => !matches!(p.op, super::ptx::PtxOp::BlockScaledMma(_)),
             _ => true,
         }
     }

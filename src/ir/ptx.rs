@@ -247,6 +247,20 @@ pub struct TensorCopy {
     pub cta_group: Option<u32>,
     /// Coordinates in the tensor operand.
     pub coords: u32,
+    /// The shared-memory address (`[dstMem]` of a load, `[srcMem]` of a store).
+    #[serde(skip)]
+    pub smem: Option<Operand>,
+    /// The mbarrier address of a load.
+    #[serde(skip)]
+    pub mbarrier: Option<Operand>,
+}
+
+/// An `mbarrier.*` instruction on a shared-memory mbarrier object.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Mbarrier {
+    /// The mbarrier object's address.
+    #[serde(skip)]
+    pub address: Option<Operand>,
 }
 
 /// What a PTX matrix fact is.
@@ -261,6 +275,8 @@ pub enum PtxOp {
     BlockScaledMma(BlockScaledMma),
     /// `cp.async.bulk.tensor`.
     TensorCopy(TensorCopy),
+    /// `mbarrier.*` with an address operand.
+    Mbarrier(Mbarrier),
 }
 
 /// A PTX matrix instruction with the module's target.

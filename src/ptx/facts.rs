@@ -5,7 +5,7 @@
 use super::parse::{Instruction, Operand as Syn};
 use super::Opcode;
 use crate::ir::{
-    BlockScaledMma, Fact, FactKind, FuncH, InstH, InstKind, LdStMatrix, MmaKind, Operand, PtxMatrixOp, PtxOp,
+    BlockScaledMma, Fact, FactKind, FuncH, InstH, InstKind, LdStMatrix, Mbarrier, MmaKind, Operand, PtxMatrixOp, PtxOp,
     PtxTarget, ScaleVec, Tcgen05Mma, TensorCopy, TmaMode, Value,
 };
 
@@ -22,7 +22,9 @@ impl Pending {
         let slots: Vec<&mut Option<Operand>> = match &mut self.op.op {
             PtxOp::LdStMatrix(x) => vec![&mut x.address],
             PtxOp::Tcgen05Mma(x) => vec![&mut x.idesc, &mut x.a_desc, &mut x.b_desc],
-            _ => return,
+            PtxOp::TensorCopy(x) => vec![&mut x.smem, &mut x.mbarrier],
+            PtxOp::Mbarrier(x) => vec![&mut x.address],
+            PtxOp::BlockScaledMma(_) => return,
         };
         for slot in slots {
             if let Some(Operand::Value(v)) = slot {
@@ -93,7 +95,8 @@ pub(crate) fn recognise(
         "ldmatrix" | "stmatrix" => PtxOp::LdStMatrix(ldst(op, ins, values)),
         "tcgen05" if op.second() == Some("mma") => PtxOp::Tcgen05Mma(tcgen05(op, ins, values)),
         "mma" if op.find("kind::").is_some() || op.has("block_scale") => PtxOp::BlockScaledMma(block_mma(op)),
-        "cp" => PtxOp::TensorCopy(tensor_copy(op, ins)?),
+        "cp" => PtxOp::TensorCopy(tensor_copy(op, ins, values)?),
+        "mbarrier" => PtxOp::Mbarrier(Mbarrier { address: Some(mbarrier_address(ins, values)?) }),
         _ => return None,
     };
     Some(Pending { inst, op: PtxMatrixOp { word: ins.op.to_string(), target, op: payload } })
@@ -218,7 +221,17 @@ fn block_mma(op: &Opcode<'_>) -> BlockScaledMma {
     }
 }
 
-fn tensor_copy(op: &Opcode<'_>, ins: &Instruction<'_>) -> Option<TensorCopy> {
+/// The address operand of an `mbarrier.*` instruction: the first operand, or
+/// the second after a destination register (`state`, `_`, a predicate).
+fn mbarrier_address(ins: &Instruction<'_>, values: &[Value]) -> Option<Operand> {
+    match ins.operands.as_slice() {
+        [Syn::Addr(_), ..] => operand_of(values, 0),
+        [Syn::Reg(_) | Syn::Sym(_) | Syn::Sink, Syn::Addr(_), ..] => operand_of(values, 0),
+        _ => None,
+    }
+}
+
+fn tensor_copy(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Option<TensorCopy> {
     let t = op.text;
     let family = ["cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor"]
         .into_iter()
@@ -250,6 +263,18 @@ fn tensor_copy(op: &Opcode<'_>, ins: &Instruction<'_>) -> Option<TensorCopy> {
         Some(Syn::Addr(a)) => a.extra.iter().map(|e| vector_len(Some(e))).sum(),
         _ => 0,
     };
+    // Flattened operands: an address, then its extra operands' elements.
+    let (smem, mbarrier) = if prefetch {
+        (None, None)
+    } else if load {
+        let mbar = matches!(ins.operands.get(2), Some(Syn::Addr(_)))
+            .then(|| operand_of(values, 2 + coords as usize))
+            .flatten();
+        (operand_of(values, 0), mbar)
+    } else {
+        let src = matches!(ins.operands.get(1), Some(Syn::Addr(_))).then(|| operand_of(values, 1 + coords as usize));
+        (src.flatten(), None)
+    };
     Some(TensorCopy {
         family: family.to_string(),
         rank,
@@ -259,6 +284,8 @@ fn tensor_copy(op: &Opcode<'_>, ins: &Instruction<'_>) -> Option<TensorCopy> {
         multicast: op.has("multicast::cluster"),
         cta_group: op.find("cta_group::").and_then(|c| c.strip_prefix("cta_group::")?.parse().ok()),
         coords,
+        smem,
+        mbarrier,
     })
 }
 

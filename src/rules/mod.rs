@@ -18,6 +18,7 @@ pub mod coopvec_stride_mismatch;
 pub mod coopvec_transpose_with_non_optimal_layout;
 pub mod long_vector_bytebuf_misaligned;
 pub mod ptx_desc;
+pub mod ptx_shared_address_misaligned;
 pub mod ptx_tcgen05_instr_descriptor;
 pub mod ptx_tcgen05_smem_descriptor;
 pub mod structured_buffer_stride;
@@ -80,6 +81,7 @@ const RULES: &[(RuleMeta, CheckFn)] = &[
     // PTX descriptor value rules (reference/ptx-atoms.md §7).
     (ptx_tcgen05_smem_descriptor::META, ptx_tcgen05_smem_descriptor::check),
     (ptx_tcgen05_instr_descriptor::META, ptx_tcgen05_instr_descriptor::check),
+    (ptx_shared_address_misaligned::META, ptx_shared_address_misaligned::check),
 ];
 
 /// The check of rules that have no IR input (atom verifiers whose inputs PTX does not carry).
