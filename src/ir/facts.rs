@@ -291,7 +291,7 @@ impl FactKind {
     /// and operand shapes).
     pub fn reads_values(&self) -> bool {
         match self {
-            FactKind::Ptx(p) => !matches!(p.op, super::ptx::PtxOp::BlockScaledMma(_)),
+            FactKind::Ptx(p) => !p.op.value_operands().is_empty(),
             _ => true,
         }
     }

@@ -279,6 +279,20 @@ pub enum PtxOp {
     Mbarrier(Mbarrier),
 }
 
+impl PtxOp {
+    /// The operands whose dataflow values the value rules read.
+    pub fn value_operands(&self) -> Vec<Operand> {
+        let v: Vec<Option<Operand>> = match self {
+            PtxOp::LdStMatrix(x) => vec![x.address],
+            PtxOp::Tcgen05Mma(x) => vec![x.idesc, x.a_desc, x.b_desc],
+            PtxOp::TensorCopy(x) => vec![x.smem, x.mbarrier],
+            PtxOp::Mbarrier(x) => vec![x.address],
+            PtxOp::BlockScaledMma(_) => vec![],
+        };
+        v.into_iter().flatten().collect()
+    }
+}
+
 /// A PTX matrix instruction with the module's target.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PtxMatrixOp {
