@@ -204,6 +204,14 @@ fn ptx_json(m: &Module, cx: Ctx<'_>, inst: Option<&ir::Inst>, p: &ir::PtxMatrixO
                 let mut text =
                     format!("{} (line {line}): kind word 0x{:03x}, idesc {}", p.word, t.kind_word, json_text(&idesc));
                 obj.insert("idesc".into(), idesc);
+                let block_scaled =
+                    matches!(t.kind, Some(ir::MmaKind::Mxf8f6f4 | ir::MmaKind::Mxf4 | ir::MmaKind::Mxf4nvf4));
+                if let (Some((a, fh)), Some(op), false) = (cx.values, t.idesc, block_scaled) {
+                    let v = a.value(m, fh, op);
+                    let d = crate::rules::ptx_desc::decode(&v, crate::rules::ptx_desc::TCGEN05_IDESC_FIELDS, 32);
+                    text.push_str(&format!(" [{d}]"));
+                    obj.insert("idesc_fields".into(), json!(d));
+                }
                 for (key, op) in [("a_desc", t.a_desc), ("b_desc", t.b_desc)] {
                     let Some(op) = op else { continue };
                     let j = operand_json(m, cx, op);

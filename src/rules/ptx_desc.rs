@@ -81,6 +81,24 @@ pub const TCGEN05_SMEM_FIELDS: &[FieldSpec] = &[
     ("layout_type", 61, 3),
 ];
 
+/// The tcgen05 instruction descriptor's fields for `.kind::f16`, `::tf32`,
+/// `::f8f6f4` and `::i8` (PTX ISA Table 42; CUTLASS `UMMA::InstrDescriptor`).
+pub const TCGEN05_IDESC_FIELDS: &[FieldSpec] = &[
+    ("sparse_id2", 0, 2),
+    ("sparse", 2, 1),
+    ("saturate", 3, 1),
+    ("d_format", 4, 2),
+    ("a_format", 7, 3),
+    ("b_format", 10, 3),
+    ("negate_a", 13, 1),
+    ("negate_b", 14, 1),
+    ("a_major", 15, 1),
+    ("b_major", 16, 1),
+    ("n_dim", 17, 6),
+    ("m_dim", 24, 5),
+    ("max_shift", 30, 2),
+];
+
 /// Decodes every field of a descriptor value: `name=value` for known fields,
 /// `name=?` otherwise (for `irlint dump --ir`).
 pub fn decode(v: &AbsValue, fields: &[FieldSpec], bits: u32) -> String {
