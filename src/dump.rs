@@ -244,6 +244,22 @@ fn ptx_json(m: &Module, cx: Ctx<'_>, inst: Option<&ir::Inst>, p: &ir::PtxMatrixO
                 }
                 text
             }
+            ir::PtxOp::Wgmma(w) => {
+                let mut text = format!("{} (line {line})", p.word);
+                for (key, op) in [("a_desc", w.a_desc), ("b_desc", w.b_desc)] {
+                    let Some(op) = op else { continue };
+                    let j = operand_json(m, cx, op);
+                    text.push_str(&format!(", {} {}", key.replace('_', "-"), json_text(&j)));
+                    obj.insert(key.into(), j);
+                    if let Some((a, fh)) = cx.values {
+                        let v = a.value(m, fh, op);
+                        let d = crate::rules::ptx_desc::decode(&v, crate::rules::ptx_desc::WGMMA_SMEM_FIELDS, 64);
+                        text.push_str(&format!(" [{d}]"));
+                        obj.insert(format!("{key}_fields"), json!(d));
+                    }
+                }
+                text
+            }
             ir::PtxOp::Mbarrier(b) => {
                 let j = b.address.map_or(Json::Null, |o| operand_json(m, cx, o));
                 let text = format!("{} (line {line}): address {}", p.word, json_text(&j));

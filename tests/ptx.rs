@@ -75,12 +75,26 @@ fn triton_corpus_reads_ok_with_no_findings() {
                     assert!(b.address.is_some(), "{}", x.word);
                     "mbarrier"
                 }
+                PtxOp::Wgmma(w) => {
+                    assert!(w.b_desc.is_some(), "{}", x.word);
+                    "wgmma"
+                }
             };
             *kinds.entry(k).or_default() += 1;
         }
     }
     // mbarrier: 36 init + 36 inval + 32 try_wait + 10 arrive.expect_tx.
-    assert_eq!(kinds, BTreeMap::from([("ldst", 1480), ("mbarrier", 114), ("mma", 192), ("tcgen05", 104), ("tma", 23)]));
+    assert_eq!(
+        kinds,
+        BTreeMap::from([
+            ("ldst", 1480),
+            ("mbarrier", 114),
+            ("mma", 192),
+            ("tcgen05", 104),
+            ("tma", 23),
+            ("wgmma", 134)
+        ])
+    );
     // The kind word of ptx-atoms.md §2.1 (bit 5 block_scale, bits 2-3 scale vector, bits 6-8 kind).
     let expect = [("f16", 192), ("f8f6f4", 320), ("mxf4", 488), ("mxf8f6f4", 164), ("tf32", 256)];
     let got: Vec<(&str, u16)> = words.keys().map(|(k, w)| (k.as_str(), *w)).collect();

@@ -255,6 +255,17 @@ pub struct TensorCopy {
     pub mbarrier: Option<Operand>,
 }
 
+/// `wgmma.mma_async{.sp}` (sm_90): its shared-memory matrix descriptors.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Wgmma {
+    /// The A descriptor (`None` when A is in registers).
+    #[serde(skip)]
+    pub a_desc: Option<Operand>,
+    /// The B descriptor.
+    #[serde(skip)]
+    pub b_desc: Option<Operand>,
+}
+
 /// An `mbarrier.*` instruction on a shared-memory mbarrier object.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Mbarrier {
@@ -277,6 +288,8 @@ pub enum PtxOp {
     TensorCopy(TensorCopy),
     /// `mbarrier.*` with an address operand.
     Mbarrier(Mbarrier),
+    /// `wgmma.mma_async`.
+    Wgmma(Wgmma),
 }
 
 impl PtxOp {
@@ -287,6 +300,7 @@ impl PtxOp {
             PtxOp::Tcgen05Mma(x) => vec![x.idesc, x.a_desc, x.b_desc],
             PtxOp::TensorCopy(x) => vec![x.smem, x.mbarrier],
             PtxOp::Mbarrier(x) => vec![x.address],
+            PtxOp::Wgmma(x) => vec![x.a_desc, x.b_desc],
             PtxOp::BlockScaledMma(_) => vec![],
         };
         v.into_iter().flatten().collect()

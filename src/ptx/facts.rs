@@ -6,7 +6,7 @@ use super::parse::{Instruction, Operand as Syn};
 use super::Opcode;
 use crate::ir::{
     BlockScaledMma, Fact, FactKind, FuncH, InstH, InstKind, LdStMatrix, Mbarrier, MmaKind, Operand, PtxMatrixOp, PtxOp,
-    PtxTarget, ScaleVec, Tcgen05Mma, TensorCopy, TmaMode, Value,
+    PtxTarget, ScaleVec, Tcgen05Mma, TensorCopy, TmaMode, Value, Wgmma,
 };
 
 /// A fact found while lowering one function, before its function handle is known.
@@ -24,6 +24,7 @@ impl Pending {
             PtxOp::Tcgen05Mma(x) => vec![&mut x.idesc, &mut x.a_desc, &mut x.b_desc],
             PtxOp::TensorCopy(x) => vec![&mut x.smem, &mut x.mbarrier],
             PtxOp::Mbarrier(x) => vec![&mut x.address],
+            PtxOp::Wgmma(x) => vec![&mut x.a_desc, &mut x.b_desc],
             PtxOp::BlockScaledMma(_) => return,
         };
         for slot in slots {
@@ -96,6 +97,7 @@ pub(crate) fn recognise(
         "tcgen05" if op.second() == Some("mma") => PtxOp::Tcgen05Mma(tcgen05(op, ins, values)),
         "mma" if op.find("kind::").is_some() || op.has("block_scale") => PtxOp::BlockScaledMma(block_mma(op)),
         "cp" => PtxOp::TensorCopy(tensor_copy(op, ins, values)?),
+        "wgmma" if op.second() == Some("mma_async") => PtxOp::Wgmma(wgmma(ins, values)),
         "mbarrier" => PtxOp::Mbarrier(Mbarrier { address: Some(mbarrier_address(ins, values)?) }),
         _ => return None,
     };
@@ -218,6 +220,16 @@ fn block_mma(op: &Opcode<'_>) -> BlockScaledMma {
         a_type: get(1),
         b_type: get(2),
         scale_type: get(4),
+    }
+}
+
+/// `wgmma.mma_async d, a-desc|{a}, b-desc, …`: the flattened sources start
+/// after `d`; A in registers takes one value per register.
+fn wgmma(ins: &Instruction<'_>, values: &[Value]) -> Wgmma {
+    match ins.operands.get(1) {
+        Some(Syn::Vector(v)) => Wgmma { a_desc: None, b_desc: operand_of(values, v.len()) },
+        Some(_) => Wgmma { a_desc: operand_of(values, 0), b_desc: operand_of(values, 1) },
+        None => Wgmma { a_desc: None, b_desc: None },
     }
 }
 

@@ -22,6 +22,7 @@ pub mod ptx_shared_address_misaligned;
 pub mod ptx_tcgen05_instr_descriptor;
 pub mod ptx_tcgen05_smem_descriptor;
 pub mod structured_buffer_stride;
+pub mod wgmma_smem_descriptor;
 
 use crate::analysis::{AbsValue, Analysis};
 use crate::config::Settings;
@@ -82,6 +83,7 @@ const RULES: &[(RuleMeta, CheckFn)] = &[
     (ptx_tcgen05_smem_descriptor::META, ptx_tcgen05_smem_descriptor::check),
     (ptx_tcgen05_instr_descriptor::META, ptx_tcgen05_instr_descriptor::check),
     (ptx_shared_address_misaligned::META, ptx_shared_address_misaligned::check),
+    (wgmma_smem_descriptor::META, wgmma_smem_descriptor::check),
 ];
 
 /// The check of rules that have no IR input (atom verifiers whose inputs PTX does not carry).

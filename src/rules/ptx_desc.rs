@@ -81,6 +81,20 @@ pub const TCGEN05_SMEM_FIELDS: &[FieldSpec] = &[
     ("layout_type", 61, 3),
 ];
 
+/// The sm_90 `wgmma` shared-memory descriptor's fields (PTX ISA "Matrix
+/// Descriptor Format" for wgmma; CUTLASS `GMMA::GmmaDescriptor`).
+pub const WGMMA_SMEM_FIELDS: &[FieldSpec] = &[
+    ("start_address", 0, 14),
+    ("reserved", 14, 2),
+    ("lbo", 16, 14),
+    ("reserved", 30, 2),
+    ("sbo", 32, 14),
+    ("reserved", 46, 3),
+    ("base_offset", 49, 3),
+    ("reserved", 52, 10),
+    ("layout_type", 62, 2),
+];
+
 /// The tcgen05 instruction descriptor's fields for `.kind::f16`, `::tf32`,
 /// `::f8f6f4` and `::i8` (PTX ISA Table 42; CUTLASS `UMMA::InstrDescriptor`).
 pub const TCGEN05_IDESC_FIELDS: &[FieldSpec] = &[

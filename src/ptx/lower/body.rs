@@ -187,7 +187,7 @@ impl<'a> OpInfo<'a> {
             class,
             imm_ty: cx.scalar(last),
             kind,
-            maybe_fact: matches!(base, "ldmatrix" | "stmatrix" | "tcgen05" | "mma" | "cp" | "mbarrier"),
+            maybe_fact: matches!(base, "ldmatrix" | "stmatrix" | "tcgen05" | "mma" | "cp" | "mbarrier" | "wgmma"),
         }
     }
 }
