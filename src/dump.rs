@@ -206,9 +206,14 @@ fn ptx_json(m: &Module, cx: Ctx<'_>, inst: Option<&ir::Inst>, p: &ir::PtxMatrixO
                 obj.insert("idesc".into(), idesc);
                 let block_scaled =
                     matches!(t.kind, Some(ir::MmaKind::Mxf8f6f4 | ir::MmaKind::Mxf4 | ir::MmaKind::Mxf4nvf4));
-                if let (Some((a, fh)), Some(op), false) = (cx.values, t.idesc, block_scaled) {
+                if let (Some((a, fh)), Some(op)) = (cx.values, t.idesc) {
                     let v = a.value(m, fh, op);
-                    let d = crate::rules::ptx_desc::decode(&v, crate::rules::ptx_desc::TCGEN05_IDESC_FIELDS, 32);
+                    let fields = if block_scaled {
+                        crate::rules::ptx_desc::TCGEN05_IDESC_BLOCK_SCALED_FIELDS
+                    } else {
+                        crate::rules::ptx_desc::TCGEN05_IDESC_FIELDS
+                    };
+                    let d = crate::rules::ptx_desc::decode(&v, fields, 32);
                     text.push_str(&format!(" [{d}]"));
                     obj.insert("idesc_fields".into(), json!(d));
                 }

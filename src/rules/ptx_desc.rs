@@ -113,6 +113,25 @@ pub const TCGEN05_IDESC_FIELDS: &[FieldSpec] = &[
     ("max_shift", 30, 2),
 ];
 
+/// The block-scaled instruction descriptor's fields (`.kind::mxf8f6f4`,
+/// `::mxf4`, `::mxf4nvf4`; CUTLASS `UMMA::InstrDescriptorBlockScaled`).
+pub const TCGEN05_IDESC_BLOCK_SCALED_FIELDS: &[FieldSpec] = &[
+    ("sparse_id2", 0, 2),
+    ("sparse", 2, 1),
+    ("b_sf_id", 4, 2),
+    ("a_format", 7, 3),
+    ("b_format", 10, 3),
+    ("negate_a", 13, 1),
+    ("negate_b", 14, 1),
+    ("a_major", 15, 1),
+    ("b_major", 16, 1),
+    ("n_dim", 17, 6),
+    ("scale_format", 23, 1),
+    ("m_dim", 24, 5),
+    ("a_sf_id", 29, 2),
+    ("k_size", 31, 1),
+];
+
 /// Decodes every field of a descriptor value: `name=value` for known fields,
 /// `name=?` otherwise (for `irlint dump --ir`).
 pub fn decode(v: &AbsValue, fields: &[FieldSpec], bits: u32) -> String {

@@ -1,6 +1,7 @@
 //! `ptx-tcgen05-instr-descriptor`: the 32-bit instruction descriptor (`idesc`)
-//! of `tcgen05.mma*` for `.kind::f16`, `::tf32`, `::f8f6f4` and `::i8`
-//! (`reference/ptx-atoms.md` §7.3; PTX ISA Table 42).
+//! of `tcgen05.mma*`: `.kind::f16`, `::tf32`, `::f8f6f4` and `::i8`
+//! (`reference/ptx-atoms.md` §7.3; PTX ISA Table 42) and the block-scaled
+//! kinds (CUTLASS `InstrDescriptorBlockScaled`).
 
 use super::atom_ptx::{ptx_facts, ptx_line};
 use super::ptx_desc::{all_invalid, values_json, values_text, IDESC_BITS};
@@ -28,7 +29,7 @@ dataflow recovers, and checks it against the instruction:
 
 | `values.field` | bits | valid |
 |---|---|---|
-| `d_format` | 4–5 | f16, f8f6f4: 0 F16, 1 F32; tf32: 1 F32; i8: 2 S32 |
+| `d_format` | 4–5 | f16, f8f6f4: 0 F16, 1 F32; tf32: 1 F32; i8: 2 S32 (not in the block-scaled layout) |
 | `a_format`, `b_format` | 7–9, 10–12 | f16: 0 F16, 1 BF16; tf32: 2 TF32; f8f6f4: 0 E4M3, 1 E5M2, 3 E2M3, 4 E3M2, 5 E2M1; i8: 0 U8, 1 S8 |
 | `sparse` | 2 | 1 exactly when the instruction is `.sp` |
 | `saturate` | 3 | 1 only for `.kind::i8` |
@@ -36,6 +37,14 @@ dataflow recovers, and checks it against the instruction:
 | `max_shift` | 30–31 | 0 unless the instruction is `.ws` |
 | `m` | 24–28 (M >> 4) | `.cta_group::1`: M 64 or 128; `.cta_group::2`: 128 or 256; `.ws`: 32, 64 or 128 |
 | `n` | 17–22 (N >> 3) | N 8 to 256 |
+| `scale_format` | 23 (block-scaled kinds) | mxf8f6f4, mxf4: 1 UE8M0; mxf4nvf4: 0 UE4M3 or 1 UE8M0 |
+
+The block-scaled kinds (`mxf8f6f4`, `mxf4`, `mxf4nvf4`) use their own layout (CUTLASS
+`InstrDescriptorBlockScaled`): bits 4–5 and 29–30 are scale-factor ids, bit 31 the K size,
+bit 23 the scale format; there `a_format`/`b_format` are mxf8f6f4: 0 E4M3, 1 E5M2, 3 E2M3,
+4 E3M2, 5 E2M1, mxf4 and mxf4nvf4: 1 E2M1, and `sparse`, `m` and `n` are checked as above;
+`saturate`, `negate` and `max_shift` are not (those bits mean something else or are not
+documented for these kinds).
 
 A field is reported only when every value the dataflow admits for it is invalid. The M
 values follow the PTX ISA "tcgen05 matrix shape" table for dense and sparse MMA; N is
@@ -70,8 +79,8 @@ None.
 
 ## Known limitations
 
-- The block-scaled kinds (`mxf8f6f4`, `mxf4`, `mxf4nvf4`, CUTLASS
-  `InstrDescriptorBlockScaled`) and `.kind::ti16` are not checked yet.
+- `.kind::ti16` (PTX ISA 9.4) is not checked yet; nor are the scale-factor ids, the
+  K-size bit, or which formats allow an MN-major operand.
 - Only descriptors the dataflow recovers in the instruction's function are checked.
 
 ## References
@@ -88,6 +97,17 @@ fn formats(kind: MmaKind) -> Option<(&'static [u64], &'static [u64])> {
         MmaKind::Tf32 => (&[1], &[2]),
         MmaKind::F8f6f4 => (&[0, 1], &[0, 1, 3, 4, 5]),
         MmaKind::I8 => (&[2], &[0, 1]),
+        _ => return None,
+    })
+}
+
+/// The block-scaled kinds (CUTLASS `InstrDescriptorBlockScaled`): no D
+/// format; valid A/B formats (mxf8f6f4: E4M3 0, E5M2 1, E2M3 3, E3M2 4, E2M1 5;
+/// mxf4, mxf4nvf4: E2M1 1).
+fn block_scaled(kind: MmaKind) -> Option<(&'static [u64], &'static [u64])> {
+    Some(match kind {
+        MmaKind::Mxf8f6f4 => (&[], &[0, 1, 3, 4, 5]),
+        MmaKind::Mxf4 | MmaKind::Mxf4nvf4 => (&[], &[1]),
         _ => return None,
     })
 }
@@ -113,7 +133,9 @@ pub fn check(cx: &mut RuleContext<'_>) {
     for (f, inst, p) in ptx_facts(m) {
         let PtxOp::Tcgen05Mma(t) = &p.op else { continue };
         let (Some(kind), Some(op)) = (t.kind, t.idesc) else { continue };
-        let Some((d_ok, ab_ok)) = formats(kind) else { continue };
+        let scaled = block_scaled(kind);
+        let Some((d_ok, ab_ok)) = formats(kind).or(scaled) else { continue };
+        let scaled = scaled.is_some();
         let kname = t.kind_text.clone().unwrap_or_default();
         let v = cx.value(f, op);
         let bits = IDESC_BITS;
@@ -125,19 +147,33 @@ pub fn check(cx: &mut RuleContext<'_>) {
             }
         };
         let valid = |ok: &'static [u64]| move |x: u64| !ok.contains(&x);
-        field("d_format", 4, 2, &valid(d_ok), format!("not valid for .kind::{kname} (valid: {})", list(d_ok)));
+        if scaled {
+            // InstrDescriptorBlockScaled: bits 4-5 are the B scale-factor id,
+            // bit 23 the scale format, 29-31 the A scale-factor id and K size.
+            let sf_ok: &'static [u64] = if kind == MmaKind::Mxf4nvf4 { &[0, 1] } else { &[1] };
+            field(
+                "scale_format",
+                23,
+                1,
+                &valid(sf_ok),
+                format!("not valid for .kind::{kname} (valid: {}; 0 UE4M3, 1 UE8M0)", list(sf_ok)),
+            );
+        } else {
+            field("d_format", 4, 2, &valid(d_ok), format!("not valid for .kind::{kname} (valid: {})", list(d_ok)));
+        }
         field("a_format", 7, 3, &valid(ab_ok), format!("not valid for .kind::{kname} (valid: {})", list(ab_ok)));
         field("b_format", 10, 3, &valid(ab_ok), format!("not valid for .kind::{kname} (valid: {})", list(ab_ok)));
         let sp = u64::from(t.sparse);
         let sp_why = if t.sparse { "but the instruction is .sp" } else { "but the instruction is not .sp" };
         field("sparse", 2, 1, &|x| x != sp, sp_why.into());
-        if kind != MmaKind::I8 {
+        if scaled {
+        } else if kind != MmaKind::I8 {
             field("saturate", 3, 1, &|x| x != 0, "saturate is only for .kind::i8".into());
         } else {
             field("negate", 13, 1, &|x| x != 0, "negate A is not valid for .kind::i8".into());
             field("negate", 14, 1, &|x| x != 0, "negate B is not valid for .kind::i8".into());
         }
-        if !t.ws {
+        if !t.ws && !scaled {
             field("max_shift", 30, 2, &|x| x != 0, "max shift needs tcgen05.mma.ws".into());
         }
         let ms = m_values(t);
