@@ -662,7 +662,16 @@ pub(crate) fn analyze_function_slice<'m>(
     let m = ce.m;
     let n = f.insts.len();
     let cfg = Cfg::new(f);
-    let (ptrs, escaped, stores) = memory_facts(m, f);
+    // A slice without loads or stores never reads the memory facts: skip
+    // resolving every pointer of a large function.
+    let touches_memory = only.is_none_or(|o| {
+        f.insts.iter().any(|(h, i)| {
+            matches!(i.kind, InstKind::Load { .. } | InstKind::Store { .. })
+                && o.get(h.index()).copied().unwrap_or(false)
+        })
+    });
+    let (ptrs, escaped, stores) =
+        if touches_memory { memory_facts(m, f) } else { (vec![None; n], vec![false; n], FxHashMap::default()) };
 
     // Positions in reverse post-order; unreachable instructions have none.
     let mut pos = vec![u32::MAX; n];
