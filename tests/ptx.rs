@@ -635,3 +635,70 @@ fn shared_address_findings_are_proven_or_possible() {
     assert_eq!(r.diagnostics[2].level, irlint::report::Level::Warning);
     assert_eq!(r.diagnostics.iter().filter(|d| d.level == irlint::report::Level::Error).count(), 8);
 }
+
+/// `bfe` (unsigned and signed, field past the top), `bfi` and packing /
+/// unpacking `mov` lower to IR the dataflow evaluates exactly (read back
+/// through the idesc operands of tcgen05.mma facts).
+#[test]
+fn bit_field_forms_reach_the_dataflow() {
+    let text = "\
+.version 8.7
+.target sm_100a
+.address_size 64
+.visible .entry e(.param .u32 p)
+{
+\t.reg .b32 %r<32>;
+\t.reg .b64 %rd<8>;
+\t.reg .pred %p<2>;
+\tld.param.u32 %r20, [p];
+\tmov.u32 %r1, 0xABCD1234;
+\tbfe.u32 %r2, %r1, 8, 8;
+\tbfe.s32 %r3, %r1, 28, 8;
+\tbfe.u32 %r4, %r1, 28, 8;
+\tbfi.b32 %r5, 15, %r1, 4, 4;
+\tmov.u32 %r6, 1;
+\tmov.b64 %rd1, {%r1, %r6};
+\tmov.b64 {%r7, %r8}, %rd1;
+\tbfe.s32 %r9, %r1, 40, 4;
+\tbfe.u32 %r10, %r20, 4, 14;
+\tbfi.b32 %r11, %r20, 0, 8, 8;
+\tcvt.u32.u64 %r12, %rd1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r2, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r3, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r4, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r5, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd1, %r7, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r8, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r9, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r10, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r11, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r12, %p1;
+\tret;
+}
+";
+    use irlint::analysis::{analyze, AbsValue, AnalysisOptions, KnownBits};
+    let m = irlint::ptx::lower(text.as_bytes(), 0).unwrap();
+    let a = analyze(&m, &AnalysisOptions::default());
+    let mut idesc = Vec::new();
+    let mut bdesc = Vec::new();
+    for f in &m.facts {
+        let FactKind::Ptx(x) = &f.kind else { continue };
+        let PtxOp::Tcgen05Mma(t) = &x.op else { continue };
+        idesc.push(a.value(&m, f.function, t.idesc.unwrap()));
+        bdesc.push(a.value(&m, f.function, t.b_desc.unwrap()));
+    }
+    let c = |x: u64| AbsValue::Set(vec![x]);
+    assert_eq!(idesc[0], c(0x12));
+    assert_eq!(idesc[1], c(0xFFFF_FFFA), "sign of bit 31");
+    assert_eq!(idesc[2], c(0xA));
+    assert_eq!(idesc[3], c(0xABCD_12F4));
+    assert_eq!(bdesc[4], c(0x1_ABCD_1234));
+    assert_eq!(idesc[4], c(0xABCD_1234));
+    assert_eq!(idesc[5], c(1));
+    assert_eq!(idesc[6], c(0xFFFF_FFFF), "position past the width: the sign");
+    // Unknown input: the extracted 14-bit field has every bit above 13 known 0.
+    assert_eq!(idesc[7], AbsValue::Known(KnownBits { zero: 0xFFFF_C000, one: 0 }));
+    // bfi into a constant: only bits 8-15 unknown.
+    assert_eq!(idesc[8], AbsValue::Known(KnownBits { zero: 0xFFFF_00FF, one: 0 }));
+    assert_eq!(idesc[9], c(0xABCD_1234));
+}
