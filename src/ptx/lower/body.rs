@@ -1069,19 +1069,28 @@ impl<'c, 'a> Body<'c, 'a> {
         }
         let w = bits / n;
         let ety = self.cx.int(w as u16);
-        let mut acc: Option<Value> = None;
-        for (k, it) in items.iter().enumerate() {
-            let e = match it {
-                Operand::Sink => continue,
-                Operand::Int(v) => self.cx.const_int(ty, *v as u64 & ((1u64 << w) - 1)),
-                _ => {
+        // Check every element before emitting anything (no dead instructions
+        // when the form is not modelled).
+        let mut elems: Vec<std::result::Result<u64, Value>> = Vec::with_capacity(items.len());
+        for it in items {
+            match it {
+                Operand::Int(v) => elems.push(Ok(*v as u64 & ((1u64 << w) - 1))),
+                Operand::Reg(_) | Operand::Sym(_) => {
                     let v = self.value(it, ety);
                     let vt = self.value_ty(v);
                     if self.cx.m.int_bits(vt) != Some(w as u16) {
                         return None;
                     }
-                    self.emit(ty, InstKind::Cast { op: CastOp::ZExt, value: v })
+                    elems.push(Err(v));
                 }
+                _ => return None,
+            }
+        }
+        let mut acc: Option<Value> = None;
+        for (k, e) in elems.into_iter().enumerate() {
+            let e = match e {
+                Ok(c) => self.cx.const_int(ty, c),
+                Err(v) => self.emit(ty, InstKind::Cast { op: CastOp::ZExt, value: v }),
             };
             let k = k as u64 * w;
             let e = if k == 0 { e } else { self.bin(ty, BinOp::Shl, e, k) };
