@@ -201,9 +201,34 @@ fn ptx_json(m: &Module, cx: Ctx<'_>, inst: Option<&ir::Inst>, p: &ir::PtxMatrixO
         let text = match &p.op {
             ir::PtxOp::Tcgen05Mma(t) => {
                 let idesc = t.idesc.map_or(Json::Null, |o| operand_json(m, cx, o));
-                let text =
+                let mut text =
                     format!("{} (line {line}): kind word 0x{:03x}, idesc {}", p.word, t.kind_word, json_text(&idesc));
                 obj.insert("idesc".into(), idesc);
+                let block_scaled =
+                    matches!(t.kind, Some(ir::MmaKind::Mxf8f6f4 | ir::MmaKind::Mxf4 | ir::MmaKind::Mxf4nvf4));
+                if let (Some((a, fh)), Some(op)) = (cx.values, t.idesc) {
+                    let v = a.value(m, fh, op);
+                    let fields = if block_scaled {
+                        crate::rules::ptx_desc::TCGEN05_IDESC_BLOCK_SCALED_FIELDS
+                    } else {
+                        crate::rules::ptx_desc::TCGEN05_IDESC_FIELDS
+                    };
+                    let d = crate::rules::ptx_desc::decode(&v, fields, 32);
+                    text.push_str(&format!(" [{d}]"));
+                    obj.insert("idesc_fields".into(), json!(d));
+                }
+                for (key, op) in [("a_desc", t.a_desc), ("b_desc", t.b_desc)] {
+                    let Some(op) = op else { continue };
+                    let j = operand_json(m, cx, op);
+                    text.push_str(&format!(", {} {}", key.replace('_', "-"), json_text(&j)));
+                    obj.insert(key.into(), j);
+                    if let Some((a, fh)) = cx.values {
+                        let v = a.value(m, fh, op);
+                        let d = crate::rules::ptx_desc::decode(&v, crate::rules::ptx_desc::TCGEN05_SMEM_FIELDS, 64);
+                        text.push_str(&format!(" [{d}]"));
+                        obj.insert(format!("{key}_fields"), json!(d));
+                    }
+                }
                 text
             }
             ir::PtxOp::LdStMatrix(l) => {
@@ -214,7 +239,37 @@ fn ptx_json(m: &Module, cx: Ctx<'_>, inst: Option<&ir::Inst>, p: &ir::PtxMatrixO
                 format!("{} (line {line}): k {}, scale {:?} {}", p.word, b.k, b.scale_vec, b.scale_type)
             }
             ir::PtxOp::TensorCopy(c) => {
-                format!("{} (line {line}): rank {}, {:?}, {} coordinates", p.word, c.rank, c.mode, c.coords)
+                let mut text =
+                    format!("{} (line {line}): rank {}, {:?}, {} coordinates", p.word, c.rank, c.mode, c.coords);
+                for (key, op) in [("smem", c.smem), ("mbarrier", c.mbarrier)] {
+                    let Some(op) = op else { continue };
+                    let j = operand_json(m, cx, op);
+                    text.push_str(&format!(", {key} {}", json_text(&j)));
+                    obj.insert(key.into(), j);
+                }
+                text
+            }
+            ir::PtxOp::Wgmma(w) => {
+                let mut text = format!("{} (line {line})", p.word);
+                for (key, op) in [("a_desc", w.a_desc), ("b_desc", w.b_desc)] {
+                    let Some(op) = op else { continue };
+                    let j = operand_json(m, cx, op);
+                    text.push_str(&format!(", {} {}", key.replace('_', "-"), json_text(&j)));
+                    obj.insert(key.into(), j);
+                    if let Some((a, fh)) = cx.values {
+                        let v = a.value(m, fh, op);
+                        let d = crate::rules::ptx_desc::decode(&v, crate::rules::ptx_desc::WGMMA_SMEM_FIELDS, 64);
+                        text.push_str(&format!(" [{d}]"));
+                        obj.insert(format!("{key}_fields"), json!(d));
+                    }
+                }
+                text
+            }
+            ir::PtxOp::Mbarrier(b) => {
+                let j = b.address.map_or(Json::Null, |o| operand_json(m, cx, o));
+                let text = format!("{} (line {line}): address {}", p.word, json_text(&j));
+                obj.insert("address".into(), j);
+                text
             }
         };
         obj.insert("text".into(), json!(text));

@@ -208,3 +208,23 @@ fn ir_option_prints_the_module() {
     let text = render_text(&[d]);
     assert!(text.contains("resource #0: srv StructuredBuffer t0 space0 stride=20"), "{text}");
 }
+
+/// On PTX, `dump --ir` shows the known bits recovered for tcgen05 descriptors
+/// and their decoded fields (the Triton pattern `or(zext(bfe(x, 4, 14)), 0x4000404000000000)`).
+#[test]
+fn ptx_dump_decodes_descriptor_fields() {
+    let p = common::root().join("tests/fixtures/ptx_desc/tcgen05_smem_desc.ptx");
+    let bytes = std::fs::read(&p).unwrap();
+    let d = dump_bytes("tcgen05_smem_desc.ptx", &bytes, &DumpOptions { ir: true });
+    assert_eq!(d.status, FileStatus::Ok, "{:?}", d.message);
+    let text = render_text(&[d]);
+    let line = text.lines().find(|l| l.contains("(line 23)")).expect("the fact on line 23");
+    assert!(
+        line.contains("idesc 136314896 [sparse_id2=0 sparse=0 saturate=0 d_format=1 a_format=0 b_format=0 negate_a=0 negate_b=0 a_major=0 b_major=0 n_dim=16 m_dim=8 max_shift=0]"),
+        "{line}"
+    );
+    assert!(
+        line.contains("a-desc %4 = bits 14-63 = 0x4000404000000000 [start_address=? reserved=0 lbo=0 reserved=0 sbo=64 version=1 base_offset=0 lbo_mode=0 reserved=0 layout_type=2]"),
+        "{line}"
+    );
+}

@@ -71,11 +71,30 @@ fn triton_corpus_reads_ok_with_no_findings() {
                     assert_eq!((c.rank, c.mode, c.coords), (2, TmaMode::Tile, 2), "{}", x.word);
                     "tma"
                 }
+                PtxOp::Mbarrier(b) => {
+                    assert!(b.address.is_some(), "{}", x.word);
+                    "mbarrier"
+                }
+                PtxOp::Wgmma(w) => {
+                    assert!(w.b_desc.is_some(), "{}", x.word);
+                    "wgmma"
+                }
             };
             *kinds.entry(k).or_default() += 1;
         }
     }
-    assert_eq!(kinds, BTreeMap::from([("ldst", 1480), ("mma", 192), ("tcgen05", 104), ("tma", 23)]));
+    // mbarrier: 36 init + 36 inval + 32 try_wait + 10 arrive.expect_tx.
+    assert_eq!(
+        kinds,
+        BTreeMap::from([
+            ("ldst", 1480),
+            ("mbarrier", 114),
+            ("mma", 192),
+            ("tcgen05", 104),
+            ("tma", 23),
+            ("wgmma", 134)
+        ])
+    );
     // The kind word of ptx-atoms.md §2.1 (bit 5 block_scale, bits 2-3 scale vector, bits 6-8 kind).
     let expect = [("f16", 192), ("f8f6f4", 320), ("mxf4", 488), ("mxf8f6f4", 164), ("tf32", 256)];
     let got: Vec<(&str, u16)> = words.keys().map(|(k, w)| (k.as_str(), *w)).collect();
@@ -296,9 +315,12 @@ fn findings(path: &Path) -> Vec<(u64, String)> {
     let bytes = std::fs::read(path).unwrap();
     let r = check_bytes(&path.display().to_string(), &bytes, &CheckOptions::default());
     assert_eq!(r.files[0].status, FileStatus::Ok, "{}: {:?}", path.display(), r.files[0].message);
+    // The atom fixtures check the atom rules; their placeholder descriptors are
+    // the descriptor rules' business (tests/fixtures/ptx_desc).
     let mut v: Vec<(u64, String)> = r
         .diagnostics
         .iter()
+        .filter(|d| d.rule.starts_with("atom-"))
         .map(|d| {
             let line = d.values.iter().find(|(k, _)| k == "ptx-line").map(|(_, v)| v.to_string());
             (line.and_then(|l| l.parse().ok()).unwrap_or(0), d.rule.clone())
@@ -498,8 +520,185 @@ $L_end:
         "%3 = shfl.sync.bfly.b32 {i32, bool} %2, i32 1, i32 31, i32 -1",
         "%6 = atom.global.add.u32 i32 @tab, i32 1",
         "br %5, bb1, bb2",
-        "%8 = mov.b64 {i32, i32} %0",
+        // An unpacking mov is a shift and truncations the dataflow evaluates.
+        "%8 = trunc %0 to i32",
+        "%9 = lshr i64 %0, i64 32",
+        "%10 = trunc %9 to i32",
     ] {
         assert!(ir.contains(want), "{want:?} not in\n{ir}");
     }
+}
+
+/// `(line, rule, field)` of every `// expect: RULE field=F` annotation (finding on the next line).
+/// Several annotations may precede one instruction: each names the next line that is not a comment.
+fn value_expectations(text: &str) -> Vec<(u64, String, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut v: Vec<(u64, String, String)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let rest = l.trim().strip_prefix("// expect: ")?;
+            let mut words = rest.split_whitespace();
+            let rule = words.next()?.to_string();
+            let field = words.find_map(|w| w.strip_prefix("field="))?.to_string();
+            let next = (i + 1..lines.len()).find(|j| !lines[*j].trim().starts_with("//"))?;
+            Some((next as u64 + 1, rule, field))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn value_findings(path: &Path) -> Vec<(u64, String, String)> {
+    let bytes = std::fs::read(path).unwrap();
+    let r = check_bytes(&path.display().to_string(), &bytes, &CheckOptions::default());
+    assert_eq!(r.files[0].status, FileStatus::Ok, "{}: {:?}", path.display(), r.files[0].message);
+    let mut v: Vec<(u64, String, String)> = r
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let get = |k: &str| d.values.iter().find(|(key, _)| key == k).map(|(_, v)| v.to_string());
+            let line = get("ptx-line").and_then(|l| l.parse().ok()).unwrap_or(0);
+            (line, d.rule.clone(), get("field").unwrap_or_default())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The descriptor and shared-address value rules fire on the annotated lines,
+/// with the annotated `values.field`, and nowhere else (the valid variants in
+/// the same files stay silent).
+#[test]
+fn descriptor_rules_fire_on_the_annotated_lines_only() {
+    let dir = common::root().join("tests/fixtures/ptx_desc");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    names.sort();
+    assert!(!names.is_empty());
+    for p in names {
+        let want = value_expectations(&std::fs::read_to_string(&p).unwrap());
+        assert!(!want.is_empty(), "{}", p.display());
+        assert_eq!(value_findings(&p), want, "{}", p.display());
+    }
+}
+
+/// The messages state the recovered field values.
+#[test]
+fn smem_descriptor_messages_state_the_recovered_values() {
+    let p = common::root().join("tests/fixtures/ptx_desc/tcgen05_smem_desc.ptx");
+    let bytes = std::fs::read(&p).unwrap();
+    let r = check_bytes("tcgen05_smem_desc.ptx", &bytes, &CheckOptions::default());
+    let msgs: Vec<&str> = r.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        msgs,
+        [
+            "b-desc of tcgen05.mma has version (bits 46-48) = 0, must be 1 (0b001) on sm_100 (0 is the Hopper wgmma encoding)",
+            "a-desc of tcgen05.mma has reserved bits 53-60 set (0x1 there), they must be 0",
+            "b-desc of tcgen05.mma has reserved bits 14-15 set (0x1 there), they must be 0",
+            "a-desc of tcgen05.mma has layout_type (bits 61-63) = 3, which is not defined (valid: 0 none, 1 128B with 32B atoms, 2 128B, 4 64B, 6 32B)",
+            "b-desc of tcgen05.mma has layout_type (bits 61-63) = 3 or 5, which is not defined (valid: 0 none, 1 128B with 32B atoms, 2 128B, 4 64B, 6 32B)",
+            "a-desc of tcgen05.mma has layout_type (bits 61-63) = 5 or 7, which is not defined (valid: 0 none, 1 128B with 32B atoms, 2 128B, 4 64B, 6 32B)",
+            "a-desc of tcgen05.mma has layout_type 1 (SWIZZLE_128B_BASE32B), which is for MN-major operands only, but the instruction descriptor says A is K-major (bit 15 = 0)",
+        ]
+    );
+    for d in &r.diagnostics {
+        assert!(d.message.starts_with(|c: char| c.is_lowercase()) && !d.message.ends_with('.'), "{}", d.message);
+    }
+    let sets: Vec<String> =
+        r.diagnostics.iter().map(|d| d.values.iter().find(|(k, _)| k == "value").unwrap().1.to_string()).collect();
+    assert_eq!(sets[0], "0");
+    assert_eq!(r.diagnostics.iter().filter(|d| d.certainty == irlint::report::Certainty::Proven).count(), 7);
+}
+
+/// Shared-address findings state the recovered address; a set with aligned
+/// members is `possible` and one level lower.
+#[test]
+fn shared_address_findings_are_proven_or_possible() {
+    let p = common::root().join("tests/fixtures/ptx_desc/shared_address.ptx");
+    let bytes = std::fs::read(&p).unwrap();
+    let r = check_bytes("shared_address.ptx", &bytes, &CheckOptions::default());
+    let got: Vec<(String, String, String)> = r
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let addr = d.values.iter().find(|(k, _)| k == "address").unwrap().1.to_string();
+            (d.message.clone(), format!("{:?}", d.certainty), addr)
+        })
+        .collect();
+    let want = |m: &str, c: &str, a: &str| (m.to_string(), c.to_string(), a.to_string());
+    assert_eq!(got[0], want("ldmatrix row address is always 8 mod 16, never 16-byte aligned", "Proven", "8 mod 16"));
+    assert_eq!(
+        got[2],
+        want("ldmatrix row address is 16 or 24, not always 16-byte aligned (24 is not)", "Possible", "{16, 24}")
+    );
+    assert_eq!(got[3], want("mbarrier.init object address 1028 is not 8-byte aligned", "Proven", "1028"));
+    assert_eq!(r.diagnostics[2].level, irlint::report::Level::Warning);
+    assert_eq!(r.diagnostics.iter().filter(|d| d.level == irlint::report::Level::Error).count(), 8);
+}
+
+/// `bfe` (unsigned and signed, field past the top), `bfi` and packing /
+/// unpacking `mov` lower to IR the dataflow evaluates exactly (read back
+/// through the idesc operands of tcgen05.mma facts).
+#[test]
+fn bit_field_forms_reach_the_dataflow() {
+    let text = "\
+.version 8.7
+.target sm_100a
+.address_size 64
+.visible .entry e(.param .u32 p)
+{
+\t.reg .b32 %r<32>;
+\t.reg .b64 %rd<8>;
+\t.reg .pred %p<2>;
+\tld.param.u32 %r20, [p];
+\tmov.u32 %r1, 0xABCD1234;
+\tbfe.u32 %r2, %r1, 8, 8;
+\tbfe.s32 %r3, %r1, 28, 8;
+\tbfe.u32 %r4, %r1, 28, 8;
+\tbfi.b32 %r5, 15, %r1, 4, 4;
+\tmov.u32 %r6, 1;
+\tmov.b64 %rd1, {%r1, %r6};
+\tmov.b64 {%r7, %r8}, %rd1;
+\tbfe.s32 %r9, %r1, 40, 4;
+\tbfe.u32 %r10, %r20, 4, 14;
+\tbfi.b32 %r11, %r20, 0, 8, 8;
+\tcvt.u32.u64 %r12, %rd1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r2, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r3, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r4, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r5, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd1, %r7, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r8, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r9, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r10, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r11, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r12, %p1;
+\tret;
+}
+";
+    use irlint::analysis::{analyze, AbsValue, AnalysisOptions, KnownBits};
+    let m = irlint::ptx::lower(text.as_bytes(), 0).unwrap();
+    let a = analyze(&m, &AnalysisOptions::default());
+    let mut idesc = Vec::new();
+    let mut bdesc = Vec::new();
+    for f in &m.facts {
+        let FactKind::Ptx(x) = &f.kind else { continue };
+        let PtxOp::Tcgen05Mma(t) = &x.op else { continue };
+        idesc.push(a.value(&m, f.function, t.idesc.unwrap()));
+        bdesc.push(a.value(&m, f.function, t.b_desc.unwrap()));
+    }
+    let c = |x: u64| AbsValue::Set(vec![x]);
+    assert_eq!(idesc[0], c(0x12));
+    assert_eq!(idesc[1], c(0xFFFF_FFFA), "sign of bit 31");
+    assert_eq!(idesc[2], c(0xA));
+    assert_eq!(idesc[3], c(0xABCD_12F4));
+    assert_eq!(bdesc[4], c(0x1_ABCD_1234));
+    assert_eq!(idesc[4], c(0xABCD_1234));
+    assert_eq!(idesc[5], c(1));
+    assert_eq!(idesc[6], c(0xFFFF_FFFF), "position past the width: the sign");
+    // Unknown input: the extracted 14-bit field has every bit above 13 known 0.
+    assert_eq!(idesc[7], AbsValue::Known(KnownBits { zero: 0xFFFF_C000, one: 0 }));
+    // bfi into a constant: only bits 8-15 unknown.
+    assert_eq!(idesc[8], AbsValue::Known(KnownBits { zero: 0xFFFF_00FF, one: 0 }));
+    assert_eq!(idesc[9], c(0xABCD_1234));
 }

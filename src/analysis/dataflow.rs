@@ -613,12 +613,65 @@ fn replace(base: &Val, path: &[u32], v: Val) -> Val {
     }
 }
 
-/// Analyses one function. Returns `None` when the budget ran out.
-pub(crate) fn analyze_function<'m>(ce: &mut ConstEval<'m>, f: &'m Function, steps: &mut u64) -> Option<FuncValues> {
+/// The instructions the values of `roots` depend on: closed under operands
+/// (phi inputs, addresses and their indices included); a load brings in every
+/// store of the function with what it depends on, since loads of local
+/// variables read the stores' values.
+pub(crate) fn backward_slice(f: &Function, roots: &[Value]) -> Vec<bool> {
+    let n = f.insts.len();
+    let mut want = vec![false; n];
+    let mut work: Vec<InstH> = Vec::new();
+    let push = |v: Value, want: &mut [bool], work: &mut Vec<InstH>| {
+        if let Value::Inst(h) = v {
+            if let Some(w) = want.get_mut(h.index()) {
+                if !*w {
+                    *w = true;
+                    work.push(h);
+                }
+            }
+        }
+    };
+    for r in roots {
+        push(*r, &mut want, &mut work);
+    }
+    let mut stores_added = false;
+    while let Some(h) = work.pop() {
+        let Some(inst) = f.insts.try_get(h) else { continue };
+        for_each_operand(&inst.kind, |v| push(v, &mut want, &mut work));
+        if matches!(inst.kind, InstKind::Load { .. }) && !stores_added {
+            stores_added = true;
+            for (s, si) in f.insts.iter() {
+                if matches!(si.kind, InstKind::Store { .. }) {
+                    push(Value::Inst(s), &mut want, &mut work);
+                }
+            }
+        }
+    }
+    want
+}
+
+/// Analyses the instructions of one function that `only` marks (all when
+/// `None`); `only` must be closed under operands ([`backward_slice`]). The
+/// others keep ⊥. Returns `None` when the budget ran out.
+pub(crate) fn analyze_function_slice<'m>(
+    ce: &mut ConstEval<'m>,
+    f: &'m Function,
+    steps: &mut u64,
+    only: Option<&[bool]>,
+) -> Option<FuncValues> {
     let m = ce.m;
     let n = f.insts.len();
     let cfg = Cfg::new(f);
-    let (ptrs, escaped, stores) = memory_facts(m, f);
+    // A slice without loads or stores never reads the memory facts: skip
+    // resolving every pointer of a large function.
+    let touches_memory = only.is_none_or(|o| {
+        f.insts.iter().any(|(h, i)| {
+            matches!(i.kind, InstKind::Load { .. } | InstKind::Store { .. })
+                && o.get(h.index()).copied().unwrap_or(false)
+        })
+    });
+    let (ptrs, escaped, stores) =
+        if touches_memory { memory_facts(m, f) } else { (vec![None; n], vec![false; n], FxHashMap::default()) };
 
     // Positions in reverse post-order; unreachable instructions have none.
     let mut pos = vec![u32::MAX; n];
@@ -626,7 +679,8 @@ pub(crate) fn analyze_function<'m>(ce: &mut ConstEval<'m>, f: &'m Function, step
     for b in &cfg.rpo {
         if let Some(block) = f.blocks.try_get(*b) {
             for ih in &block.insts {
-                if ih.index() < n && pos[ih.index()] == u32::MAX {
+                let wanted = only.is_none_or(|o| o.get(ih.index()).copied().unwrap_or(false));
+                if ih.index() < n && pos[ih.index()] == u32::MAX && wanted {
                     pos[ih.index()] = order.len() as u32;
                     order.push(*ih);
                 }

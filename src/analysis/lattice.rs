@@ -19,8 +19,13 @@
 //!
 //! # For the PTX front end
 //!
-//! No IR operation maps to the PTX bit-field forms yet; a PTX lowering calls
-//! these functions directly (`bits` is the instruction type's width):
+//! The PTX lowering (`src/ptx/lower/body.rs`) expands `bfe` and `bfi` with
+//! constant position and length, packing `mov.bN d, {a, b}` and unpacking
+//! `mov.bN {a, b}, s` into IR shifts, masks, `zext`/`trunc` and `or`, on which
+//! the known-bits transfer functions are exact, so the dataflow evaluates them
+//! with the operations below; `bfe`/`bfi` with a register position, and
+//! `prmt`, stay opaque (⊤) for now. The correspondence (`bits` is the
+//! instruction type's width):
 //!
 //! | PTX | lattice |
 //! |---|---|

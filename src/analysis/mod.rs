@@ -288,7 +288,26 @@ pub fn analyze(m: &Module, opts: &AnalysisOptions) -> Analysis {
         if f.is_declaration || f.blocks.is_empty() {
             continue;
         }
-        match dataflow::analyze_function(&mut ce, f, &mut steps) {
+        // PTX kernels are large and their facts few: evaluate only what the
+        // fact operands depend on (DXIL and SPIR-V keep the whole function).
+        let slice = (m.source == crate::ir::SourceKind::Ptx && !opts.all_functions).then(|| {
+            let roots: Vec<Value> = m
+                .facts
+                .iter()
+                .filter(|x| x.function == h)
+                .filter_map(|x| match &x.kind {
+                    crate::ir::FactKind::Ptx(p) => Some(p.op.value_operands()),
+                    _ => None,
+                })
+                .flatten()
+                .filter_map(|o| match o {
+                    Operand::Value(v) => Some(v),
+                    Operand::Imm(_) => None,
+                })
+                .collect();
+            dataflow::backward_slice(f, &roots)
+        });
+        match dataflow::analyze_function_slice(&mut ce, f, &mut steps, slice.as_deref()) {
             Some(fv) => funcs[h.index()] = Some(fv),
             None => {
                 exceeded = true;

@@ -285,11 +285,15 @@ pub enum FactKind {
 
 impl FactKind {
     /// True when a rule reads dataflow values of this fact's operands, so its
-    /// function must be analysed. No PTX rule does yet (the atom verifiers take
-    /// modifiers and operand shapes; descriptor-value checks, ptx-atoms.md §7,
-    /// would).
+    /// function must be analysed: every DXIL / SPIR-V fact, and the PTX facts
+    /// whose descriptors or shared-memory addresses the value rules read
+    /// (all but block-scaled `mma`; the atom verifiers take only modifiers
+    /// and operand shapes).
     pub fn reads_values(&self) -> bool {
-        !matches!(self, FactKind::Ptx(_))
+        match self {
+            FactKind::Ptx(p) => !p.op.value_operands().is_empty(),
+            _ => true,
+        }
     }
 }
 

@@ -179,6 +179,12 @@ pub struct Tcgen05Mma {
     /// The instruction descriptor operand.
     #[serde(skip)]
     pub idesc: Option<Operand>,
+    /// The A shared-memory descriptor (`None` when A is in tensor memory).
+    #[serde(skip)]
+    pub a_desc: Option<Operand>,
+    /// The B shared-memory descriptor.
+    #[serde(skip)]
+    pub b_desc: Option<Operand>,
 }
 
 /// Block-scaled `mma.sync` / `mma.sp` for sm_120 (§2.5).
@@ -241,6 +247,31 @@ pub struct TensorCopy {
     pub cta_group: Option<u32>,
     /// Coordinates in the tensor operand.
     pub coords: u32,
+    /// The shared-memory address (`[dstMem]` of a load, `[srcMem]` of a store).
+    #[serde(skip)]
+    pub smem: Option<Operand>,
+    /// The mbarrier address of a load.
+    #[serde(skip)]
+    pub mbarrier: Option<Operand>,
+}
+
+/// `wgmma.mma_async{.sp}` (sm_90): its shared-memory matrix descriptors.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Wgmma {
+    /// The A descriptor (`None` when A is in registers).
+    #[serde(skip)]
+    pub a_desc: Option<Operand>,
+    /// The B descriptor.
+    #[serde(skip)]
+    pub b_desc: Option<Operand>,
+}
+
+/// An `mbarrier.*` instruction on a shared-memory mbarrier object.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Mbarrier {
+    /// The mbarrier object's address.
+    #[serde(skip)]
+    pub address: Option<Operand>,
 }
 
 /// What a PTX matrix fact is.
@@ -255,6 +286,25 @@ pub enum PtxOp {
     BlockScaledMma(BlockScaledMma),
     /// `cp.async.bulk.tensor`.
     TensorCopy(TensorCopy),
+    /// `mbarrier.*` with an address operand.
+    Mbarrier(Mbarrier),
+    /// `wgmma.mma_async`.
+    Wgmma(Wgmma),
+}
+
+impl PtxOp {
+    /// The operands whose dataflow values the value rules read.
+    pub fn value_operands(&self) -> Vec<Operand> {
+        let v: Vec<Option<Operand>> = match self {
+            PtxOp::LdStMatrix(x) => vec![x.address],
+            PtxOp::Tcgen05Mma(x) => vec![x.idesc, x.a_desc, x.b_desc],
+            PtxOp::TensorCopy(x) => vec![x.smem, x.mbarrier],
+            PtxOp::Mbarrier(x) => vec![x.address],
+            PtxOp::Wgmma(x) => vec![x.a_desc, x.b_desc],
+            PtxOp::BlockScaledMma(_) => vec![],
+        };
+        v.into_iter().flatten().collect()
+    }
 }
 
 /// A PTX matrix instruction with the module's target.

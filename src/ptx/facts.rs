@@ -5,8 +5,8 @@
 use super::parse::{Instruction, Operand as Syn};
 use super::Opcode;
 use crate::ir::{
-    BlockScaledMma, Fact, FactKind, FuncH, InstH, InstKind, LdStMatrix, MmaKind, Operand, PtxMatrixOp, PtxOp,
-    PtxTarget, ScaleVec, Tcgen05Mma, TensorCopy, TmaMode, Value,
+    BlockScaledMma, Fact, FactKind, FuncH, InstH, InstKind, LdStMatrix, Mbarrier, MmaKind, Operand, PtxMatrixOp, PtxOp,
+    PtxTarget, ScaleVec, Tcgen05Mma, TensorCopy, TmaMode, Value, Wgmma,
 };
 
 /// A fact found while lowering one function, before its function handle is known.
@@ -19,13 +19,18 @@ pub struct Pending {
 impl Pending {
     /// Rewrites the SSA values the fact holds (trivial phis folded away).
     pub(crate) fn map_values(&mut self, mut f: impl FnMut(Value) -> Value) {
-        let slot = match &mut self.op.op {
-            PtxOp::LdStMatrix(x) => &mut x.address,
-            PtxOp::Tcgen05Mma(x) => &mut x.idesc,
-            _ => return,
+        let slots: Vec<&mut Option<Operand>> = match &mut self.op.op {
+            PtxOp::LdStMatrix(x) => vec![&mut x.address],
+            PtxOp::Tcgen05Mma(x) => vec![&mut x.idesc, &mut x.a_desc, &mut x.b_desc],
+            PtxOp::TensorCopy(x) => vec![&mut x.smem, &mut x.mbarrier],
+            PtxOp::Mbarrier(x) => vec![&mut x.address],
+            PtxOp::Wgmma(x) => vec![&mut x.a_desc, &mut x.b_desc],
+            PtxOp::BlockScaledMma(_) => return,
         };
-        if let Some(Operand::Value(v)) = slot {
-            *v = f(*v);
+        for slot in slots {
+            if let Some(Operand::Value(v)) = slot {
+                *v = f(*v);
+            }
         }
     }
 
@@ -91,7 +96,9 @@ pub(crate) fn recognise(
         "ldmatrix" | "stmatrix" => PtxOp::LdStMatrix(ldst(op, ins, values)),
         "tcgen05" if op.second() == Some("mma") => PtxOp::Tcgen05Mma(tcgen05(op, ins, values)),
         "mma" if op.find("kind::").is_some() || op.has("block_scale") => PtxOp::BlockScaledMma(block_mma(op)),
-        "cp" => PtxOp::TensorCopy(tensor_copy(op, ins)?),
+        "cp" => PtxOp::TensorCopy(tensor_copy(op, ins, values)?),
+        "wgmma" if op.second() == Some("mma_async") => PtxOp::Wgmma(wgmma(ins, values)),
+        "mbarrier" => PtxOp::Mbarrier(Mbarrier { address: Some(mbarrier_address(ins, values)?) }),
         _ => return None,
     };
     Some(Pending { inst, op: PtxMatrixOp { word: ins.op.to_string(), target, op: payload } })
@@ -185,6 +192,8 @@ fn tcgen05(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Tcgen05M
         kind_word,
         collector_a_use_or_fill: matches!(collector, Some("a::use" | "a::fill")),
         idesc,
+        a_desc: if a_tmem { None } else { operand_of(values, 1) },
+        b_desc: operand_of(values, 2),
     }
 }
 
@@ -214,7 +223,27 @@ fn block_mma(op: &Opcode<'_>) -> BlockScaledMma {
     }
 }
 
-fn tensor_copy(op: &Opcode<'_>, ins: &Instruction<'_>) -> Option<TensorCopy> {
+/// `wgmma.mma_async d, a-desc|{a}, b-desc, …`: the flattened sources start
+/// after `d`; A in registers takes one value per register.
+fn wgmma(ins: &Instruction<'_>, values: &[Value]) -> Wgmma {
+    match ins.operands.get(1) {
+        Some(Syn::Vector(v)) => Wgmma { a_desc: None, b_desc: operand_of(values, v.len()) },
+        Some(_) => Wgmma { a_desc: operand_of(values, 0), b_desc: operand_of(values, 1) },
+        None => Wgmma { a_desc: None, b_desc: None },
+    }
+}
+
+/// The address operand of an `mbarrier.*` instruction: the first operand, or
+/// the second after a destination register (`state`, `_`, a predicate).
+fn mbarrier_address(ins: &Instruction<'_>, values: &[Value]) -> Option<Operand> {
+    match ins.operands.as_slice() {
+        [Syn::Addr(_), ..] => operand_of(values, 0),
+        [Syn::Reg(_) | Syn::Sym(_) | Syn::Sink, Syn::Addr(_), ..] => operand_of(values, 0),
+        _ => None,
+    }
+}
+
+fn tensor_copy(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Option<TensorCopy> {
     let t = op.text;
     let family = ["cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor"]
         .into_iter()
@@ -246,6 +275,18 @@ fn tensor_copy(op: &Opcode<'_>, ins: &Instruction<'_>) -> Option<TensorCopy> {
         Some(Syn::Addr(a)) => a.extra.iter().map(|e| vector_len(Some(e))).sum(),
         _ => 0,
     };
+    // Flattened operands: an address, then its extra operands' elements.
+    let (smem, mbarrier) = if prefetch {
+        (None, None)
+    } else if load {
+        let mbar = matches!(ins.operands.get(2), Some(Syn::Addr(_)))
+            .then(|| operand_of(values, 2 + coords as usize))
+            .flatten();
+        (operand_of(values, 0), mbar)
+    } else {
+        let src = matches!(ins.operands.get(1), Some(Syn::Addr(_))).then(|| operand_of(values, 1 + coords as usize));
+        (src.flatten(), None)
+    };
     Some(TensorCopy {
         family: family.to_string(),
         rank,
@@ -255,6 +296,8 @@ fn tensor_copy(op: &Opcode<'_>, ins: &Instruction<'_>) -> Option<TensorCopy> {
         multicast: op.has("multicast::cluster"),
         cta_group: op.find("cta_group::").and_then(|c| c.strip_prefix("cta_group::")?.parse().ok()),
         coords,
+        smem,
+        mbarrier,
     })
 }
 

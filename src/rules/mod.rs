@@ -17,7 +17,12 @@ pub mod coopvec_outer_product_layout;
 pub mod coopvec_stride_mismatch;
 pub mod coopvec_transpose_with_non_optimal_layout;
 pub mod long_vector_bytebuf_misaligned;
+pub mod ptx_desc;
+pub mod ptx_shared_address_misaligned;
+pub mod ptx_tcgen05_instr_descriptor;
+pub mod ptx_tcgen05_smem_descriptor;
 pub mod structured_buffer_stride;
+pub mod wgmma_smem_descriptor;
 
 use crate::analysis::{AbsValue, Analysis};
 use crate::config::Settings;
@@ -74,6 +79,11 @@ const RULES: &[(RuleMeta, CheckFn)] = &[
     (crate::atoms::meta::SWIZZLE_COMMUTATION, no_ir_check),
     (crate::atoms::meta::TMA_RANK_MODE, atom_ptx::check_tma),
     (atom_ptx_form::META, atom_ptx_form::check),
+    // PTX descriptor value rules (reference/ptx-atoms.md §7).
+    (ptx_tcgen05_smem_descriptor::META, ptx_tcgen05_smem_descriptor::check),
+    (ptx_tcgen05_instr_descriptor::META, ptx_tcgen05_instr_descriptor::check),
+    (ptx_shared_address_misaligned::META, ptx_shared_address_misaligned::check),
+    (wgmma_smem_descriptor::META, wgmma_smem_descriptor::check),
 ];
 
 /// The check of rules that have no IR input (atom verifiers whose inputs PTX does not carry).

@@ -106,6 +106,10 @@ pub(super) enum OpKind {
     Selp,
     /// `cvt`: the cast (None: same width and class, a copy) and the source type.
     Cvt(Option<CastOp>, TypeH),
+    /// `bfe.{u,s}N`: signed when `.sNN`.
+    Bfe(bool),
+    /// `bfi.bN`.
+    Bfi,
     LdParam,
     Ld,
     St,
@@ -168,6 +172,8 @@ impl<'a> OpInfo<'a> {
                     _ => OpKind::Other,
                 }
             }
+            "bfe" => OpKind::Bfe(signed),
+            "bfi" => OpKind::Bfi,
             "ld" if op.has("param") => OpKind::LdParam,
             "ld" => OpKind::Ld,
             "st" => OpKind::St,
@@ -181,7 +187,7 @@ impl<'a> OpInfo<'a> {
             class,
             imm_ty: cx.scalar(last),
             kind,
-            maybe_fact: matches!(base, "ldmatrix" | "stmatrix" | "tcgen05" | "mma" | "cp"),
+            maybe_fact: matches!(base, "ldmatrix" | "stmatrix" | "tcgen05" | "mma" | "cp" | "mbarrier" | "wgmma"),
         }
     }
 }
@@ -813,6 +819,18 @@ impl<'c, 'a> Body<'c, 'a> {
         let dests = if info.no_dest { None } else { ins.operands.first().and_then(|o| self.dest_vars(o)) };
         let srcs = if dests.is_some() { ins.operands.get(1..).unwrap_or(&[]) } else { &ins.operands[..] };
         let imm_ty = info.imm_ty;
+        if let (OpKind::Mov, Some(d), [src]) = (info.kind, &dests, srcs) {
+            if d.len() > 1 {
+                if let Some(parts) = self.unpack(src, d, imm_ty) {
+                    for (var, part) in d.clone().into_iter().zip(parts) {
+                        let Some(var) = var else { continue };
+                        let v = self.guarded(var, part, guard);
+                        self.write(var, v);
+                    }
+                    return Ok(());
+                }
+            }
+        }
         let result = match &dests {
             Some(d) if d.len() == 1 => {
                 let dty = match d[0] {
@@ -957,6 +975,16 @@ impl<'c, 'a> Body<'c, 'a> {
                 self.emit(dty, InstKind::Unary { op: o, value: a })
             }
             (OpKind::Mov, [a]) if !matches!(a, Operand::Vector(_)) => self.value(a, dty),
+            (OpKind::Mov, [Operand::Vector(items)]) => self.pack(items, dty)?,
+            (OpKind::Bfe(signed), [a, Operand::Int(pos), Operand::Int(len)]) => {
+                let a = self.value(a, dty);
+                self.bfe(a, *pos as u64 & 0xff, *len as u64 & 0xff, signed, dty)?
+            }
+            (OpKind::Bfi, [a, b, Operand::Int(pos), Operand::Int(len)]) => {
+                let a = self.value(a, dty);
+                let b = self.value(b, dty);
+                self.bfi(a, b, *pos as u64 & 0xff, *len as u64 & 0xff, dty)?
+            }
             (OpKind::Cvta, [a]) => {
                 let v = self.value(a, dty);
                 self.emit(dty, InstKind::Cast { op: CastOp::AddrSpaceCast, value: v })
@@ -987,6 +1015,119 @@ impl<'c, 'a> Body<'c, 'a> {
             _ => return None,
         };
         Some(v)
+    }
+
+    fn bin(&mut self, ty: TypeH, op: BinOp, lhs: Value, rhs: u64) -> Value {
+        let rhs = self.cx.const_int(ty, rhs);
+        self.emit(ty, InstKind::Binary { op, lhs, rhs })
+    }
+
+    /// `bfe` with constant position and length, as shifts and a mask (the
+    /// known-bits transfer functions are exact on them): unsigned
+    /// `(a >> pos) & mask(len)`, signed `(a << (w-1-msb)) >>s (w-1-msb+pos)`
+    /// with `msb = min(pos+len-1, w-1)`; PTX semantics for `len = 0` and `pos ≥ w`.
+    fn bfe(&mut self, a: Value, pos: u64, len: u64, signed: bool, ty: TypeH) -> Option<Value> {
+        let w = u64::from(self.cx.m.int_bits(ty)?);
+        if len == 0 || (!signed && pos >= w) {
+            return Some(self.cx.const_int(ty, 0));
+        }
+        if !signed {
+            let shifted = if pos == 0 { a } else { self.bin(ty, BinOp::LShr, a, pos) };
+            let n = len.min(w - pos);
+            return Some(if n >= w { shifted } else { self.bin(ty, BinOp::And, shifted, (1u64 << n) - 1) });
+        }
+        if pos >= w {
+            return Some(self.bin(ty, BinOp::AShr, a, w - 1));
+        }
+        let msb = (pos + len - 1).min(w - 1);
+        let up = w - 1 - msb;
+        let x = if up == 0 { a } else { self.bin(ty, BinOp::Shl, a, up) };
+        Some(if up + pos == 0 { x } else { self.bin(ty, BinOp::AShr, x, up + pos) })
+    }
+
+    /// `bfi` with constant position and length:
+    /// `(b & !(mask << pos)) | ((a << pos) & (mask << pos))`.
+    fn bfi(&mut self, a: Value, b: Value, pos: u64, len: u64, ty: TypeH) -> Option<Value> {
+        let w = u64::from(self.cx.m.int_bits(ty)?);
+        if len == 0 || pos >= w {
+            return Some(b);
+        }
+        let n = len.min(w - pos);
+        let field = if n >= 64 { u64::MAX } else { ((1u64 << n) - 1) << pos };
+        let keep = self.bin(ty, BinOp::And, b, !field);
+        let moved = if pos == 0 { a } else { self.bin(ty, BinOp::Shl, a, pos) };
+        let ins = self.bin(ty, BinOp::And, moved, field);
+        Some(self.emit(ty, InstKind::Binary { op: BinOp::Or, lhs: keep, rhs: ins }))
+    }
+
+    /// A packed `mov.bN d, {e0, e1, …}`: `zext(e0) | zext(e1) << w | …`, `w = N / count`.
+    fn pack(&mut self, items: &[Operand<'a>], ty: TypeH) -> Option<Value> {
+        let bits = u64::from(self.cx.m.int_bits(ty)?);
+        let n = items.len() as u64;
+        if n < 2 || bits % n != 0 {
+            return None;
+        }
+        let w = bits / n;
+        let ety = self.cx.int(w as u16);
+        // Check every element before emitting anything (no dead instructions
+        // when the form is not modelled).
+        let mut elems: Vec<std::result::Result<u64, Value>> = Vec::with_capacity(items.len());
+        for it in items {
+            match it {
+                Operand::Int(v) => elems.push(Ok(*v as u64 & ((1u64 << w) - 1))),
+                Operand::Reg(_) | Operand::Sym(_) => {
+                    let v = self.value(it, ety);
+                    let vt = self.value_ty(v);
+                    if self.cx.m.int_bits(vt) != Some(w as u16) {
+                        return None;
+                    }
+                    elems.push(Err(v));
+                }
+                _ => return None,
+            }
+        }
+        let mut acc: Option<Value> = None;
+        for (k, e) in elems.into_iter().enumerate() {
+            let e = match e {
+                Ok(c) => self.cx.const_int(ty, c),
+                Err(v) => self.emit(ty, InstKind::Cast { op: CastOp::ZExt, value: v }),
+            };
+            let k = k as u64 * w;
+            let e = if k == 0 { e } else { self.bin(ty, BinOp::Shl, e, k) };
+            acc = Some(match acc {
+                None => e,
+                Some(x) => self.emit(ty, InstKind::Binary { op: BinOp::Or, lhs: x, rhs: e }),
+            });
+        }
+        acc
+    }
+
+    /// An unpacking `mov.bN {d0, d1, …}, s`: `trunc(s >> k·w)` per destination.
+    fn unpack(&mut self, src: &Operand<'a>, dests: &[Option<u32>], ty: TypeH) -> Option<Vec<Value>> {
+        let bits = u64::from(self.cx.m.int_bits(ty)?);
+        let n = dests.len() as u64;
+        if n < 2 || bits % n != 0 || matches!(src, Operand::Vector(_)) {
+            return None;
+        }
+        let w = bits / n;
+        let ety = self.cx.int(w as u16);
+        for v in dests.iter().flatten() {
+            let vt = self.var_ty(*v);
+            if self.cx.m.int_bits(vt) != Some(w as u16) {
+                return None;
+            }
+        }
+        let s = self.value(src, ty);
+        let st = self.value_ty(s);
+        if self.cx.m.int_bits(st) != Some(bits as u16) {
+            return None;
+        }
+        let mut out = Vec::with_capacity(dests.len());
+        for k in 0..n {
+            let x = if k == 0 { s } else { self.bin(ty, BinOp::LShr, s, k * w) };
+            out.push(self.emit(ety, InstKind::Cast { op: CastOp::Trunc, value: x }));
+        }
+        Some(out)
     }
 
     /// A 32-bit source operand widened to the result type (`mul.wide`, `mad.wide`).

@@ -1,0 +1,150 @@
+//! `ptx-shared-address-misaligned`: shared-memory addresses of `ldmatrix` /
+//! `stmatrix` rows, `cp.async.bulk.tensor` buffers and mbarrier objects that
+//! are not aligned as the instruction requires.
+
+use super::atom_ptx::{ptx_facts, ptx_line};
+use super::{finding_value, judge, or_list, At, Finding, RuleContext, RuleMeta};
+use crate::analysis::AbsValue;
+use crate::ir::{Operand, PtxOp};
+use crate::report::{Certainty, FindingValue, Level};
+
+/// Rule metadata.
+pub const META: RuleMeta = RuleMeta {
+    id: "ptx-shared-address-misaligned",
+    default_level: Some(Level::Error),
+    summary: "a shared-memory address of ldmatrix/stmatrix, cp.async.bulk.tensor or an mbarrier that is not aligned as required",
+    doc: DOC,
+    options: &[],
+};
+
+const DOC: &str = r#"
+## What it does
+
+Checks the shared-memory addresses the dataflow recovers (constants, sets of constants,
+or known low bits such as `8 mod 16` for `tid * 16 + 8`) against the alignment the
+instruction requires:
+
+| `values.field` | instruction | alignment |
+|---|---|---|
+| `row_address` | `ldmatrix`, `stmatrix` (the address each thread supplies for a row) | 16 bytes |
+| `smem_address` | `cp.async.bulk.tensor` (`[dstMem]` of a load, `[srcMem]` of a store) | 128 bytes |
+| `mbarrier_address` | `mbarrier.*`, and the `[mbar]` operand of a `cp.async.bulk.tensor` load | 8 bytes |
+
+Every admitted address misaligned gives a `proven` finding; a set of constants with only
+some members misaligned gives a `possible` finding, reported one level lower, as the
+DXIL alignment rules do.
+
+## Why is this bad
+
+The PTX ISA requires these alignments; a misaligned address is undefined behaviour, which
+shows up as a misaligned-address fault or as rows read from the wrong place.
+
+## Example
+
+```ptx
+shl.b32     %r2, %r1, 4;
+add.s32     %r3, %r2, 8;            // always 8 mod 16
+ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r4, %r5, %r6, %r7}, [%r3];
+```
+
+```text
+error[ptx-shared-address-misaligned]: ldmatrix row address is always 8 mod 16, never 16-byte aligned
+```
+
+## Use instead
+
+```ptx
+shl.b32     %r3, %r1, 4;            // 0 mod 16
+ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r4, %r5, %r6, %r7}, [%r3];
+```
+
+## Options
+
+None.
+
+## Known limitations
+
+- The alignment of a shared variable itself (`.shared .align 16 .b8 smem[]`) is not
+  modelled: an address built from a shared symbol is unknown, so most compiler output
+  (which offsets a symbol) is not checked; addresses built from integers are.
+- `tcgen05.commit`'s mbarrier operand and `cp.async.bulk` (non-tensor) are not checked.
+
+## References
+
+- PTX ISA, ldmatrix: <https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-instructions-ldmatrix>
+- PTX ISA, cp.async.bulk.tensor: <https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk-tensor>
+- PTX ISA, mbarrier: <https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-mbarrier>
+"#;
+
+fn describe(v: &AbsValue, align: u64, certainty: Certainty) -> String {
+    match v {
+        AbsValue::Set(s) if s.len() == 1 => format!("{} is not {align}-byte aligned", s[0]),
+        AbsValue::Set(s) => {
+            let bad: Vec<u64> = s.iter().copied().filter(|x| x % align != 0).collect();
+            if certainty == Certainty::Proven {
+                format!("is {}, never {align}-byte aligned", or_list(s))
+            } else {
+                format!(
+                    "is {}, not always {align}-byte aligned ({} {} not)",
+                    or_list(s),
+                    or_list(&bad),
+                    if bad.len() == 1 { "is" } else { "are" }
+                )
+            }
+        }
+        other => match other.known_low() {
+            Some((rem, k)) => format!("is always {rem} mod {}, never {align}-byte aligned", 1u64 << k),
+            None => format!("{} is not {align}-byte aligned", other.describe()),
+        },
+    }
+}
+
+/// Runs the rule.
+pub fn check(cx: &mut RuleContext<'_>) {
+    let m = cx.m;
+    for (f, inst, p) in ptx_facts(m) {
+        let base = p.word.split('.').next().unwrap_or_default();
+        let checks: Vec<(&'static str, &str, Option<Operand>, u64)> = match &p.op {
+            PtxOp::LdStMatrix(l) => vec![("row_address", "row address", l.address, 16)],
+            PtxOp::TensorCopy(c) => {
+                vec![
+                    ("smem_address", "shared-memory address", c.smem, 128),
+                    ("mbarrier_address", "mbarrier address", c.mbarrier, 8),
+                ]
+            }
+            PtxOp::Mbarrier(b) => vec![("mbarrier_address", "object address", b.address, 8)],
+            _ => continue,
+        };
+        let what = match &p.op {
+            PtxOp::TensorCopy(_) => "cp.async.bulk.tensor".to_string(),
+            PtxOp::Mbarrier(_) => p.word.split('.').take(2).collect::<Vec<_>>().join("."),
+            _ => base.to_string(),
+        };
+        for (field, noun, op, align) in checks {
+            let Some(op) = op else { continue };
+            let v = cx.value(f, op);
+            let Some(certainty) = judge(&v, |x| x % align != 0, |r, k| r % align.min(1u64 << k) != 0) else {
+                continue;
+            };
+            let Some(value) = finding_value(&v) else { continue };
+            let line = ptx_line(cx, f, inst);
+            let text = describe(&v, align, certainty);
+            let message = format!("{what} {noun} {text}");
+            cx.emit(Finding {
+                rule: META.id,
+                certainty,
+                force_error: false,
+                message,
+                help: Some(format!("align the {noun} to {align} bytes")),
+                values: vec![
+                    ("field", FindingValue::Text(field.into())),
+                    ("address", value),
+                    ("align", FindingValue::Int(align)),
+                    ("ptx-line", FindingValue::Int(line)),
+                    ("instruction", FindingValue::Text(p.word.clone())),
+                ],
+                at: At::Inst(f, inst),
+            });
+        }
+    }
+}

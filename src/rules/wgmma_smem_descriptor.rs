@@ -1,0 +1,128 @@
+//! `wgmma-smem-descriptor`: the fields of the sm_90 `wgmma.mma_async`
+//! shared-memory matrix descriptors (`reference/ptx-atoms.md` §7.2).
+
+use super::atom_ptx::{ptx_facts, ptx_line};
+use super::ptx_desc::{admitted, known_ones, values_json, values_text, SMEM_DESC_BITS};
+use super::{At, Finding, RuleContext, RuleMeta};
+use crate::ir::PtxOp;
+use crate::report::{Certainty, FindingValue, Level};
+
+/// Rule metadata.
+pub const META: RuleMeta = RuleMeta {
+    id: "wgmma-smem-descriptor",
+    default_level: Some(Level::Error),
+    summary: "a wgmma.mma_async shared-memory descriptor with reserved bits set, or a base offset without a swizzle",
+    doc: DOC,
+    options: &[],
+};
+
+const DOC: &str = r#"
+## What it does
+
+Decodes the 64-bit shared-memory matrix descriptors (`a-desc`, `b-desc`) of sm_90
+`wgmma.mma_async` (PTX ISA "Matrix Descriptor Format"; CUTLASS `GMMA::GmmaDescriptor`)
+from the known bits the dataflow recovers, and checks:
+
+| `values.field` | bits | finding |
+|---|---|---|
+| `reserved` | 14–15, 30–31, 46–48, 52–61 | a bit known to be 1 (bit 46 set is the sm_100 `tcgen05` version field: a Blackwell descriptor passed to Hopper `wgmma`) |
+| `base_offset` | 49–51 | not 0 while the layout type (bits 62–63) is 0, no swizzle: the base offset only applies to swizzled layouts |
+
+A field is reported only when every value the dataflow admits for it is invalid.
+
+## Why is this bad
+
+ptxas does not look into descriptors: they travel in registers. Reserved bits and a base
+offset without a swizzle pattern are outside the defined encoding; the tensor cores read
+shared memory from the wrong place, which shows up only as wrong results at run time.
+
+## Example
+
+```ptx
+or.b64 %rd200, %rd100, 4611756662049472512;   // 0x4000404000000000: bit 46 set (tcgen05 version 1)
+wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {...}, %rd200, %rd201, %p2, 1, 1, 1, 0;
+```
+
+```text
+error[wgmma-smem-descriptor]: a-desc of wgmma.mma_async has reserved bits 46-48 set (0x1 there), they must be 0 (bit 46 is the tcgen05 version field, not part of a wgmma descriptor)
+```
+
+## Use instead
+
+```ptx
+or.b64 %rd200, %rd100, 4611686293305294848;   // 0x4000004000000000: SW128, SBO 1024
+```
+
+## Options
+
+None.
+
+## Known limitations
+
+- Only descriptors the dataflow recovers in the instruction's function are checked.
+- LBO, SBO and the start address are not checked against the operand's layout.
+
+## References
+
+- PTX ISA, wgmma matrix descriptor: <https://docs.nvidia.com/cuda/parallel-thread-execution/#asynchronous-warpgroup-level-matrix-shared-memory-layout-matrix-descriptor>
+- CUTLASS `GMMA::GmmaDescriptor`, `include/cute/arch/mma_sm90_desc.hpp`: <https://github.com/NVIDIA/cutlass/blob/main/include/cute/arch/mma_sm90_desc.hpp>
+"#;
+
+/// Runs the rule.
+pub fn check(cx: &mut RuleContext<'_>) {
+    let m = cx.m;
+    let bits = SMEM_DESC_BITS;
+    for (f, inst, p) in ptx_facts(m) {
+        let PtxOp::Wgmma(w) = &p.op else { continue };
+        for (operand, desc) in [("a-desc", w.a_desc), ("b-desc", w.b_desc)] {
+            let Some(desc) = desc else { continue };
+            let v = cx.value(f, desc);
+            let mut found: Vec<(&'static str, String, FindingValue)> = Vec::new();
+            for (lo, len) in [(14u32, 2u32), (30, 2), (46, 3), (52, 10)] {
+                if let Some(ones) = known_ones(&v, lo, len, bits) {
+                    let note = if lo == 46 && ones & 1 != 0 {
+                        " (bit 46 is the tcgen05 version field, not part of a wgmma descriptor)"
+                    } else {
+                        ""
+                    };
+                    found.push((
+                        "reserved",
+                        format!("reserved bits {lo}-{} set (0x{ones:x} there), they must be 0{note}", lo + len - 1),
+                        FindingValue::Int(ones),
+                    ));
+                }
+            }
+            let no_swizzle = v.known_field(62, 2, bits) == Some(0);
+            if let (true, Some(offs)) = (no_swizzle, admitted(&v, 49, 3, bits)) {
+                if offs.iter().all(|x| *x != 0) {
+                    found.push((
+                        "base_offset",
+                        format!(
+                            "base_offset (bits 49-51) = {} with layout_type 0 (no swizzle); the base offset applies only to swizzled layouts",
+                            values_text(&offs)
+                        ),
+                        values_json(&offs),
+                    ));
+                }
+            }
+            let line = ptx_line(cx, f, inst);
+            for (field, what, value) in found {
+                cx.emit(Finding {
+                    rule: META.id,
+                    certainty: Certainty::Proven,
+                    force_error: false,
+                    message: format!("{operand} of wgmma.mma_async has {what}"),
+                    help: Some("build the descriptor as CUTLASS GMMA::GmmaDescriptor does".into()),
+                    values: vec![
+                        ("field", FindingValue::Text(field.into())),
+                        ("operand", FindingValue::Text(operand.into())),
+                        ("value", value),
+                        ("ptx-line", FindingValue::Int(line)),
+                        ("instruction", FindingValue::Text(p.word.clone())),
+                    ],
+                    at: At::Inst(f, inst),
+                });
+            }
+        }
+    }
+}
