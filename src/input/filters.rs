@@ -232,6 +232,22 @@ impl ProjectFilters {
         }
     }
 
+    /// The filters of the config the walk already found for an input (no
+    /// second search of its ancestors: that cost a failing `statx` per level).
+    fn compiled_for_config(&mut self, cfg: Option<&Path>) -> Option<Arc<Compiled>> {
+        if let Some(c) = &self.explicit {
+            return c.clone();
+        }
+        let cfg = cfg?;
+        self.by_config
+            .entry(cfg.to_path_buf())
+            .or_insert_with(|| {
+                let s = config::load(cfg).ok()?;
+                compile(&s, cfg.parent().map(Path::to_path_buf).unwrap_or_default())
+            })
+            .clone()
+    }
+
     fn compiled_for(&mut self, abs: &Path) -> Option<Arc<Compiled>> {
         if let Some(c) = &self.explicit {
             return c.clone();
@@ -272,7 +288,7 @@ impl ProjectFilters {
                 if self.gitignore && self.git.ignored(&abs, root.map(PathBuf::as_path)) {
                     return false;
                 }
-                match self.compiled_for(&abs) {
+                match self.compiled_for_config(i.config.as_deref().map(PathBuf::as_path)) {
                     Some(c) => !abs.strip_prefix(&c.root).is_ok_and(|rel| {
                         let skip =
                             root.and_then(|r| r.strip_prefix(&c.root).ok()).map_or(0, |r| r.components().count());
@@ -287,7 +303,9 @@ impl ProjectFilters {
     /// True when a config that governs one of `inputs` has `[per-file-ignores]`
     /// (they are applied to the finished report).
     pub fn has_per_file_ignores(&mut self, inputs: &[Input]) -> bool {
-        inputs.iter().any(|i| self.compiled_for(&absolute(&i.path)).is_some_and(|c| !c.ignores.is_empty()))
+        inputs.iter().any(|i| {
+            self.compiled_for_config(i.config.as_deref().map(PathBuf::as_path)).is_some_and(|c| !c.ignores.is_empty())
+        })
     }
 
     /// Drops the findings `[per-file-ignores]` names for their file.
