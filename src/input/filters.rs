@@ -44,6 +44,17 @@ fn absolute(p: &Path) -> PathBuf {
     normalize(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
 }
 
+/// [`absolute`] against a working directory read once (the walk's inputs are
+/// relative to it), normalising only paths that have `.` or `..` in them.
+fn absolute_in(cwd: &Path, p: &Path) -> PathBuf {
+    let joined = if p.is_absolute() { p.to_path_buf() } else { cwd.join(p) };
+    if joined.components().any(|c| matches!(c, Component::CurDir | Component::ParentDir)) {
+        normalize(&joined)
+    } else {
+        joined
+    }
+}
+
 fn has_glob_chars(s: &str) -> bool {
     s.contains(['*', '?', '[', '{'])
 }
@@ -277,13 +288,14 @@ impl ProjectFilters {
     /// `build/shaders` even where `.gitignore` lists `build/`.
     pub fn filter_inputs(&mut self, roots: &[PathBuf], inputs: Vec<Input>) -> Vec<Input> {
         let roots: Vec<PathBuf> = roots.iter().map(|r| absolute(r)).collect();
+        let cwd = std::env::current_dir().unwrap_or_default();
         inputs
             .into_iter()
             .filter(|i| {
                 if i.explicit || i.error.is_some() {
                     return true;
                 }
-                let abs = absolute(&i.path);
+                let abs = absolute_in(&cwd, &i.path);
                 let root = roots.iter().filter(|r| abs.starts_with(r)).max_by_key(|r| r.components().count());
                 if self.gitignore && self.git.ignored(&abs, root.map(PathBuf::as_path)) {
                     return false;
