@@ -189,6 +189,29 @@ fn json_text(j: &Json) -> String {
     }
 }
 
+/// Shared-memory descriptor operands (`a-desc`, `b-desc`): the operand, and
+/// its decoded 64-bit fields when values were recovered.
+fn push_smem_descriptors(
+    m: &Module,
+    cx: Ctx<'_>,
+    descs: &[(&str, Option<Operand>)],
+    fields: &[crate::rules::ptx_desc::FieldSpec],
+    text: &mut String,
+    obj: &mut serde_json::Map<String, Json>,
+) {
+    for &(key, op) in descs {
+        let Some(op) = op else { continue };
+        let j = operand_json(m, cx, op);
+        text.push_str(&format!(", {} {}", key.replace('_', "-"), json_text(&j)));
+        obj.insert(key.into(), j);
+        if let Some((a, fh)) = cx.values {
+            let d = crate::rules::ptx_desc::decode(&a.value(m, fh, op), fields, 64);
+            text.push_str(&format!(" [{d}]"));
+            obj.insert(format!("{key}_fields"), json!(d));
+        }
+    }
+}
+
 /// A PTX matrix fact: its fields, the PTX line, the target and the recovered
 /// descriptor / address operands.
 fn ptx_json(m: &Module, cx: Ctx<'_>, inst: Option<&ir::Inst>, p: &ir::PtxMatrixOp) -> Json {
@@ -217,18 +240,8 @@ fn ptx_json(m: &Module, cx: Ctx<'_>, inst: Option<&ir::Inst>, p: &ir::PtxMatrixO
                     text.push_str(&format!(" [{d}]"));
                     obj.insert("idesc_fields".into(), json!(d));
                 }
-                for (key, op) in [("a_desc", t.a_desc), ("b_desc", t.b_desc)] {
-                    let Some(op) = op else { continue };
-                    let j = operand_json(m, cx, op);
-                    text.push_str(&format!(", {} {}", key.replace('_', "-"), json_text(&j)));
-                    obj.insert(key.into(), j);
-                    if let Some((a, fh)) = cx.values {
-                        let v = a.value(m, fh, op);
-                        let d = crate::rules::ptx_desc::decode(&v, crate::rules::ptx_desc::TCGEN05_SMEM_FIELDS, 64);
-                        text.push_str(&format!(" [{d}]"));
-                        obj.insert(format!("{key}_fields"), json!(d));
-                    }
-                }
+                let descs = [("a_desc", t.a_desc), ("b_desc", t.b_desc)];
+                push_smem_descriptors(m, cx, &descs, crate::rules::ptx_desc::TCGEN05_SMEM_FIELDS, &mut text, obj);
                 text
             }
             ir::PtxOp::LdStMatrix(l) => {
@@ -251,18 +264,8 @@ fn ptx_json(m: &Module, cx: Ctx<'_>, inst: Option<&ir::Inst>, p: &ir::PtxMatrixO
             }
             ir::PtxOp::Wgmma(w) => {
                 let mut text = format!("{} (line {line})", p.word);
-                for (key, op) in [("a_desc", w.a_desc), ("b_desc", w.b_desc)] {
-                    let Some(op) = op else { continue };
-                    let j = operand_json(m, cx, op);
-                    text.push_str(&format!(", {} {}", key.replace('_', "-"), json_text(&j)));
-                    obj.insert(key.into(), j);
-                    if let Some((a, fh)) = cx.values {
-                        let v = a.value(m, fh, op);
-                        let d = crate::rules::ptx_desc::decode(&v, crate::rules::ptx_desc::WGMMA_SMEM_FIELDS, 64);
-                        text.push_str(&format!(" [{d}]"));
-                        obj.insert(format!("{key}_fields"), json!(d));
-                    }
-                }
+                let descs = [("a_desc", w.a_desc), ("b_desc", w.b_desc)];
+                push_smem_descriptors(m, cx, &descs, crate::rules::ptx_desc::WGMMA_SMEM_FIELDS, &mut text, obj);
                 text
             }
             ir::PtxOp::Mbarrier(b) => {

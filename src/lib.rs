@@ -41,6 +41,7 @@ pub mod dump;
 pub mod dxil;
 pub mod input;
 pub mod ir;
+pub mod paths;
 pub mod ptx;
 pub mod read;
 pub mod report;

@@ -3,43 +3,9 @@
 
 mod common;
 
-use common::{fixtures, shared};
+use common::{fixtures, irlint, run, shared, TempDir};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn irlint() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_irlint"));
-    c.env_remove("GITHUB_ACTIONS")
-        .env_remove("IRLINT_DXC")
-        .env_remove("DXC_PATH")
-        .env_remove("CLICOLOR_FORCE")
-        .env("NO_COLOR", "1");
-    c
-}
-
-fn run(c: &mut Command) -> (i32, String, String) {
-    let Output { status, stdout, stderr } = c.output().unwrap();
-    (status.code().unwrap_or(-1), String::from_utf8(stdout).unwrap(), String::from_utf8(stderr).unwrap())
-}
-
-/// A fresh temporary directory (removed on drop).
-struct TempDir(PathBuf);
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("irlint-adopt-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use std::process::Command;
 
 fn json(stdout: &str) -> serde_json::Value {
     serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"))

@@ -2,6 +2,7 @@
 //! equal to the collected report, and the same JSON at every `-j`.
 
 mod common;
+use common::{irlint, TempDir};
 
 use irlint::input::batch::{Batch, BatchOptions};
 use irlint::input::discover;
@@ -9,27 +10,7 @@ use irlint::input::pipeline::Source;
 use irlint::report::stream::{CollectSink, GithubSink, JsonSink, Spill};
 use irlint::report::{self, Format};
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// A fresh temporary directory (removed on drop).
-struct TempDir(PathBuf);
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("irlint-batch-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use std::path::PathBuf;
 
 /// The JSON text with the timing (the only varying figure) zeroed.
 fn zero_seconds(json: &str) -> String {
@@ -61,12 +42,6 @@ fn copied_corpus(tag: &str, n: usize) -> Option<TempDir> {
     // A file beside the folders whose name sorts between `set` and `set/`.
     std::fs::write(d.path().join("set.bin"), b"not a shader").unwrap();
     Some(d)
-}
-
-fn irlint() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_irlint"));
-    c.env_remove("GITHUB_ACTIONS").env("NO_COLOR", "1");
-    c
 }
 
 #[test]

@@ -3,39 +3,8 @@
 
 mod common;
 
-use common::shared_dir;
+use common::{irlint, run, shared_dir, TempDir};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn irlint() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_irlint"));
-    c.env_remove("GITHUB_ACTIONS").env_remove("IRLINT_DXC").env_remove("DXC_PATH").env("NO_COLOR", "1");
-    c
-}
-
-fn run(c: &mut Command) -> (i32, String, String) {
-    let Output { status, stdout, stderr } = c.output().unwrap();
-    (status.code().unwrap_or(-1), String::from_utf8(stdout).unwrap(), String::from_utf8(stderr).unwrap())
-}
-
-/// A fresh temporary directory (removed on drop).
-struct TempDir(PathBuf);
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("irlint-cli-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A legacy SM5 DXBC container (one SHEX part): recognised and skipped by every front end.
 fn legacy_dxbc() -> Vec<u8> {

@@ -17,28 +17,12 @@
 
 use super::discover::Input;
 use crate::config::{self, Settings};
+use crate::paths::normalize;
 use crate::report::run::{is_tool_outcome, RunReport};
 use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
-
-/// `a/./b/../c` → `a/c` without touching the file system.
-fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
 
 fn absolute(p: &Path) -> PathBuf {
     normalize(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))

@@ -19,9 +19,10 @@
 use super::json::Values;
 use super::run::{is_tool_outcome, RunReport};
 use super::{Certainty, Diagnostic, Level, Location};
+use crate::paths::normalize;
 use crate::rules::{self, RuleMeta};
 use serde_json::{json, Map, Value};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// `$schema` of the log.
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -64,24 +65,6 @@ fn encode(s: &str) -> String {
             out.push(b as char);
         } else {
             out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// `a/./b/../c` → `a/c` without touching the file system (a leading `..`
-/// that cannot be resolved is kept).
-fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other.as_os_str()),
         }
     }
     out

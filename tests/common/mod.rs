@@ -72,3 +72,43 @@ pub fn files_with_suffix(dir: &Path, suffix: &str) -> Vec<PathBuf> {
 pub fn fixtures() -> PathBuf {
     root().join("tests/fixtures")
 }
+
+/// The `irlint` binary with the environment that would change its output
+/// (GitHub detection, DXC lookup, colour) cleared.
+pub fn irlint() -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_irlint"));
+    c.env_remove("GITHUB_ACTIONS")
+        .env_remove("IRLINT_DXC")
+        .env_remove("DXC_PATH")
+        .env_remove("CLICOLOR_FORCE")
+        .env("NO_COLOR", "1");
+    c
+}
+
+/// Runs a command: (exit code, stdout, stderr).
+pub fn run(c: &mut std::process::Command) -> (i32, String, String) {
+    let std::process::Output { status, stdout, stderr } = c.output().unwrap();
+    (status.code().unwrap_or(-1), String::from_utf8(stdout).unwrap(), String::from_utf8(stderr).unwrap())
+}
+
+/// A fresh temporary directory (removed on drop).
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> Self {
+        let p = std::env::temp_dir().join(format!("irlint-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
