@@ -99,18 +99,24 @@ impl MmaKind {
         })
     }
 
-    /// The seed's 3-bit kind value (mxf4nvf4 0, i8 1, mxf8f6f4 2, f16 3, tf32 4, f8f6f4 5, mxf4 7).
-    pub fn seed_value(self) -> Option<u16> {
+    /// The atoms library's kind (none for `ti16`, which the seed does not model).
+    pub fn to_atom(self) -> Option<crate::atoms::MmaKind> {
+        use crate::atoms::MmaKind as A;
         Some(match self {
-            MmaKind::Mxf4nvf4 => 0,
-            MmaKind::I8 => 1,
-            MmaKind::Mxf8f6f4 => 2,
-            MmaKind::F16 => 3,
-            MmaKind::Tf32 => 4,
-            MmaKind::F8f6f4 => 5,
-            MmaKind::Mxf4 => 7,
+            MmaKind::Mxf4nvf4 => A::Mxf4nvf4,
+            MmaKind::I8 => A::I8,
+            MmaKind::Mxf8f6f4 => A::Mxf8f6f4,
+            MmaKind::F16 => A::F16,
+            MmaKind::Tf32 => A::Tf32,
+            MmaKind::F8f6f4 => A::F8f6f4,
+            MmaKind::Mxf4 => A::Mxf4,
             MmaKind::Ti16 => return None,
         })
+    }
+
+    /// The seed's 3-bit kind value (the atoms library's numbering).
+    pub fn seed_value(self) -> Option<u16> {
+        self.to_atom().map(crate::atoms::MmaKind::bits)
     }
 }
 
