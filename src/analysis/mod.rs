@@ -23,6 +23,7 @@ pub mod consteval;
 pub mod dataflow;
 pub mod knownbits;
 pub mod lattice;
+mod value;
 
 pub use knownbits::KnownBits;
 pub use lattice::AbsValue;

@@ -1,0 +1,120 @@
+//! The abstract value of an SSA value in the dataflow (an integer's lattice
+//! element, an aggregate of values, ⊥ or ⊤) and the path elements of memory
+//! accesses.
+
+use super::lattice::AbsValue;
+use std::sync::Arc;
+
+/// Leaves an aggregate value may have before it is treated as unknown.
+pub(crate) const MAX_AGG_LEAVES: usize = 256;
+
+/// An abstract SSA value: an integer, an aggregate of values, or unknown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Val {
+    /// No value yet / undefined.
+    Bottom,
+    /// An integer of the given width.
+    Int(AbsValue, u8),
+    /// Struct, array or vector members.
+    Agg(Arc<[Val]>),
+    /// Unknown (floats, pointers, anything not modelled).
+    Top,
+}
+
+impl Val {
+    pub(crate) fn int(a: AbsValue, bits: u32) -> Val {
+        match a {
+            AbsValue::Bottom => Val::Bottom,
+            a => Val::Int(a, bits.clamp(1, 64) as u8),
+        }
+    }
+
+    pub(crate) fn abs(&self) -> AbsValue {
+        match self {
+            Val::Bottom => AbsValue::Bottom,
+            Val::Int(a, _) => a.clone(),
+            _ => AbsValue::Top,
+        }
+    }
+
+    pub(crate) fn leaves(&self) -> usize {
+        match self {
+            Val::Agg(v) => v.iter().map(Val::leaves).sum::<usize>().max(1),
+            _ => 1,
+        }
+    }
+
+    pub(crate) fn agg(v: Vec<Val>) -> Val {
+        let val = Val::Agg(v.into());
+        if val.leaves() > MAX_AGG_LEAVES {
+            Val::Top
+        } else {
+            val
+        }
+    }
+
+    pub(crate) fn join(&self, o: &Val) -> Val {
+        match (self, o) {
+            (Val::Bottom, x) | (x, Val::Bottom) => x.clone(),
+            (Val::Int(a, ba), Val::Int(b, bb)) if ba == bb => Val::int(a.join(b, u32::from(*ba)), u32::from(*ba)),
+            (Val::Agg(a), Val::Agg(b)) if a.len() == b.len() => {
+                Val::Agg(a.iter().zip(b.iter()).map(|(x, y)| x.join(y)).collect())
+            }
+            _ => Val::Top,
+        }
+    }
+
+    /// True when this is (or holds) a known-bits integer.
+    pub(crate) fn has_known_bits(&self) -> bool {
+        match self {
+            Val::Int(AbsValue::Known(_), _) => true,
+            Val::Agg(v) => v.iter().any(Val::has_known_bits),
+            _ => false,
+        }
+    }
+
+    /// Widening: known bits keep only their run of known low bits.
+    pub(crate) fn widen(&self) -> Val {
+        match self {
+            Val::Int(a @ AbsValue::Known(_), bits) => {
+                let bits = u32::from(*bits);
+                match a.to_congruence(bits) {
+                    Some((rem, k)) => Val::int(AbsValue::congruence(rem, k, bits), bits),
+                    None => Val::Top,
+                }
+            }
+            Val::Agg(v) => Val::Agg(v.iter().map(Val::widen).collect()),
+            other => other.clone(),
+        }
+    }
+
+    /// The member at `path` (`None` elements: any member).
+    pub(crate) fn navigate(&self, path: &[PathElem]) -> Val {
+        let Some((first, rest)) = path.split_first() else {
+            return self.clone();
+        };
+        match self {
+            Val::Bottom => Val::Bottom,
+            Val::Agg(v) => match first {
+                PathElem::Idx(i) => match usize::try_from(*i).ok().and_then(|i| v.get(i)) {
+                    Some(x) => x.navigate(rest),
+                    None => Val::Top,
+                },
+                PathElem::Any => v.iter().fold(Val::Bottom, |acc, x| acc.join(&x.navigate(rest))),
+                PathElem::Pending => Val::Bottom,
+            },
+            _ => Val::Top,
+        }
+    }
+}
+
+/// One index of a memory path, as the dataflow currently knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum PathElem {
+    /// A known index.
+    Idx(u64),
+    /// Any index (unknown or several).
+    Any,
+    /// Not computed yet.
+    Pending,
+}
