@@ -1,8 +1,10 @@
 """irlint.check_paths: the walk, globs, configs and input errors of
 `irlint check PATH...`, with the same report as the binary."""
 
+import os
 import shutil
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -134,3 +136,31 @@ def test_irlint_toml_is_found_above_inputs(tmp_path, monkeypatch):
     assert levels["structured-buffer-stride-not-cache-aligned"] == "error"
     assert levels["coopvec-stride-mismatch"] == "error"
     assert levels["long-vector-bytebuf-load-misaligned"] == "warning"
+
+
+def shared_dir() -> Path:
+    """../shared (or IRLINT_SHARED): the corpus. Absent, the test skips
+    visibly, or fails under IRLINT_REQUIRE_SHARED (as CI sets it)."""
+    d = Path(os.environ.get("IRLINT_SHARED", ROOT.parent / "shared"))
+    if not (d / "corpus").is_dir():
+        if os.environ.get("IRLINT_REQUIRE_SHARED"):
+            pytest.fail(f"IRLINT_REQUIRE_SHARED is set but {d}/corpus is missing")
+        pytest.skip(f"SKIPPED: no shared corpus at {d} (set IRLINT_SHARED)")
+    return d
+
+
+def test_triton_corpus_is_the_cli_report(irlint_bin):
+    """Real Triton 3.6 PTX (matmuls for sm_80 to sm_120): the same report from
+    Python and the binary, file by file and as one walk."""
+    corpus = shared_dir() / "corpus" / "ptx" / "triton-3.6"
+    files = sorted(corpus.glob("*.ptx"))
+    assert len(files) >= 60
+    report = irlint.check_paths([corpus], jobs=2)
+    code, out, _ = run_cli(irlint_bin, ["check", str(corpus), "--format", "json"])
+    assert zero_seconds(report.to_json()) == zero_seconds(out)
+    assert report.exit_code == code
+    assert sum(1 for f in report.files if f.kind == "ptx" and f.status == "ok") == len(files)
+    for f in files[:8]:
+        one = irlint.check(f.read_text(), path=str(f))
+        _, out, _ = run_cli(irlint_bin, ["check", str(f), "--format", "json"])
+        assert zero_seconds(one.to_json()) == zero_seconds(out)
