@@ -25,7 +25,7 @@
 
 use super::cfg::Cfg;
 pub(crate) use super::consteval::{binary, cast, select, unary, ConstEval};
-use super::lattice;
+use super::lattice::{self, AbsValue};
 use crate::ir::*;
 use crate::read::limits::{MAX_DATAFLOW_STEPS, MAX_RECURSION};
 use rustc_hash::FxHashMap;
@@ -153,6 +153,16 @@ struct Engine<'a, 'm> {
     steps: &'a mut u64,
 }
 
+/// The value of a global's address: its low bits known zero when the front
+/// end declared an alignment (PTX `.shared .align 16 .b8 smem[]`: `0 mod 16`),
+/// else ⊤. Tagged 64 bits wide; a phi or select re-tags it to its own width.
+pub(crate) fn global_address(m: &Module, g: GlobalH) -> Val {
+    match m.global_alignment(g) {
+        Some(a) => Val::int(AbsValue::congruence(0, a.trailing_zeros(), 64), 64),
+        None => Val::Top,
+    }
+}
+
 /// Resolves a pointer value structurally (memoized for instructions).
 fn resolve_ptr(m: &Module, f: &Function, memo: &mut Vec<Option<Option<Ptr>>>, v: Value, depth: u32) -> Option<Ptr> {
     if depth > MAX_RECURSION {
@@ -263,6 +273,7 @@ impl<'a, 'm> Engine<'a, 'm> {
         match v {
             Value::Const(c) => self.ce.value(c),
             Value::Inst(h) => self.fv.vals.get(h.index()).cloned().unwrap_or(Val::Top),
+            Value::Global(g) => global_address(self.ce.m, g),
             _ => Val::Top,
         }
     }
@@ -373,8 +384,16 @@ impl<'a, 'm> Engine<'a, 'm> {
             }
             InstKind::Cast { op, value } => {
                 let Some(b) = bits else { return Val::Top };
-                let from = self.type_of(*value).and_then(|t| scalar_bits(m, t));
-                Val::int(cast(*op, &self.operand(*value).abs(), from, b), b)
+                let v = self.operand(*value);
+                // A global's address (a pointer-typed value) counts at its tag's width.
+                let from = self.type_of(*value).and_then(|t| scalar_bits(m, t)).or(match v {
+                    Val::Int(_, w) => Some(u32::from(w)),
+                    _ => None,
+                });
+                if let (CastOp::AddrSpaceCast, Some(_)) = (op, from) {
+                    return Val::int(lattice::address_space_cast(&v.abs(), b), b);
+                }
+                Val::int(cast(*op, &v.abs(), from, b), b)
             }
             InstKind::Cmp { pred, lhs, rhs } => {
                 let Some(from) = self.type_of(*lhs).and_then(|t| scalar_bits(m, t)) else {
@@ -385,7 +404,7 @@ impl<'a, 'm> Engine<'a, 'm> {
             }
             InstKind::Select { cond, if_true, if_false } => {
                 let c = self.operand(*cond).abs();
-                let (a, b) = (self.operand(*if_true), self.operand(*if_false));
+                let (a, b) = (self.operand(*if_true).retag(bits), self.operand(*if_false).retag(bits));
                 select(&c, &a, &b)
             }
             InstKind::Phi { incoming } => {
@@ -393,7 +412,7 @@ impl<'a, 'm> Engine<'a, 'm> {
                 let mut out = Val::Bottom;
                 for (v, pred) in incoming {
                     if cfg.is_reachable(*pred) {
-                        out = out.join(&self.operand(*v));
+                        out = out.join(&self.operand(*v).retag(bits));
                     }
                 }
                 out

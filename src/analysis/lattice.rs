@@ -533,6 +533,25 @@ pub fn trunc(a: &AbsValue, to: u32) -> AbsValue {
     lift1(a, to, |x| x, |k| k.trunc(to))
 }
 
+/// Low address bits an address-space conversion keeps (128 bytes, the largest
+/// alignment a rule asks for). PTX `cvta` adds or removes the base of a
+/// state space's window in the generic address space; the PTX ISA does not
+/// say how those bases are aligned, but the alignment declared for a variable
+/// (`.shared .align 128`) holds for its generic address too, so the windows
+/// are aligned at least that much in practice.
+pub const ADDRESS_CAST_KEPT_BITS: u32 = 7;
+
+/// An address-space conversion of an integer address (PTX `cvta.shared`,
+/// `cvta.to.shared`): the run of known low bits, up to
+/// [`ADDRESS_CAST_KEPT_BITS`], survives; the rest is unknown.
+pub fn address_space_cast(a: &AbsValue, to: u32) -> AbsValue {
+    let Some(kb) = a.known_bits(64) else {
+        return AbsValue::Bottom;
+    };
+    let (rem, k) = kb.low_congruence(64);
+    AbsValue::congruence(rem, k.min(ADDRESS_CAST_KEPT_BITS), to)
+}
+
 /// Most parameter combinations the PTX bit-field helpers enumerate.
 const MAX_PARAM_PAIRS: usize = 16;
 

@@ -70,6 +70,7 @@ impl Analysis {
                 .and_then(|fv| fv.vals.get(h.index()))
                 .map(|v| v.abs())
                 .unwrap_or(AbsValue::Top),
+            Operand::Value(Value::Global(g)) => dataflow::global_address(m, g).abs(),
             Operand::Value(_) => AbsValue::Top,
         }
     }

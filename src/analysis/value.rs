@@ -37,6 +37,16 @@ impl Val {
         }
     }
 
+    /// An integer read at the width `bits` of the instruction that joins it
+    /// (a global's address is tagged 64 bits wide wherever it is used); other
+    /// values, and `None` (not an integer instruction), as they are.
+    pub(crate) fn retag(self, bits: Option<u32>) -> Val {
+        match (self, bits) {
+            (Val::Int(a, w), Some(b)) if u32::from(w) != b => Val::int(a.normalize(b), b),
+            (v, _) => v,
+        }
+    }
+
     pub(crate) fn leaves(&self) -> usize {
         match self {
             Val::Agg(v) => v.iter().map(Val::leaves).sum::<usize>().max(1),

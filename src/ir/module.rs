@@ -591,6 +591,11 @@ pub struct Module {
     /// numbering of their own (PTX: the instruction word with its modifiers);
     /// `opcode` indexes this list.
     pub op_names: Vec<String>,
+    /// The declared alignment of each global's address in bytes, by global
+    /// index (PTX: `.align N`, else the element size, PTX ISA §5.4.5); empty
+    /// or 0 where the front end does not say. The dataflow reads a global's
+    /// address as "0 mod N" ([`Module::global_alignment`]).
+    pub global_align: Vec<u64>,
 }
 
 impl Module {
@@ -612,7 +617,14 @@ impl Module {
             spec_names: Vec::new(),
             remarks: Vec::new(),
             op_names: Vec::new(),
+            global_align: Vec::new(),
         }
+    }
+
+    /// The alignment of a global's address in bytes, when the front end
+    /// declared one above 1.
+    pub fn global_alignment(&self, g: GlobalH) -> Option<u64> {
+        self.global_align.get(g.index()).copied().filter(|a| *a > 1)
     }
 
     /// The bit width of an integer (or bool) type, or of a vector's element.
