@@ -656,6 +656,32 @@ fn smem_descriptor_messages_state_the_recovered_values() {
     assert_eq!(r.diagnostics.iter().filter(|d| d.certainty == irlint::report::Certainty::Proven).count(), 7);
 }
 
+/// Instruction-descriptor findings name the field, its value (decoded for M
+/// and N) and what is valid.
+#[test]
+fn instr_descriptor_messages_state_the_field_and_what_is_valid() {
+    let p = common::root().join("tests/fixtures/ptx_desc/tcgen05_instr_desc.ptx");
+    let bytes = std::fs::read(&p).unwrap();
+    let r = check_bytes("tcgen05_instr_desc.ptx", &bytes, &CheckOptions::default());
+    let msgs: Vec<&str> = r.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    for want in [
+        "idesc of tcgen05.mma.kind::f16 has m (bits 24-28) = 16 or 24, M = 256 or 384, not valid for .kind::f16 with .cta_group::1 (M 64 or 128)",
+        "idesc of tcgen05.mma.kind::i8 has n (bits 17-22) = 5, N = 40, not valid for .kind::i8 with .cta_group::1 (N 8, 16, 24, 32, then 48 to 256 in steps of 16)",
+        "idesc of tcgen05.mma.kind::f8f6f4 has n (bits 17-22) = 1, N = 8, not valid for a transposed 8-bit B (bit 16) with .cta_group::1 (N 16 to 256 in steps of 16)",
+        "idesc of tcgen05.mma.kind::f16 has n (bits 17-22) = 32, N = 256, not valid for .kind::f16 with .sp and .ws (N 64 or 128)",
+        "idesc of tcgen05.mma.kind::mxf8f6f4 has m (bits 24-28) = 8, M = 128, not valid for .kind::mxf8f6f4 with .sp and .cta_group::2 (M 256)",
+        "idesc of tcgen05.mma.kind::f16 has reserved bits 23 and 29 set (0x20800000), they must be 0",
+        "idesc of tcgen05.mma.kind::mxf4 has a_sf_id (bits 29-30) = 1, not valid with two scale factors per 32-bit word (scale_vec::2X / block32) (valid: 0 or 2)",
+        "idesc of tcgen05.mma.kind::mxf4 has b_major (bit 16) = 1, transpose B (MN-major) is not supported by .kind::mxf4",
+        "idesc of tcgen05.mma.kind::mxf4 has k_size (bit 31) = 1, K = 96 is only for sm_103a, and the target is sm_100a",
+    ] {
+        assert!(msgs.contains(&want), "{want:?} not in {msgs:#?}");
+    }
+    let reserved = r.diagnostics.iter().find(|d| d.message.contains("reserved bit 6 set")).unwrap();
+    let value = reserved.values.iter().find(|(k, _)| k == "value").unwrap().1.to_string();
+    assert_eq!(value, "64");
+}
+
 /// Shared-address findings state the recovered address; a set with aligned
 /// members is `possible` and one level lower.
 #[test]
