@@ -774,3 +774,89 @@ fn bit_field_forms_reach_the_dataflow() {
     assert_eq!(idesc[8], AbsValue::Known(KnownBits { zero: 0xFFFF_00FF, one: 0 }));
     assert_eq!(idesc[9], c(0xABCD_1234));
 }
+
+/// `bfe`/`bfi` with a position or length in a register, and `prmt` (default
+/// mode) with an immediate, a register, a partly known or an unknown selector,
+/// reach the dataflow: joined over the few parameter values admitted, else what
+/// holds for any (an unsigned field's high zeros, the base bits no insert can
+/// reach, the bytes every candidate shares).
+#[test]
+fn bit_field_forms_with_register_parameters_reach_the_dataflow() {
+    let text = "\
+.version 8.7
+.target sm_100a
+.address_size 64
+.visible .entry e(.param .u32 p)
+{
+\t.reg .b32 %r<40>;
+\t.reg .b64 %rd<8>;
+\t.reg .pred %p<2>;
+\tld.param.u32 %r20, [p];
+\tsetp.ne.u32 %p1, %r20, 0;
+\tmov.u32 %r1, 0xABCD1234;
+\tselp.b32 %r2, 4, 8, %p1;
+\tbfe.u32 %r3, %r1, %r2, 8;
+\tbfe.u32 %r4, %r20, %r20, 6;
+\tbfe.s32 %r5, %r20, %r20, 6;
+\tselp.b32 %r6, 8, 16, %p1;
+\tbfi.b32 %r7, %r20, %r1, %r6, 4;
+\tand.b32 %r8, %r20, 12;
+\tor.b32 %r9, %r8, 16;
+\tbfi.b32 %r10, %r20, %r1, %r9, 4;
+\tprmt.b32 %r11, %r1, 0, 0x3210;
+\tselp.b32 %r12, 0x0123, 0x3210, %p1;
+\tprmt.b32 %r13, %r1, 0, %r12;
+\tand.b32 %r14, %r20, 0x4444;
+\tprmt.b32 %r15, 0x11111111, 0x22222222, %r14;
+\tprmt.b32 %r16, 0, 0, %r20;
+\tprmt.b32.f4e %r17, %r1, 0, %r20;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r3, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r4, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r5, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r7, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r10, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r11, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r13, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r15, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r16, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r17, %p1;
+\tret;
+}
+";
+    use irlint::analysis::{analyze, AbsValue, AnalysisOptions, KnownBits};
+    let m = irlint::ptx::lower(text.as_bytes(), 0).unwrap();
+    let a = analyze(&m, &AnalysisOptions::default());
+    let idesc: Vec<AbsValue> = m
+        .facts
+        .iter()
+        .filter_map(|f| match &f.kind {
+            FactKind::Ptx(x) => match &x.op {
+                PtxOp::Tcgen05Mma(t) => Some(a.value(&m, f.function, t.idesc.unwrap())),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let known = |zero: u64, one: u64| AbsValue::Known(KnownBits { zero, one });
+    // Position 4 or 8 of 0xABCD1234: 0x23 or 0x12.
+    assert_eq!(idesc[0], AbsValue::Set(vec![0x12, 0x23]));
+    // Unknown position, length 6: bits 6 and up are 0 (unsigned), nothing (signed).
+    assert_eq!(idesc[1], known(0xFFFF_FFC0, 0));
+    assert_eq!(idesc[2], AbsValue::Top);
+    // Insert 4 bits at 8 or 16: everything else of the base stays.
+    let base = 0xABCD_1234u64;
+    let touched = 0x000F_0F00u64;
+    assert_eq!(idesc[3], known(!base & !touched & 0xFFFF_FFFF, base & !touched));
+    // Position (x & 12) | 16, one of 16, 20, 24, 28 (known bits, 2 free): bits 0-15 stay.
+    let touched = 0xFFFF_0000u64;
+    assert_eq!(idesc[4], known(!base & !touched & 0xFFFF_FFFF, base & !touched));
+    assert_eq!(idesc[5], AbsValue::Set(vec![base]), "identity selector");
+    // Selector 0x0123 or 0x3210: the bytes reversed, or not.
+    assert_eq!(idesc[6], AbsValue::Set(vec![0x3412_CDAB, base]));
+    // Selector nibbles 0 or 4 (bit 2 free): bytes of 0x11111111 or 0x22222222.
+    assert_eq!(idesc[7], known(0xCCCC_CCCC, 0));
+    // Unknown selector over zeros: zero.
+    assert_eq!(idesc[8], AbsValue::Set(vec![0]));
+    // Other modes stay opaque.
+    assert_eq!(idesc[9], AbsValue::Top);
+}

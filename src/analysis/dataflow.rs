@@ -26,6 +26,7 @@
 use super::cfg::Cfg;
 pub(crate) use super::consteval::{binary, cast, select, unary, ConstEval};
 use super::lattice::{self, AbsValue};
+use super::ptxops;
 use crate::ir::*;
 use crate::read::limits::{MAX_DATAFLOW_STEPS, MAX_RECURSION};
 use rustc_hash::FxHashMap;
@@ -391,7 +392,7 @@ impl<'a, 'm> Engine<'a, 'm> {
                     _ => None,
                 });
                 if let (CastOp::AddrSpaceCast, Some(_)) = (op, from) {
-                    return Val::int(lattice::address_space_cast(&v.abs(), b), b);
+                    return Val::int(ptxops::address_space_cast(&v.abs(), b), b);
                 }
                 Val::int(cast(*op, &v.abs(), from, b), b)
             }
@@ -456,6 +457,21 @@ impl<'a, 'm> Engine<'a, 'm> {
                 }
                 let items: Vec<Val> = elements.iter().map(|e| self.operand(*e)).collect();
                 Val::agg(items)
+            }
+            InstKind::Other { opcode, operands } => {
+                let sem = m.op_semantics(*opcode);
+                if sem == OpSemantics::Opaque {
+                    return Val::Top;
+                }
+                let Some(b) = bits else { return Val::Top };
+                let ops: Vec<AbsValue> = operands.iter().map(|o| self.operand(*o).abs()).collect();
+                let r = match (sem, ops.as_slice()) {
+                    (OpSemantics::Bfe { signed }, [a, pos, len]) => ptxops::bfe(a, pos, len, b, signed),
+                    (OpSemantics::Bfi, [ins, base, pos, len]) => ptxops::bfi(ins, base, pos, len, b),
+                    (OpSemantics::Prmt, [x, y, sel]) if b == 32 => ptxops::prmt(x, y, sel),
+                    _ => AbsValue::Top,
+                };
+                Val::int(r, b)
             }
             _ => Val::Top,
         }

@@ -6,7 +6,8 @@ mod body;
 use super::parse::{FuncDecl, PtxModule, Space, VarDecl};
 use super::scalar_type;
 use crate::ir::{
-    ConstH, ConstKind, Constant, EntryPoint, FuncH, Function, Global, Module, SourceKind, Span, Type, TypeH, Value,
+    ConstH, ConstKind, Constant, EntryPoint, FuncH, Function, Global, Module, OpSemantics, SourceKind, Span, Type,
+    TypeH, Value,
 };
 use crate::read::Result;
 use rustc_hash::FxHashMap;
@@ -181,8 +182,23 @@ impl<'a> Cx<'a> {
         }
         let i = self.m.op_names.len() as u32;
         self.m.op_names.push(name.to_string());
+        self.m.op_semantics.push(op_semantics(name));
         self.op_names.insert(name, i);
         i
+    }
+}
+
+/// What the dataflow computes of an opaque instruction word: `bfe`, `bfi`
+/// (reached with a position or length in a register; constant ones are
+/// expanded into shifts and masks) and `prmt.b32` in the default mode.
+fn op_semantics(word: &str) -> OpSemantics {
+    let op = super::Opcode::new(word);
+    let ty = op.last().and_then(scalar_type);
+    match (op.base(), ty) {
+        ("bfe", Some((c @ (b's' | b'u'), 32 | 64))) => OpSemantics::Bfe { signed: c == b's' },
+        ("bfi", Some((b'b', 32 | 64))) => OpSemantics::Bfi,
+        ("prmt", Some((b'b', 32))) if op.mods().count() == 1 => OpSemantics::Prmt,
+        _ => OpSemantics::Opaque,
     }
 }
 
