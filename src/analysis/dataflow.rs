@@ -33,7 +33,7 @@ use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-pub(crate) use super::value::{PathElem, Val, MAX_AGG_LEAVES};
+pub(crate) use super::value::{global_address, PathElem, Val, MAX_AGG_LEAVES};
 
 /// Times an instruction's value may grow as known bits before it is widened to
 /// its known low bits.
@@ -152,16 +152,6 @@ struct Engine<'a, 'm> {
     fv: FuncValues,
     store_recs: Vec<Option<(Vec<PathElem>, Val)>>,
     steps: &'a mut u64,
-}
-
-/// The value of a global's address: its low bits known zero when the front
-/// end declared an alignment (PTX `.shared .align 16 .b8 smem[]`: `0 mod 16`),
-/// else ⊤. Tagged 64 bits wide; a phi or select re-tags it to its own width.
-pub(crate) fn global_address(m: &Module, g: GlobalH) -> Val {
-    match m.global_alignment(g) {
-        Some(a) => Val::int(AbsValue::congruence(0, a.trailing_zeros(), 64), 64),
-        None => Val::Top,
-    }
 }
 
 /// Resolves a pointer value structurally (memoized for instructions).
@@ -458,21 +448,13 @@ impl<'a, 'm> Engine<'a, 'm> {
                 let items: Vec<Val> = elements.iter().map(|e| self.operand(*e)).collect();
                 Val::agg(items)
             }
-            InstKind::Other { opcode, operands } => {
-                let sem = m.op_semantics(*opcode);
-                if sem == OpSemantics::Opaque {
-                    return Val::Top;
+            InstKind::Other { opcode, operands } => match (m.op_semantics(*opcode), bits) {
+                (OpSemantics::Opaque, _) | (_, None) => Val::Top,
+                (sem, Some(b)) => {
+                    let ops: Vec<AbsValue> = operands.iter().map(|o| self.operand(*o).abs()).collect();
+                    Val::int(ptxops::eval(sem, &ops, b), b)
                 }
-                let Some(b) = bits else { return Val::Top };
-                let ops: Vec<AbsValue> = operands.iter().map(|o| self.operand(*o).abs()).collect();
-                let r = match (sem, ops.as_slice()) {
-                    (OpSemantics::Bfe { signed }, [a, pos, len]) => ptxops::bfe(a, pos, len, b, signed),
-                    (OpSemantics::Bfi, [ins, base, pos, len]) => ptxops::bfi(ins, base, pos, len, b),
-                    (OpSemantics::Prmt, [x, y, sel]) if b == 32 => ptxops::prmt(x, y, sel),
-                    _ => AbsValue::Top,
-                };
-                Val::int(r, b)
-            }
+            },
             _ => Val::Top,
         }
     }

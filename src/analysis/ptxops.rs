@@ -7,6 +7,18 @@
 
 use super::knownbits::KnownBits;
 use super::lattice::{either_bottom, lift1, lift2, mask, pairwise, AbsValue};
+use crate::ir::OpSemantics;
+
+/// The value of an `InstKind::Other` with these semantics and operands, of
+/// width `bits` (⊤ when opaque, or when the operands do not fit the form).
+pub fn eval(sem: OpSemantics, ops: &[AbsValue], bits: u32) -> AbsValue {
+    match (sem, ops) {
+        (OpSemantics::Bfe { signed }, [a, pos, len]) => bfe(a, pos, len, bits, signed),
+        (OpSemantics::Bfi, [insert, base, pos, len]) => bfi(insert, base, pos, len, bits),
+        (OpSemantics::Prmt, [a, b, selector]) if bits == 32 => prmt(a, b, selector),
+        _ => AbsValue::Top,
+    }
+}
 
 /// Low address bits an address-space conversion keeps (128 bytes, the largest
 /// alignment a rule asks for). PTX `cvta` adds or removes the base of a
