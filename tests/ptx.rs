@@ -83,12 +83,12 @@ fn triton_corpus_reads_ok_with_no_findings() {
             *kinds.entry(k).or_default() += 1;
         }
     }
-    // mbarrier: 36 init + 36 inval + 32 try_wait + 10 arrive.expect_tx.
+    // mbarrier: 36 init + 36 inval + 32 try_wait + 10 arrive.expect_tx + 28 tcgen05.commit.
     assert_eq!(
         kinds,
         BTreeMap::from([
             ("ldst", 1480),
-            ("mbarrier", 114),
+            ("mbarrier", 142),
             ("mma", 192),
             ("tcgen05", 104),
             ("tma", 23),
@@ -135,8 +135,8 @@ fn triton_shared_addresses_are_recovered_from_the_symbol_alignment() {
     assert_eq!(
         got,
         BTreeMap::from([
-            (("mbarrier", 0, 8), 32),
-            (("mbarrier", 0, 16), 47),
+            (("mbarrier", 0, 8), 45),
+            (("mbarrier", 0, 16), 62),
             (("mbarrier", 8, 16), 35),
             (("row", 0, 16), 1480),
             (("tma", 0, 16), 23),

@@ -32,7 +32,7 @@ that offsets a symbol is checked: `smem + 8` is `8 mod 16`.
 |---|---|---|
 | `row_address` | `ldmatrix`, `stmatrix` (the address each thread supplies for a row) | 16 bytes |
 | `smem_address` | `cp.async.bulk.tensor` (`[dstMem]` of a load, `[srcMem]` of a store) | 128 bytes |
-| `mbarrier_address` | `mbarrier.*`, and the `[mbar]` operand of a `cp.async.bulk.tensor` load | 8 bytes |
+| `mbarrier_address` | `mbarrier.*`, the `[mbar]` operand of a `cp.async.bulk.tensor` load and of `tcgen05.commit` | 8 bytes |
 
 Every admitted address misaligned gives a `proven` finding; a set of constants with only
 some members misaligned gives a `possible` finding, reported one level lower, as the
@@ -83,7 +83,7 @@ None.
   state how the state-space windows are aligned in the generic address space.
 - Addresses of `.local` variables and parameters are not modelled; addresses returned
   by calls (nvcc `-G` calls `__cvta_generic_to_shared`) are unknown.
-- `tcgen05.commit`'s mbarrier operand and `cp.async.bulk` (non-tensor) are not checked.
+- `cp.async.bulk` (non-tensor) and `cp.async` are not checked.
 
 ## References
 
@@ -128,6 +128,7 @@ pub fn check(cx: &mut RuleContext<'_>) {
                     ("mbarrier_address", "mbarrier address", c.mbarrier, 8),
                 ]
             }
+            PtxOp::Mbarrier(b) if base == "tcgen05" => vec![("mbarrier_address", "mbarrier address", b.address, 8)],
             PtxOp::Mbarrier(b) => vec![("mbarrier_address", "object address", b.address, 8)],
             _ => continue,
         };
