@@ -245,8 +245,16 @@ fn ptx_json(m: &Module, cx: Ctx<'_>, inst: Option<&ir::Inst>, p: &ir::PtxMatrixO
                 text
             }
             ir::PtxOp::LdStMatrix(l) => {
-                obj.insert("address".into(), l.address.map_or(Json::Null, |o| operand_json(m, cx, o)));
-                format!("{} (line {line}): {} of {} registers", p.word, l.registers, l.expected_registers)
+                let j = l.address.map_or(Json::Null, |o| operand_json(m, cx, o));
+                let text = format!(
+                    "{} (line {line}): {} of {} registers, address {}",
+                    p.word,
+                    l.registers,
+                    l.expected_registers,
+                    json_text(&j)
+                );
+                obj.insert("address".into(), j);
+                text
             }
             ir::PtxOp::BlockScaledMma(b) => {
                 format!("{} (line {line}): k {}, scale {:?} {}", p.word, b.k, b.scale_vec, b.scale_type)

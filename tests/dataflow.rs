@@ -413,3 +413,70 @@ fn counting_loop_widens_but_masks_keep_their_high_bits() {
     let a = analyze(&b.m, &AnalysisOptions { all_functions: true, ..Default::default() });
     assert!(a.steps < 80, "the loop took {} steps", a.steps);
 }
+
+/// A global whose address the front end declared aligned (PTX `.shared .align
+/// 16`) reads as `0 mod 16` in integer arithmetic, a phi or select joining it
+/// (re-tagged to the phi's width), integer casts and an address-space cast
+/// (which keeps at most 7 low bits); without a declared alignment it is ⊤.
+#[test]
+fn aligned_global_address_is_zero_mod_its_alignment() {
+    let mut b = B::new(SourceKind::Ptx);
+    let i8t = b.ty(Type::Int { bits: 8 });
+    let arr = b.ty(Type::Array { elem: i8t, count: None, stride: None });
+    let parr = b.ty(Type::Pointer { pointee: arr, space: 3 });
+    let global = |b: &mut B, name: &str| {
+        b.m.globals.append(Global {
+            name: Some(name.into()),
+            ty: parr,
+            value_ty: arr,
+            space: 3,
+            init: None,
+            is_const: false,
+            span: Span::at(0),
+        })
+    };
+    let smem = global(&mut b, "smem");
+    let big = global(&mut b, "big");
+    let plain = global(&mut b, "plain");
+    b.m.global_align = vec![16, 1024, 1];
+    let (smem, big, plain) = (Value::Global(smem), Value::Global(big), Value::Global(plain));
+    let (c8, c24, c4) = (b.c32(8), b.c32(24), b.c32(4));
+    let tid = b.unknown();
+    let t16 = b.bin(BinOp::Shl, tid, c4);
+    let aligned = b.bin(BinOp::Add, smem, t16);
+    let off8 = b.bin(BinOp::Add, smem, c8);
+    let off24 = b.bin(BinOp::Add, smem, c24);
+    let unknown = b.bin(BinOp::Add, plain, c8);
+    let entry = b.cur;
+    let other = b.new_block();
+    let join = b.new_block();
+    let zero = b.c32(0);
+    let cond = {
+        let t = b.i1t;
+        b.inst(t, InstKind::Cmp { pred: CmpPred(32), lhs: tid, rhs: zero })
+    };
+    b.cond_br(cond, other, join);
+    b.cur = other;
+    b.br(join);
+    b.cur = join;
+    let t = b.i32t;
+    // A phi of the symbol itself (tagged 64 bits) and an i32 offset of it.
+    let phi = b.inst(t, InstKind::Phi { incoming: vec![(smem, entry), (off24, other)] });
+    let sel = b.inst(t, InstKind::Select { cond, if_true: off8, if_false: off24 });
+    let i64t = b.i64t;
+    let wide = b.inst(i64t, InstKind::Cast { op: CastOp::ZExt, value: off8 });
+    let generic = b.inst(i64t, InstKind::Cast { op: CastOp::AddrSpaceCast, value: big });
+    let generic8 = b.inst(i64t, InstKind::Cast { op: CastOp::AddrSpaceCast, value: wide });
+    b.ret();
+    assert_eq!(value(&b, smem), AbsValue::congruence(0, 4, 64));
+    assert_eq!(value(&b, big), AbsValue::congruence(0, 10, 64));
+    assert_eq!(value(&b, plain), AbsValue::Top);
+    assert_eq!(value(&b, aligned), cong(0, 16));
+    assert_eq!(value(&b, off8), cong(8, 16));
+    assert_eq!(value(&b, unknown), AbsValue::Top);
+    assert_eq!(value(&b, phi), cong(0, 8));
+    assert_eq!(value(&b, sel), cong(8, 16));
+    assert_eq!(value(&b, wide), AbsValue::from_known(KnownBits { zero: 0xFFFF_FFFF_0000_0007, one: 8 }, 64));
+    assert_eq!(value(&b, generic), AbsValue::congruence(0, 7, 64), "cvta keeps 7 low bits");
+    assert_eq!(value(&b, generic8), AbsValue::congruence(8, 4, 64));
+}

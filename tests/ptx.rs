@@ -83,12 +83,12 @@ fn triton_corpus_reads_ok_with_no_findings() {
             *kinds.entry(k).or_default() += 1;
         }
     }
-    // mbarrier: 36 init + 36 inval + 32 try_wait + 10 arrive.expect_tx.
+    // mbarrier: 36 init + 36 inval + 32 try_wait + 10 arrive.expect_tx + 28 tcgen05.commit.
     assert_eq!(
         kinds,
         BTreeMap::from([
             ("ldst", 1480),
-            ("mbarrier", 114),
+            ("mbarrier", 142),
             ("mma", 192),
             ("tcgen05", 104),
             ("tma", 23),
@@ -99,6 +99,52 @@ fn triton_corpus_reads_ok_with_no_findings() {
     let expect = [("f16", 192), ("f8f6f4", 320), ("mxf4", 488), ("mxf8f6f4", 164), ("tf32", 256)];
     let got: Vec<(&str, u16)> = words.keys().map(|(k, w)| (k.as_str(), *w)).collect();
     assert_eq!(got, expect);
+}
+
+/// Triton addresses shared memory as `global_smem` (`.extern .shared .align 16`)
+/// plus offsets: with the symbol's alignment every ldmatrix/stmatrix row,
+/// mbarrier and TMA address is recovered, all aligned as required except
+/// that a TMA buffer is only known `0 mod 16` (the declared alignment), which
+/// decides nothing about 128 bytes (and so stays silent).
+#[test]
+fn triton_shared_addresses_are_recovered_from_the_symbol_alignment() {
+    use irlint::analysis::{analyze, AnalysisOptions};
+    let Some(files) = corpus() else {
+        common::skip_shared("../shared/corpus/ptx/triton-3.6 not found");
+        return;
+    };
+    let mut got: BTreeMap<(&str, u64, u64), usize> = BTreeMap::new();
+    for p in &files {
+        let m = lower_file(p);
+        let a = analyze(&m, &AnalysisOptions::default());
+        for f in &m.facts {
+            let FactKind::Ptx(x) = &f.kind else { continue };
+            let ops: Vec<(&str, Option<ir::Operand>)> = match &x.op {
+                PtxOp::LdStMatrix(l) => vec![("row", l.address)],
+                PtxOp::Mbarrier(b) => vec![("mbarrier", b.address)],
+                PtxOp::TensorCopy(c) => vec![("tma", c.smem), ("tma-mbarrier", c.mbarrier)],
+                _ => continue,
+            };
+            for (what, op) in ops {
+                let Some(op) = op else { continue };
+                let (rem, k) = a.value(&m, f.function, op).to_congruence(64).unwrap();
+                *got.entry((what, rem, 1u64 << k.min(63))).or_default() += 1;
+            }
+        }
+    }
+    assert_eq!(
+        got,
+        BTreeMap::from([
+            (("mbarrier", 0, 8), 45),
+            (("mbarrier", 0, 16), 62),
+            (("mbarrier", 8, 16), 35),
+            (("row", 0, 16), 1480),
+            (("tma", 0, 16), 23),
+            (("tma-mbarrier", 0, 8), 6),
+            (("tma-mbarrier", 0, 16), 8),
+            (("tma-mbarrier", 8, 16), 6),
+        ])
+    );
 }
 
 #[test]
@@ -610,6 +656,32 @@ fn smem_descriptor_messages_state_the_recovered_values() {
     assert_eq!(r.diagnostics.iter().filter(|d| d.certainty == irlint::report::Certainty::Proven).count(), 7);
 }
 
+/// Instruction-descriptor findings name the field, its value (decoded for M
+/// and N) and what is valid.
+#[test]
+fn instr_descriptor_messages_state_the_field_and_what_is_valid() {
+    let p = common::root().join("tests/fixtures/ptx_desc/tcgen05_instr_desc.ptx");
+    let bytes = std::fs::read(&p).unwrap();
+    let r = check_bytes("tcgen05_instr_desc.ptx", &bytes, &CheckOptions::default());
+    let msgs: Vec<&str> = r.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    for want in [
+        "idesc of tcgen05.mma.kind::f16 has m (bits 24-28) = 16 or 24, M = 256 or 384, not valid for .kind::f16 with .cta_group::1 (M 64 or 128)",
+        "idesc of tcgen05.mma.kind::i8 has n (bits 17-22) = 5, N = 40, not valid for .kind::i8 with .cta_group::1 (N 8, 16, 24, 32, then 48 to 256 in steps of 16)",
+        "idesc of tcgen05.mma.kind::f8f6f4 has n (bits 17-22) = 1, N = 8, not valid for a transposed 8-bit B (bit 16) with .cta_group::1 (N 16 to 256 in steps of 16)",
+        "idesc of tcgen05.mma.kind::f16 has n (bits 17-22) = 32, N = 256, not valid for .kind::f16 with .sp and .ws (N 64 or 128)",
+        "idesc of tcgen05.mma.kind::mxf8f6f4 has m (bits 24-28) = 8, M = 128, not valid for .kind::mxf8f6f4 with .sp and .cta_group::2 (M 256)",
+        "idesc of tcgen05.mma.kind::f16 has reserved bits 23 and 29 set (0x20800000), they must be 0",
+        "idesc of tcgen05.mma.kind::mxf4 has a_sf_id (bits 29-30) = 1, not valid with two scale factors per 32-bit word (scale_vec::2X / block32) (valid: 0 or 2)",
+        "idesc of tcgen05.mma.kind::mxf4 has b_major (bit 16) = 1, transpose B (MN-major) is not supported by .kind::mxf4",
+        "idesc of tcgen05.mma.kind::mxf4 has k_size (bit 31) = 1, K = 96 is only for sm_103a, and the target is sm_100a",
+    ] {
+        assert!(msgs.contains(&want), "{want:?} not in {msgs:#?}");
+    }
+    let reserved = r.diagnostics.iter().find(|d| d.message.contains("reserved bit 6 set")).unwrap();
+    let value = reserved.values.iter().find(|(k, _)| k == "value").unwrap().1.to_string();
+    assert_eq!(value, "64");
+}
+
 /// Shared-address findings state the recovered address; a set with aligned
 /// members is `possible` and one level lower.
 #[test]
@@ -701,4 +773,90 @@ fn bit_field_forms_reach_the_dataflow() {
     // bfi into a constant: only bits 8-15 unknown.
     assert_eq!(idesc[8], AbsValue::Known(KnownBits { zero: 0xFFFF_00FF, one: 0 }));
     assert_eq!(idesc[9], c(0xABCD_1234));
+}
+
+/// `bfe`/`bfi` with a position or length in a register, and `prmt` (default
+/// mode) with an immediate, a register, a partly known or an unknown selector,
+/// reach the dataflow: joined over the few parameter values admitted, else what
+/// holds for any (an unsigned field's high zeros, the base bits no insert can
+/// reach, the bytes every candidate shares).
+#[test]
+fn bit_field_forms_with_register_parameters_reach_the_dataflow() {
+    let text = "\
+.version 8.7
+.target sm_100a
+.address_size 64
+.visible .entry e(.param .u32 p)
+{
+\t.reg .b32 %r<40>;
+\t.reg .b64 %rd<8>;
+\t.reg .pred %p<2>;
+\tld.param.u32 %r20, [p];
+\tsetp.ne.u32 %p1, %r20, 0;
+\tmov.u32 %r1, 0xABCD1234;
+\tselp.b32 %r2, 4, 8, %p1;
+\tbfe.u32 %r3, %r1, %r2, 8;
+\tbfe.u32 %r4, %r20, %r20, 6;
+\tbfe.s32 %r5, %r20, %r20, 6;
+\tselp.b32 %r6, 8, 16, %p1;
+\tbfi.b32 %r7, %r20, %r1, %r6, 4;
+\tand.b32 %r8, %r20, 12;
+\tor.b32 %r9, %r8, 16;
+\tbfi.b32 %r10, %r20, %r1, %r9, 4;
+\tprmt.b32 %r11, %r1, 0, 0x3210;
+\tselp.b32 %r12, 0x0123, 0x3210, %p1;
+\tprmt.b32 %r13, %r1, 0, %r12;
+\tand.b32 %r14, %r20, 0x4444;
+\tprmt.b32 %r15, 0x11111111, 0x22222222, %r14;
+\tprmt.b32 %r16, 0, 0, %r20;
+\tprmt.b32.f4e %r17, %r1, 0, %r20;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r3, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r4, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r5, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r7, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r10, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r11, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r13, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r15, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r16, %p1;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd0, %rd0, %r17, %p1;
+\tret;
+}
+";
+    use irlint::analysis::{analyze, AbsValue, AnalysisOptions, KnownBits};
+    let m = irlint::ptx::lower(text.as_bytes(), 0).unwrap();
+    let a = analyze(&m, &AnalysisOptions::default());
+    let idesc: Vec<AbsValue> = m
+        .facts
+        .iter()
+        .filter_map(|f| match &f.kind {
+            FactKind::Ptx(x) => match &x.op {
+                PtxOp::Tcgen05Mma(t) => Some(a.value(&m, f.function, t.idesc.unwrap())),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let known = |zero: u64, one: u64| AbsValue::Known(KnownBits { zero, one });
+    // Position 4 or 8 of 0xABCD1234: 0x23 or 0x12.
+    assert_eq!(idesc[0], AbsValue::Set(vec![0x12, 0x23]));
+    // Unknown position, length 6: bits 6 and up are 0 (unsigned), nothing (signed).
+    assert_eq!(idesc[1], known(0xFFFF_FFC0, 0));
+    assert_eq!(idesc[2], AbsValue::Top);
+    // Insert 4 bits at 8 or 16: everything else of the base stays.
+    let base = 0xABCD_1234u64;
+    let touched = 0x000F_0F00u64;
+    assert_eq!(idesc[3], known(!base & !touched & 0xFFFF_FFFF, base & !touched));
+    // Position (x & 12) | 16, one of 16, 20, 24, 28 (known bits, 2 free): bits 0-15 stay.
+    let touched = 0xFFFF_0000u64;
+    assert_eq!(idesc[4], known(!base & !touched & 0xFFFF_FFFF, base & !touched));
+    assert_eq!(idesc[5], AbsValue::Set(vec![base]), "identity selector");
+    // Selector 0x0123 or 0x3210: the bytes reversed, or not.
+    assert_eq!(idesc[6], AbsValue::Set(vec![0x3412_CDAB, base]));
+    // Selector nibbles 0 or 4 (bit 2 free): bytes of 0x11111111 or 0x22222222.
+    assert_eq!(idesc[7], known(0xCCCC_CCCC, 0));
+    // Unknown selector over zeros: zero.
+    assert_eq!(idesc[8], AbsValue::Set(vec![0]));
+    // Other modes stay opaque.
+    assert_eq!(idesc[9], AbsValue::Top);
 }

@@ -25,14 +25,15 @@
 
 use super::cfg::Cfg;
 pub(crate) use super::consteval::{binary, cast, select, unary, ConstEval};
-use super::lattice;
+use super::lattice::{self, AbsValue};
+use super::ptxops;
 use crate::ir::*;
 use crate::read::limits::{MAX_DATAFLOW_STEPS, MAX_RECURSION};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-pub(crate) use super::value::{PathElem, Val, MAX_AGG_LEAVES};
+pub(crate) use super::value::{global_address, PathElem, Val, MAX_AGG_LEAVES};
 
 /// Times an instruction's value may grow as known bits before it is widened to
 /// its known low bits.
@@ -263,6 +264,7 @@ impl<'a, 'm> Engine<'a, 'm> {
         match v {
             Value::Const(c) => self.ce.value(c),
             Value::Inst(h) => self.fv.vals.get(h.index()).cloned().unwrap_or(Val::Top),
+            Value::Global(g) => global_address(self.ce.m, g),
             _ => Val::Top,
         }
     }
@@ -373,8 +375,16 @@ impl<'a, 'm> Engine<'a, 'm> {
             }
             InstKind::Cast { op, value } => {
                 let Some(b) = bits else { return Val::Top };
-                let from = self.type_of(*value).and_then(|t| scalar_bits(m, t));
-                Val::int(cast(*op, &self.operand(*value).abs(), from, b), b)
+                let v = self.operand(*value);
+                // A global's address (a pointer-typed value) counts at its tag's width.
+                let from = self.type_of(*value).and_then(|t| scalar_bits(m, t)).or(match v {
+                    Val::Int(_, w) => Some(u32::from(w)),
+                    _ => None,
+                });
+                if let (CastOp::AddrSpaceCast, Some(_)) = (op, from) {
+                    return Val::int(ptxops::address_space_cast(&v.abs(), b), b);
+                }
+                Val::int(cast(*op, &v.abs(), from, b), b)
             }
             InstKind::Cmp { pred, lhs, rhs } => {
                 let Some(from) = self.type_of(*lhs).and_then(|t| scalar_bits(m, t)) else {
@@ -385,7 +395,7 @@ impl<'a, 'm> Engine<'a, 'm> {
             }
             InstKind::Select { cond, if_true, if_false } => {
                 let c = self.operand(*cond).abs();
-                let (a, b) = (self.operand(*if_true), self.operand(*if_false));
+                let (a, b) = (self.operand(*if_true).retag(bits), self.operand(*if_false).retag(bits));
                 select(&c, &a, &b)
             }
             InstKind::Phi { incoming } => {
@@ -393,7 +403,7 @@ impl<'a, 'm> Engine<'a, 'm> {
                 let mut out = Val::Bottom;
                 for (v, pred) in incoming {
                     if cfg.is_reachable(*pred) {
-                        out = out.join(&self.operand(*v));
+                        out = out.join(&self.operand(*v).retag(bits));
                     }
                 }
                 out
@@ -438,6 +448,13 @@ impl<'a, 'm> Engine<'a, 'm> {
                 let items: Vec<Val> = elements.iter().map(|e| self.operand(*e)).collect();
                 Val::agg(items)
             }
+            InstKind::Other { opcode, operands } => match (m.op_semantics(*opcode), bits) {
+                (OpSemantics::Opaque, _) | (_, None) => Val::Top,
+                (sem, Some(b)) => {
+                    let ops: Vec<AbsValue> = operands.iter().map(|o| self.operand(*o).abs()).collect();
+                    Val::int(ptxops::eval(sem, &ops, b), b)
+                }
+            },
             _ => Val::Top,
         }
     }

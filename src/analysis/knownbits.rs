@@ -363,20 +363,38 @@ impl KnownBits {
     /// (`.f4e`, `.b4e`, `.rc8`, `.ecl`, `.ecr`, `.rc16`) are not modelled.
     #[must_use]
     pub fn prmt(a: KnownBits, b: KnownBits, selector: u32) -> KnownBits {
+        KnownBits::prmt_known(a, b, KnownBits::constant(u64::from(selector), 32))
+    }
+
+    /// [`KnownBits::prmt`] with a selector known in part (or not at all):
+    /// each result byte is the join of the bytes its selector nibble admits
+    /// (at most 16), so what every candidate byte shares stays known.
+    #[must_use]
+    pub fn prmt_known(a: KnownBits, b: KnownBits, selector: KnownBits) -> KnownBits {
         let (a, b) = (a.normalize(32), b.normalize(32));
         let zero = a.zero | (b.zero << 32);
         let one = a.one | (b.one << 32);
+        let byte = |sel: u64| -> (u64, u64) {
+            let src = (sel & 7) * 8;
+            let (z, o) = ((zero >> src) & 0xFF, (one >> src) & 0xFF);
+            if sel & 8 == 0 {
+                (z, o)
+            } else {
+                (if z & 0x80 != 0 { 0xFF } else { 0 }, if o & 0x80 != 0 { 0xFF } else { 0 })
+            }
+        };
         let mut out = KnownBits::UNKNOWN;
         for n in 0..4 {
-            let sel = (selector >> (4 * n)) & 0xF;
-            let src = (sel & 7) * 8;
-            let (mut z, mut o) = ((zero >> src) & 0xFF, (one >> src) & 0xFF);
-            if sel & 8 != 0 {
-                z = if z & 0x80 != 0 { 0xFF } else { 0 };
-                o = if o & 0x80 != 0 { 0xFF } else { 0 };
+            let nibble = selector.field(4 * n, 4);
+            let mut acc: Option<(u64, u64)> = None;
+            for s in nibble.enumerate(4, 4).unwrap_or_default() {
+                let (z, o) = byte(s);
+                acc = Some(acc.map_or((z, o), |(az, ao)| (az & z, ao & o)));
             }
-            out.zero |= z << (8 * n);
-            out.one |= o << (8 * n);
+            if let Some((z, o)) = acc {
+                out.zero |= z << (8 * n);
+                out.one |= o << (8 * n);
+            }
         }
         out
     }

@@ -240,6 +240,69 @@ fn concat_and_prmt_are_sound() {
     assert_eq!(KnownBits::prmt(a, b, 0x0008).as_const(32), Some(0x1111_1100));
 }
 
+/// `prmt` with a selector known in part: every result byte admits the byte
+/// any admitted nibble selects. Exhaustive over the abstract nibbles (81) and
+/// abstract 2-bit patterns repeated through `a` and `b`; each result byte
+/// depends on its own nibble only, so bytes are checked nibble by nibble.
+#[test]
+fn prmt_with_a_partly_known_selector_is_sound_exhaustively() {
+    let spread = |k: KnownBits| KnownBits {
+        zero: (k.zero * 0x5555_5555) & 0xFFFF_FFFF,
+        one: (k.one * 0x5555_5555) & 0xFFFF_FFFF,
+    };
+    let byte_ref = |a: u64, b: u64, nib: u64| -> u64 {
+        let bytes = a | (b << 32);
+        let byte = (bytes >> ((nib & 7) * 8)) & 0xFF;
+        if nib & 8 == 0 {
+            byte
+        } else if byte & 0x80 != 0 {
+            0xFF
+        } else {
+            0
+        }
+    };
+    // Different bytes of a and b: a = pattern, b = its complement shifted.
+    for a in all_abstract(2) {
+        for b in all_abstract(2) {
+            let (sa, sb) = (spread(a), spread(b).not(32));
+            for s in all_abstract(4) {
+                // Nibble n of the selector: s, or s with its bits rotated (so nibbles differ).
+                let sel = KnownBits {
+                    zero: (s.zero | (s.zero << 4) | (s.one << 8) | (s.zero << 12)) & 0xFFFF,
+                    one: (s.one | (s.one << 4) | (s.zero << 8) | (s.one << 12)) & 0xFFFF,
+                };
+                let r = KnownBits::prmt_known(sa, sb, sel);
+                assert!(!r.has_conflict());
+                for n in 0..4 {
+                    let nib = sel.field(4 * n, 4);
+                    let rb = r.field(8 * n, 8);
+                    for x in admitted(a, 2) {
+                        for y in admitted(b, 2) {
+                            let (cx, cy) = (x * 0x5555_5555, !(y * 0x5555_5555) & 0xFFFF_FFFF);
+                            for c in admitted(nib, 4) {
+                                let want = byte_ref(cx, cy, c);
+                                assert!(
+                                    rb.admits(want),
+                                    "prmt byte {n} of {sa:?}, {sb:?}, {sel:?}: {rb:?} misses {want:#x}"
+                                );
+                            }
+                        }
+                    }
+                }
+                // A constant selector gives what prmt gives.
+                if let Some(c) = sel.as_const(16) {
+                    assert_eq!(r, KnownBits::prmt(sa, sb, c as u32));
+                }
+            }
+        }
+    }
+    // An unknown selector over bytes that all share bit 0 keeps it.
+    let (a, b) = (KnownBits::constant(0x0101_0101, 32), KnownBits::constant(0x0303_0303, 32));
+    let r = KnownBits::prmt_known(a, b, KnownBits::UNKNOWN);
+    assert_eq!(r.one, 0, "the sign-replicating nibbles give 0x00 bytes");
+    assert_eq!(r.zero, 0xFCFC_FCFC, "bits 2-7 of every byte are 0 in every candidate");
+}
+
 /// A small xorshift generator (no dependency).
 struct Rng(u64);
 
@@ -289,6 +352,28 @@ fn transfer_functions_are_sound_on_random_64_bit_values() {
                 assert!(r.admits(c), "{name}({a:?}, {b:?}, s={s}) = {r:?} does not admit {c:#x}");
             }
         }
+    }
+}
+
+#[test]
+fn prmt_with_a_partly_known_selector_is_sound_on_random_values() {
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let prmt_ref = |a: u64, b: u64, sel: u64| -> u64 {
+        let bytes = a | (b << 32);
+        (0..4).fold(0u64, |d, n| {
+            let s = (sel >> (4 * n)) & 0xF;
+            let mut byte = (bytes >> ((s & 7) * 8)) & 0xFF;
+            if s & 8 != 0 {
+                byte = if byte & 0x80 != 0 { 0xFF } else { 0 };
+            }
+            d | byte << (8 * n)
+        })
+    };
+    for _ in 0..20_000 {
+        let ((a, x), (b, y), (s, sel)) = (rng.pair(32), rng.pair(32), rng.pair(32));
+        let r = KnownBits::prmt_known(a, b, s);
+        let c = prmt_ref(x, y, sel);
+        assert!(r.admits(c), "prmt({a:?}, {b:?}, {s:?}) = {r:?} does not admit {c:#x}");
     }
 }
 

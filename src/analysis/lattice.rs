@@ -23,8 +23,11 @@
 //! constant position and length, packing `mov.bN d, {a, b}` and unpacking
 //! `mov.bN {a, b}, s` into IR shifts, masks, `zext`/`trunc` and `or`, on which
 //! the known-bits transfer functions are exact, so the dataflow evaluates them
-//! with the operations below; `bfe`/`bfi` with a register position, and
-//! `prmt`, stay opaque (⊤) for now. The correspondence (`bits` is the
+//! with the operations below. `bfe`/`bfi` with a position or length in a
+//! register, and `prmt.b32` in the default mode, stay `InstKind::Other` with
+//! an [`crate::ir::OpSemantics`] the dataflow evaluates with
+//! [`super::ptxops`]; `cvta` is an address-space cast
+//! ([`super::ptxops::address_space_cast`]). The correspondence (`bits` is the
 //! instruction type's width):
 //!
 //! | PTX | lattice |
@@ -34,10 +37,10 @@
 //! | `and`, `or`, `xor`, `not` | [`bitwise`], [`not`] |
 //! | `shl`, `shr.u`, `shr.s` | [`shl`], [`shr`]; an amount that may be ≥ the width gives ⊤ here (LLVM poison), PTX clamps it: lower a known large amount as 0 / the sign |
 //! | `cvt.u64.u32`, `cvt.s64.s32`, `cvt.u32.u64` | [`zext`], [`sext_value`], [`trunc`] |
-//! | `bfe.u32` / `.s32` / `.u64` / `.s64` | [`bfe`] |
+//! | `bfe.u32` / `.s32` / `.u64` / `.s64` | [`bfe`] (parameters in registers: joined over the few values they admit) |
 //! | `bfi.b32` / `.b64` | [`bfi`] |
 //! | `mov.b64 %rd, {%lo, %hi}` | [`concat()`]`(lo, hi, 32, 32)`; unpacking `mov.b64 {%lo, %hi}, %rd` is [`AbsValue::field`] |
-//! | `prmt.b32` (default mode) | [`prmt`] |
+//! | `prmt.b32` (default mode) | [`prmt`] (a selector known in part: per byte, over the nibble values it admits) |
 //! | `setp` on integers | [`icmp`] with the LLVM predicate numbers |
 //!
 //! `mul.hi`, `popc`, `clz`, `brev` and the other `prmt` modes are not modelled
@@ -48,6 +51,7 @@
 
 use super::knownbits::of_constants;
 pub use super::knownbits::KnownBits;
+pub use super::ptxops::{address_space_cast, bfe, bfi, concat, prmt, ADDRESS_CAST_KEPT_BITS};
 use crate::read::limits::MAX_CONST_SET;
 
 /// An abstract integer value.
@@ -316,7 +320,7 @@ fn describe_known(kb: KnownBits) -> String {
 const MAX_PAIRS: usize = 64;
 
 /// Applies `f` to every pair of members when both are small sets.
-fn pairwise(a: &AbsValue, b: &AbsValue, bits: u32, f: impl Fn(u64, u64) -> Option<u64>) -> Option<AbsValue> {
+pub(super) fn pairwise(a: &AbsValue, b: &AbsValue, bits: u32, f: impl Fn(u64, u64) -> Option<u64>) -> Option<AbsValue> {
     let (AbsValue::Set(x), AbsValue::Set(y)) = (a, b) else {
         return None;
     };
@@ -335,14 +339,14 @@ fn pairwise(a: &AbsValue, b: &AbsValue, bits: u32, f: impl Fn(u64, u64) -> Optio
     Some(AbsValue::set(out, bits))
 }
 
-fn either_bottom(a: &AbsValue, b: &AbsValue) -> bool {
+pub(super) fn either_bottom(a: &AbsValue, b: &AbsValue) -> bool {
     a.is_bottom() || b.is_bottom()
 }
 
 /// Lifts a binary operation: exact on two small sets (`exact`); a join of
 /// `kb(member, other)` over the members when one operand is a set; else `kb` on
 /// the known bits of both.
-fn lift2(
+pub(super) fn lift2(
     a: &AbsValue,
     b: &AbsValue,
     bits: u32,
@@ -374,7 +378,12 @@ fn join_over(ms: &[u64], f: impl Fn(u64) -> KnownBits) -> KnownBits {
 }
 
 /// Lifts a unary operation: member by member on a set (`exact`), else `kb`.
-fn lift1(a: &AbsValue, bits: u32, exact: impl Fn(u64) -> u64, kb: impl Fn(KnownBits) -> KnownBits) -> AbsValue {
+pub(super) fn lift1(
+    a: &AbsValue,
+    bits: u32,
+    exact: impl Fn(u64) -> u64,
+    kb: impl Fn(KnownBits) -> KnownBits,
+) -> AbsValue {
     match a {
         AbsValue::Bottom => AbsValue::Bottom,
         AbsValue::Set(v) => AbsValue::set(v.iter().map(|x| exact(*x)), bits),
@@ -531,95 +540,6 @@ pub fn sext_value(a: &AbsValue, from: u32, to: u32) -> AbsValue {
 /// Truncation to `to` bits.
 pub fn trunc(a: &AbsValue, to: u32) -> AbsValue {
     lift1(a, to, |x| x, |k| k.trunc(to))
-}
-
-/// Most parameter combinations the PTX bit-field helpers enumerate.
-const MAX_PARAM_PAIRS: usize = 16;
-
-/// The `(pos, len)` pairs of two constant-set operands.
-fn param_pairs(pos: &AbsValue, len: &AbsValue) -> Option<Vec<(u32, u32)>> {
-    let (p, l) = (pos.members()?, len.members()?);
-    if p.len() * l.len() > MAX_PARAM_PAIRS {
-        return None;
-    }
-    Some(p.iter().flat_map(|&x| l.iter().map(move |&y| ((x & 0xFF) as u32, (y & 0xFF) as u32))).collect())
-}
-
-/// PTX `bfe.{u,s}{32,64}` on the lattice: the field of `len` bits at `pos` of `a`,
-/// zero- or sign-extended ([`KnownBits::bfe`]). `pos` and `len` must be sets of
-/// constants (⊤ otherwise); a set `a` stays exact. No IR operation maps to it
-/// yet: the PTX front end calls it.
-pub fn bfe(a: &AbsValue, pos: &AbsValue, len: &AbsValue, bits: u32, signed: bool) -> AbsValue {
-    if a.is_bottom() || pos.is_bottom() || len.is_bottom() {
-        return AbsValue::Bottom;
-    }
-    let Some(params) = param_pairs(pos, len) else {
-        return AbsValue::Top;
-    };
-    params.into_iter().fold(AbsValue::Bottom, |acc, (p, l)| {
-        let one =
-            lift1(a, bits, |x| KnownBits::constant(x, bits).bfe(p, l, signed, bits).one, |k| k.bfe(p, l, signed, bits));
-        acc.join(&one, bits)
-    })
-}
-
-/// PTX `bfi.b{32,64}` on the lattice: `base` with the low `len` bits of `insert`
-/// at `pos` ([`KnownBits::bfi`]); `pos` and `len` sets of constants.
-pub fn bfi(insert: &AbsValue, base: &AbsValue, pos: &AbsValue, len: &AbsValue, bits: u32) -> AbsValue {
-    if pos.is_bottom() || len.is_bottom() {
-        return AbsValue::Bottom;
-    }
-    let Some(params) = param_pairs(pos, len) else {
-        return AbsValue::Top;
-    };
-    params.into_iter().fold(AbsValue::Bottom, |acc, (p, l)| {
-        let one = lift2(
-            insert,
-            base,
-            bits,
-            |x, y| Some(KnownBits::bfi(KnownBits::constant(x, bits), KnownBits::constant(y, bits), p, l, bits).one),
-            |x, y| KnownBits::bfi(x, y, p, l, bits),
-        );
-        acc.join(&one, bits)
-    })
-}
-
-/// A packed-vector `mov` (PTX `mov.b64 %rd, {%lo, %hi}`): `lo | hi << lo_bits`,
-/// of width `lo_bits + hi_bits` ([`KnownBits::concat`]).
-pub fn concat(lo: &AbsValue, hi: &AbsValue, lo_bits: u32, hi_bits: u32) -> AbsValue {
-    let to = (lo_bits + hi_bits).min(64);
-    if either_bottom(lo, hi) {
-        return AbsValue::Bottom;
-    }
-    if let Some(v) = pairwise(lo, hi, to, |x, y| Some((x & mask(lo_bits)) | y.checked_shl(lo_bits).unwrap_or(0))) {
-        return v;
-    }
-    let (Some(a), Some(b)) = (lo.known_bits(lo_bits), hi.known_bits(hi_bits)) else {
-        return AbsValue::Bottom;
-    };
-    AbsValue::from_known(KnownBits::concat(a, b, lo_bits, hi_bits), to)
-}
-
-/// PTX `prmt.b32` (default mode) on the lattice ([`KnownBits::prmt`]); the
-/// selector must be a set of constants (⊤ otherwise).
-pub fn prmt(a: &AbsValue, b: &AbsValue, selector: &AbsValue) -> AbsValue {
-    if either_bottom(a, b) || selector.is_bottom() {
-        return AbsValue::Bottom;
-    }
-    let Some(sels) = selector.members() else {
-        return AbsValue::Top;
-    };
-    sels.iter().fold(AbsValue::Bottom, |acc, &s| {
-        let s = s as u32;
-        let one = lift2(
-            a,
-            b,
-            32,
-            |x, y| Some(KnownBits::prmt(KnownBits::constant(x, 32), KnownBits::constant(y, 32), s).one),
-            |x, y| KnownBits::prmt(x, y, s),
-        );
-        acc.join(&one, 32)
-    })
 }
 
 /// An integer comparison (LLVM ICMP predicates 32..=41) giving an `i1`: exact

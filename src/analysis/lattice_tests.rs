@@ -206,7 +206,9 @@ fn ptx_helpers_on_sets_and_unknown_parameters() {
     // bfe on a set is exact; a signed field sign-extends.
     assert_eq!(bfe(&AbsValue::set([0x1230, 0x4560], 32), &c(4), &c(8), 32, false), AbsValue::set([0x23, 0x56], 32));
     assert_eq!(bfe(&c(0xF0), &c(4), &c(4), 32, true), c(0xFFFF_FFFF));
-    assert_eq!(bfe(&top(), &top(), &c(4), 32, false), top());
+    // An unknown position: an unsigned 4-bit field still has bits 4 and up 0.
+    assert_eq!(bfe(&top(), &top(), &c(4), 32, false), kb(0xFFFF_FFF0, 0));
+    assert_eq!(bfe(&top(), &top(), &c(4), 32, true), top());
     // bfi of an unknown field into a constant keeps the rest.
     let v = bfi(&top(), &c(0xFFFF_FFFF), &c(8), &c(8), 32);
     assert_eq!(v, kb(0, 0xFFFF_00FF));
@@ -218,6 +220,8 @@ fn ptx_helpers_on_sets_and_unknown_parameters() {
     assert_eq!(prmt(&c(0x11), &c(0x2233), &c(0x0054)), c(0x1111_2233));
     assert_eq!(prmt(&top(), &c(0x2233), &c(0x4444)), c(0x3333_3333));
     assert_eq!(prmt(&top(), &top(), &top()), top());
+    // An unknown selector over constant bytes: what every candidate byte shares.
+    assert_eq!(prmt(&c(0x8080_8080), &c(0x8080_8080), &top()), kb(0, 0x8080_8080), "0x80 or its sign, 0xFF");
 }
 
 #[test]
@@ -289,4 +293,87 @@ fn lattice_operations_are_sound() {
         let e = sext_value(&a, bits, 32);
         assert!(e.admits(sext(x, bits) as u64, 32), "sext({a:?}) = {e:?}");
     }
+}
+
+/// The PTX forms with parameters known in part: `bfe` and `bfi` on the
+/// lattice admit the concrete result of every admitted input, with
+/// parameters that enumerate (at most 16 values mod 256) and that do not (the
+/// fallback). Exhaustive over 3-bit inputs (positions and lengths past the
+/// width included) and every abstract low 2 bits of the parameters.
+#[test]
+fn ptx_forms_with_partly_known_parameters_are_sound() {
+    use crate::analysis::knownbits::KnownBits as K;
+    let bits = 3;
+    let low2: Vec<K> = (0..4u64)
+        .flat_map(|zero| (0..4u64).filter(move |one| zero & one == 0).map(move |one| K { zero, one }))
+        .collect();
+    // Bits 2-7 of a parameter: 0; bit 2 free; bit 3 set; bits 2-6 free (32+ values: the fallback).
+    let highs =
+        [K { zero: 0xFC, one: 0 }, K { zero: 0xF8, one: 0 }, K { zero: 0xF4, one: 0x08 }, K { zero: 0x80, one: 0 }];
+    let params = |h: &[K]| -> Vec<AbsValue> {
+        low2.iter()
+            .flat_map(|l| {
+                h.iter().map(move |h| AbsValue::from_known(K { zero: l.zero | h.zero, one: l.one | h.one }, 32))
+            })
+            .collect()
+    };
+    let (few, many) = (params(&highs[..3]), params(&highs[3..]));
+    let inputs: Vec<AbsValue> = [K::UNKNOWN, K::constant(0b101, 3), K { zero: 0b010, one: 0b100 }]
+        .into_iter()
+        .map(|k| AbsValue::from_known(k, bits))
+        .collect();
+    let members = |v: &AbsValue, w: u32| -> Vec<u64> { (0..(1u64 << w)).filter(|x| v.admits(*x, w)).collect() };
+    let check = |pos: &AbsValue, len: &AbsValue| {
+        let (ps, ls) = (members(&pos.field(0, 8, 32), 8), members(&len.field(0, 8, 32), 8));
+        for a in &inputs {
+            for signed in [false, true] {
+                let r = bfe(a, pos, len, bits, signed);
+                for x in members(a, bits) {
+                    for (p, l) in ps.iter().flat_map(|p| ls.iter().map(move |l| (*p as u32, *l as u32))) {
+                        let c = K::constant(x, bits).bfe(p, l, signed, bits).one;
+                        assert!(r.admits(c, bits), "bfe({a:?}, {pos:?}, {len:?}, signed {signed}) = {r:?} misses {c}");
+                    }
+                }
+            }
+            for base in &inputs[..2] {
+                let r = bfi(a, base, pos, len, bits);
+                for (x, y) in
+                    members(a, bits).into_iter().flat_map(|x| members(base, bits).into_iter().map(move |y| (x, y)))
+                {
+                    for (p, l) in ps.iter().flat_map(|p| ls.iter().map(move |l| (*p as u32, *l as u32))) {
+                        let c = K::bfi(K::constant(x, bits), K::constant(y, bits), p, l, bits).one;
+                        assert!(r.admits(c, bits), "bfi({a:?}, {base:?}, {pos:?}, {len:?}) = {r:?} misses {c}");
+                    }
+                }
+            }
+        }
+    };
+    for pos in &few {
+        for len in &few {
+            check(pos, len);
+        }
+    }
+    for (pos, len) in many.iter().flat_map(|m| few.iter().step_by(3).flat_map(move |f| [(m, f), (f, m)])) {
+        check(pos, len);
+    }
+    // The fallback keeps something: an unsigned field of at most 7 bits of a
+    // 32-bit value has bits 7 and up 0; bfi at a position of at least 8 keeps
+    // the base's low byte.
+    let c32 = |x: u64| AbsValue::constant(x, 32);
+    let any_pos = AbsValue::Top;
+    let len7 = AbsValue::from_known(K { zero: 0xF8, one: 0 }, 32);
+    assert_eq!(
+        bfe(&AbsValue::Top, &any_pos, &len7, 32, false),
+        AbsValue::from_known(K { zero: 0xFFFF_FF80, one: 0 }, 32)
+    );
+    assert_eq!(bfe(&AbsValue::Top, &any_pos, &len7, 32, true), AbsValue::Top);
+    let pos_ge8 = AbsValue::from_known(K { zero: 0, one: 0x08 }, 32);
+    let r = bfi(&AbsValue::Top, &c32(0x1234_5678), &pos_ge8, &AbsValue::Top, 32);
+    assert_eq!(r, AbsValue::from_known(K { zero: 0x87, one: 0x78 }, 32));
+    // prmt with an unknown selector still knows what every byte shares.
+    assert_eq!(prmt(&c32(0), &c32(0), &AbsValue::Top), c32(0));
+    assert_eq!(
+        prmt(&c32(0x1111_1111), &c32(0x2222_2222), &AbsValue::Top),
+        AbsValue::from_known(K { zero: 0xCCCC_CCCC, one: 0 }, 32)
+    );
 }

@@ -5,6 +5,8 @@
 //! - [`lattice`]: the value lattice and its transfer functions;
 //! - [`knownbits`]: the known-bits domain, its transfer functions and the PTX
 //!   bit-field forms (`bfe`, `bfi`, packed `mov`, `prmt`);
+//! - [`ptxops`]: those PTX forms on the lattice, with parameters in registers,
+//!   and `cvta`'s address-space cast;
 //! - [`cfg`](mod@cfg): reachability and reverse post-order;
 //! - [`dataflow`]: the per-function worklist, function-local memory and constant
 //!   folding (spec constants at their default or `--spec-constant` value).
@@ -23,6 +25,7 @@ pub mod consteval;
 pub mod dataflow;
 pub mod knownbits;
 pub mod lattice;
+pub mod ptxops;
 mod value;
 
 pub use knownbits::KnownBits;
@@ -70,6 +73,7 @@ impl Analysis {
                 .and_then(|fv| fv.vals.get(h.index()))
                 .map(|v| v.abs())
                 .unwrap_or(AbsValue::Top),
+            Operand::Value(Value::Global(g)) => dataflow::global_address(m, g).abs(),
             Operand::Value(_) => AbsValue::Top,
         }
     }

@@ -3,6 +3,7 @@
 //! accesses.
 
 use super::lattice::AbsValue;
+use crate::ir::{GlobalH, Module};
 use std::sync::Arc;
 
 /// Leaves an aggregate value may have before it is treated as unknown.
@@ -34,6 +35,16 @@ impl Val {
             Val::Bottom => AbsValue::Bottom,
             Val::Int(a, _) => a.clone(),
             _ => AbsValue::Top,
+        }
+    }
+
+    /// An integer read at the width `bits` of the instruction that joins it
+    /// (a global's address is tagged 64 bits wide wherever it is used); other
+    /// values, and `None` (not an integer instruction), as they are.
+    pub(crate) fn retag(self, bits: Option<u32>) -> Val {
+        match (self, bits) {
+            (Val::Int(a, w), Some(b)) if u32::from(w) != b => Val::int(a.normalize(b), b),
+            (v, _) => v,
         }
     }
 
@@ -117,4 +128,14 @@ pub(crate) enum PathElem {
     Any,
     /// Not computed yet.
     Pending,
+}
+
+/// The value of a global's address: its low bits known zero when the front
+/// end declared an alignment (PTX `.shared .align 16 .b8 smem[]`: `0 mod 16`),
+/// else ⊤. Tagged 64 bits wide; a phi or select re-tags it to its own width.
+pub(crate) fn global_address(m: &Module, g: GlobalH) -> Val {
+    match m.global_alignment(g) {
+        Some(a) => Val::int(AbsValue::congruence(0, a.trailing_zeros(), 64), 64),
+        None => Val::Top,
+    }
 }

@@ -591,6 +591,33 @@ pub struct Module {
     /// numbering of their own (PTX: the instruction word with its modifiers);
     /// `opcode` indexes this list.
     pub op_names: Vec<String>,
+    /// The declared alignment of each global's address in bytes, by global
+    /// index (PTX: `.align N`, else the element size, PTX ISA §5.4.5); empty
+    /// or 0 where the front end does not say. The dataflow reads a global's
+    /// address as "0 mod N" ([`Module::global_alignment`]).
+    pub global_align: Vec<u64>,
+    /// What the dataflow computes of an `InstKind::Other`, by opcode
+    /// (parallel to `op_names`; empty, all opaque, for DXIL and SPIR-V).
+    pub op_semantics: Vec<OpSemantics>,
+}
+
+/// The value an `InstKind::Other` computes, for the operations a front end
+/// cannot spell in the IR's own instructions (PTX bit-field forms with a
+/// position, length or selector in a register).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OpSemantics {
+    /// Nothing known (the default).
+    #[default]
+    Opaque,
+    /// PTX `bfe`: operands `a, pos, len`; sign-extending when `signed`.
+    Bfe {
+        /// `bfe.s32` / `.s64`.
+        signed: bool,
+    },
+    /// PTX `bfi`: operands `insert, base, pos, len`.
+    Bfi,
+    /// PTX `prmt.b32` in the default mode: operands `a, b, selector`.
+    Prmt,
 }
 
 impl Module {
@@ -612,7 +639,20 @@ impl Module {
             spec_names: Vec::new(),
             remarks: Vec::new(),
             op_names: Vec::new(),
+            global_align: Vec::new(),
+            op_semantics: Vec::new(),
         }
+    }
+
+    /// What the dataflow computes of an `InstKind::Other` with this opcode.
+    pub fn op_semantics(&self, opcode: u32) -> OpSemantics {
+        self.op_semantics.get(opcode as usize).copied().unwrap_or_default()
+    }
+
+    /// The alignment of a global's address in bytes, when the front end
+    /// declared one above 1.
+    pub fn global_alignment(&self, g: GlobalH) -> Option<u64> {
+        self.global_align.get(g.index()).copied().filter(|a| *a > 1)
     }
 
     /// The bit width of an integer (or bool) type, or of a vector's element.

@@ -272,7 +272,8 @@ pub struct Wgmma {
     pub b_desc: Option<Operand>,
 }
 
-/// An `mbarrier.*` instruction on a shared-memory mbarrier object.
+/// An `mbarrier.*` instruction on a shared-memory mbarrier object, or the
+/// mbarrier a `tcgen05.commit` arrives on.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Mbarrier {
     /// The mbarrier object's address.
@@ -292,7 +293,7 @@ pub enum PtxOp {
     BlockScaledMma(BlockScaledMma),
     /// `cp.async.bulk.tensor`.
     TensorCopy(TensorCopy),
-    /// `mbarrier.*` with an address operand.
+    /// `mbarrier.*` with an address operand, and `tcgen05.commit`'s mbarrier.
     Mbarrier(Mbarrier),
     /// `wgmma.mma_async`.
     Wgmma(Wgmma),

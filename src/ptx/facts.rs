@@ -99,6 +99,10 @@ pub(crate) fn recognise(
         "cp" => PtxOp::TensorCopy(tensor_copy(op, ins, values)?),
         "wgmma" if op.second() == Some("mma_async") => PtxOp::Wgmma(wgmma(ins, values)),
         "mbarrier" => PtxOp::Mbarrier(Mbarrier { address: Some(mbarrier_address(ins, values)?) }),
+        // `tcgen05.commit…mbarrier::arrive::one.b64 [mbar]`: an arrive on an mbarrier object.
+        "tcgen05" if op.second() == Some("commit") && op.find("mbarrier::").is_some() => {
+            PtxOp::Mbarrier(Mbarrier { address: Some(mbarrier_address(ins, values)?) })
+        }
         _ => return None,
     };
     Some(Pending { inst, op: PtxMatrixOp { word: ins.op.to_string(), target, op: payload } })

@@ -6,7 +6,8 @@ mod body;
 use super::parse::{FuncDecl, PtxModule, Space, VarDecl};
 use super::scalar_type;
 use crate::ir::{
-    ConstH, ConstKind, Constant, EntryPoint, FuncH, Function, Global, Module, SourceKind, Span, Type, TypeH, Value,
+    ConstH, ConstKind, Constant, EntryPoint, FuncH, Function, Global, Module, OpSemantics, SourceKind, Span, Type,
+    TypeH, Value,
 };
 use crate::read::Result;
 use rustc_hash::FxHashMap;
@@ -131,6 +132,19 @@ impl<'a> Cx<'a> {
         t
     }
 
+    /// Adds a variable with static storage (a module-scope declaration, or a
+    /// `.shared` one inside a function) as a global, recording its alignment.
+    pub fn add_global(&mut self, d: &VarDecl<'_>) -> Value {
+        let g = global(self, d);
+        let h = self.m.globals.append(g);
+        let i = h.index();
+        if self.m.global_align.len() <= i {
+            self.m.global_align.resize(i + 1, 0);
+        }
+        self.m.global_align[i] = decl_align(d);
+        Value::Global(h)
+    }
+
     pub fn ptr(&mut self, pointee: TypeH, space: u32) -> TypeH {
         self.ty(TypeKey::Ptr(pointee, space))
     }
@@ -168,8 +182,23 @@ impl<'a> Cx<'a> {
         }
         let i = self.m.op_names.len() as u32;
         self.m.op_names.push(name.to_string());
+        self.m.op_semantics.push(op_semantics(name));
         self.op_names.insert(name, i);
         i
+    }
+}
+
+/// What the dataflow computes of an opaque instruction word: `bfe`, `bfi`
+/// (reached with a position or length in a register; constant ones are
+/// expanded into shifts and masks) and `prmt.b32` in the default mode.
+fn op_semantics(word: &str) -> OpSemantics {
+    let op = super::Opcode::new(word);
+    let ty = op.last().and_then(scalar_type);
+    match (op.base(), ty) {
+        ("bfe", Some((c @ (b's' | b'u'), 32 | 64))) => OpSemantics::Bfe { signed: c == b's' },
+        ("bfi", Some((b'b', 32 | 64))) => OpSemantics::Bfi,
+        ("prmt", Some((b'b', 32))) if op.mods().count() == 1 => OpSemantics::Prmt,
+        _ => OpSemantics::Opaque,
     }
 }
 
@@ -190,6 +219,18 @@ fn global(cx: &mut Cx<'_>, d: &VarDecl<'_>) -> Global {
         is_const: d.space == Space::Const,
         span: span(d.pos),
     }
+}
+
+/// The alignment of a variable's address in bytes: `.align N`, else the size
+/// of its element type, of the whole vector for a vector variable (PTX ISA
+/// §5.4.5 "Alignment"); 0 when neither says (a type without a size, an
+/// `.align` that is not a power of two, which ptxas rejects).
+pub(super) fn decl_align(d: &VarDecl<'_>) -> u64 {
+    if let Some(a) = d.align {
+        return if a.is_power_of_two() { a } else { 0 };
+    }
+    let elem = d.ty.and_then(scalar_type).map_or(0, |(_, bits)| u64::from(bits / 8));
+    elem.saturating_mul(u64::from(d.vector.unwrap_or(1)))
 }
 
 fn signature(cx: &mut Cx<'_>, f: &FuncDecl<'_>) -> Function {
@@ -229,9 +270,8 @@ pub(super) fn lower<'a>(pm: &PtxModule<'a>) -> Result<Module> {
         cx.files.insert(*idx, i);
     }
     for d in &pm.globals {
-        let g = global(&mut cx, d);
-        let h = cx.m.globals.append(g);
-        cx.globals.insert(d.name, Value::Global(h));
+        let v = cx.add_global(d);
+        cx.globals.insert(d.name, v);
     }
     // Functions: one per name; a definition replaces an earlier prototype.
     let mut handles: Vec<FuncH> = Vec::with_capacity(pm.functions.len());

@@ -22,13 +22,17 @@ const DOC: &str = r#"
 
 Checks the shared-memory addresses the dataflow recovers (constants, sets of constants,
 or known low bits such as `8 mod 16` for `tid * 16 + 8`) against the alignment the
-instruction requires:
+instruction requires. The address of a shared variable is known to be a multiple of its
+declared alignment (`.shared .align 16 .b8 smem[]`, `.extern` included; without `.align`,
+the size of its element type, PTX ISA §5.4.5), whether it is read with `mov`, as
+`[smem+off]`, through `cvta.shared`, or declared inside the function, so compiler output
+that offsets a symbol is checked: `smem + 8` is `8 mod 16`.
 
 | `values.field` | instruction | alignment |
 |---|---|---|
 | `row_address` | `ldmatrix`, `stmatrix` (the address each thread supplies for a row) | 16 bytes |
 | `smem_address` | `cp.async.bulk.tensor` (`[dstMem]` of a load, `[srcMem]` of a store) | 128 bytes |
-| `mbarrier_address` | `mbarrier.*`, and the `[mbar]` operand of a `cp.async.bulk.tensor` load | 8 bytes |
+| `mbarrier_address` | `mbarrier.*`, the `[mbar]` operand of a `cp.async.bulk.tensor` load and of `tcgen05.commit` | 8 bytes |
 
 Every admitted address misaligned gives a `proven` finding; a set of constants with only
 some members misaligned gives a `possible` finding, reported one level lower, as the
@@ -42,9 +46,13 @@ shows up as a misaligned-address fault or as rows read from the wrong place.
 ## Example
 
 ```ptx
-shl.b32     %r2, %r1, 4;
-add.s32     %r3, %r2, 8;            // always 8 mod 16
-ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r4, %r5, %r6, %r7}, [%r3];
+.shared .align 16 .b8 smem[4096];
+...
+mov.u32     %r2, smem;              // 0 mod 16
+shl.b32     %r3, %r1, 4;
+add.s32     %r4, %r2, %r3;
+add.s32     %r5, %r4, 8;            // always 8 mod 16
+ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r6, %r7, %r8, %r9}, [%r5];
 ```
 
 ```text
@@ -54,8 +62,8 @@ error[ptx-shared-address-misaligned]: ldmatrix row address is always 8 mod 16, n
 ## Use instead
 
 ```ptx
-shl.b32     %r3, %r1, 4;            // 0 mod 16
-ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r4, %r5, %r6, %r7}, [%r3];
+add.s32     %r4, %r2, %r3;          // smem + tid * 16: 0 mod 16
+ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r6, %r7, %r8, %r9}, [%r4];
 ```
 
 ## Options
@@ -64,10 +72,18 @@ None.
 
 ## Known limitations
 
-- The alignment of a shared variable itself (`.shared .align 16 .b8 smem[]`) is not
-  modelled: an address built from a shared symbol is unknown, so most compiler output
-  (which offsets a symbol) is not checked; addresses built from integers are.
-- `tcgen05.commit`'s mbarrier operand and `cp.async.bulk` (non-tensor) are not checked.
+- A symbol's address is known only modulo its declared alignment, never as a constant:
+  `smem + 16` or `smem + 24` joins to `0 mod 8`, which decides nothing about 16 bytes, so
+  offsets of a symbol give `proven` findings or none, never `possible` ones.
+- A buffer whose declared alignment is below the requirement is not reported: Triton
+  declares `.extern .shared .align 16 .b8 global_smem[]` and places TMA buffers at
+  `global_smem + k`, known only `0 mod 16`, while `cp.async.bulk.tensor` needs 128 bytes
+  (the dynamic shared memory the driver allocates is aligned beyond that in practice).
+- `cvta` keeps at most 7 known low bits (128 bytes) of an address: the PTX ISA does not
+  state how the state-space windows are aligned in the generic address space.
+- Addresses of `.local` variables and parameters are not modelled; addresses returned
+  by calls (nvcc `-G` calls `__cvta_generic_to_shared`) are unknown.
+- `cp.async.bulk` (non-tensor) and `cp.async` are not checked.
 
 ## References
 
@@ -112,6 +128,7 @@ pub fn check(cx: &mut RuleContext<'_>) {
                     ("mbarrier_address", "mbarrier address", c.mbarrier, 8),
                 ]
             }
+            PtxOp::Mbarrier(b) if base == "tcgen05" => vec![("mbarrier_address", "mbarrier address", b.address, 8)],
             PtxOp::Mbarrier(b) => vec![("mbarrier_address", "object address", b.address, 8)],
             _ => continue,
         };

@@ -512,8 +512,14 @@ impl<'c, 'a> Body<'c, 'a> {
             } else {
                 self.scopes[scope].names.insert(d.name, Slot::Var(base));
             }
+        } else if d.space == Space::Shared {
+            // A `.shared` variable has static storage, one per CTA, as at module
+            // scope (nvcc declares its demoted `__shared__` arrays here): a global
+            // visible in this scope, with its alignment.
+            let v = self.cx.add_global(d);
+            self.scopes[scope].names.insert(d.name, Slot::Sym(v));
         } else {
-            // A local, shared or param variable: an address, allocated at entry.
+            // A local or param variable: an address, allocated at entry.
             let k = InstKind::Alloca { ty };
             let pty = self.cx.ptr(ty, d.space.address_space());
             let h = self.f.insts.append(Inst { ty: pty, kind: k, span: span(d.pos) });
