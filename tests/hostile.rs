@@ -841,3 +841,30 @@ fn generated_hostile_files_alone_and_in_a_batch() {
     }
     batch_keeps_every_file(&dir, names.len());
 }
+
+// ---------------------------------------------------------------------------
+// PTX: one function defined many times
+
+/// ptxas refuses a second definition of a function; lowering each body over
+/// the last one made N copies cost O(N^2). The second definition is an input
+/// error naming both lines, found before any body is lowered.
+#[test]
+fn ptx_function_defined_twice_is_an_input_error() {
+    let dir = scratch("ptx_dup");
+    let body = ".visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<4>;\n\tmov.u32 %r1, %tid.x;\n\tshl.b32 %r2, %r1, 4;\n\tret;\n}\n";
+    for copies in [2usize, 4000] {
+        let mut text = String::from(".version 8.7\n.target sm_90a\n.address_size 64\n\n");
+        for _ in 0..copies {
+            text.push_str(body);
+        }
+        let p = write(&dir, &format!("dup{copies}.ptx"), text.as_bytes());
+        let rep = check_alone(&p);
+        assert_eq!(file_status(&rep), "error", "{rep:#}");
+        let msg = input_error(&rep);
+        assert!(msg.contains("line 12, column 10: function k is defined twice (first at line 5)"), "{msg}");
+    }
+    // A prototype followed by its definition stays legal.
+    let text = ".version 8.7\n.target sm_90a\n.address_size 64\n.func f();\n.func f()\n{\n\tret;\n}\n";
+    let m = irlint::ptx::lower(text.as_bytes(), 0).unwrap();
+    assert_eq!(m.functions.len(), 1);
+}

@@ -3,13 +3,14 @@
 
 mod body;
 
+use super::lex::error_at;
 use super::parse::{FuncDecl, PtxModule, Space, VarDecl};
 use super::scalar_type;
 use crate::ir::{
     ConstH, ConstKind, Constant, EntryPoint, FuncH, Function, Global, Module, OpSemantics, SourceKind, Span, Type,
     TypeH, Value,
 };
-use crate::read::Result;
+use crate::read::{ErrorKind, Result};
 use rustc_hash::FxHashMap;
 
 /// Module-wide lowering state: interned types, constants and opcode names.
@@ -274,9 +275,21 @@ pub(super) fn lower<'a>(pm: &PtxModule<'a>) -> Result<Module> {
         cx.globals.insert(d.name, v);
     }
     // Functions: one per name; a definition replaces an earlier prototype.
+    // A second definition is refused, as ptxas refuses it (lowering one body
+    // over another would also make N copies cost O(N^2)).
     let mut handles: Vec<FuncH> = Vec::with_capacity(pm.functions.len());
     let mut by_name: FxHashMap<&str, FuncH> = FxHashMap::default();
+    let mut defined: FxHashMap<&str, u32> = FxHashMap::default();
     for f in &pm.functions {
+        if f.body.is_some() {
+            if let Some(first) = defined.insert(f.name, f.pos.line) {
+                return Err(error_at(
+                    f.pos,
+                    ErrorKind::Malformed,
+                    format!("function {} is defined twice (first at line {first})", f.name),
+                ));
+            }
+        }
         let sig = signature(&mut cx, f);
         let h = match by_name.get(f.name) {
             Some(h) => {
