@@ -389,8 +389,7 @@ fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> ExitCode {
         };
     }
     if inputs.is_empty() {
-        let named: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
-        eprintln!("warning: no input files found in {}", named.join(", "));
+        eprintln!("warning: {}", input::discover::no_input_warning(&args.paths));
     }
     let mut run = batch::Batch::new(opts).run(&inputs);
     drop(stdin);
