@@ -154,14 +154,25 @@ pub fn not_a_shader(path: &str, bytes: &[u8]) -> String {
     if bytes.is_empty() {
         return format!("empty file: a .{ext} input must hold {expected}");
     }
+    format!("not a shader: a .{ext} input must hold {expected}, and no shader is embedded in it; {}", holds(bytes))
+}
+
+/// Why in-memory data given to the library as a shader (`Batch::run_data`,
+/// the Python `irlint.check`) holds none.
+pub fn data_not_a_shader(bytes: &[u8]) -> String {
+    let expected = "a DXBC container, a SPIR-V module, LLVM bitcode or PTX text (a `.version` directive)";
+    if bytes.is_empty() {
+        return format!("empty data: the input must hold {expected}");
+    }
+    format!("not a shader: the input must hold {expected}, and no shader is embedded in it; {}", holds(bytes))
+}
+
+/// `it holds text (first bytes at offset 0: 68 65 6C 6C 6F)`.
+fn holds(bytes: &[u8]) -> String {
     let head: Vec<String> = bytes.iter().take(8).map(|b| format!("{b:02X}")).collect();
     let text = bytes.iter().take(64).all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace());
     let what = if text { "text" } else { "unrecognised bytes" };
-    format!(
-        "not a shader: a .{ext} input must hold {expected}, and no shader is embedded in it; \
-         it holds {what} (first bytes at offset 0: {})",
-        head.join(" ")
-    )
+    format!("it holds {what} (first bytes at offset 0: {})", head.join(" "))
 }
 
 /// Reads and lowers one module of a known kind. `Ok(None)` means "recognised,

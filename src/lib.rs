@@ -16,7 +16,9 @@
 //!   bit 0, 1 or unknown; `r mod 2^k` is "the low `k` bits known"), or unknown.
 //! - [`rules`] turn facts plus dataflow values into [`report::Diagnostic`]s;
 //!   [`report`] renders them (human, JSON, SARIF, GitHub annotations).
-//! - [`check`] ties the pipeline together for one input.
+//! - [`check`] ties the pipeline together for one input; [`api`] runs
+//!   `irlint check` over paths or in-memory data and returns the report, and
+//!   [`cli`] is the whole command line (the binary and `python -m irlint`).
 //! - [`atoms`] stands beside the pipeline: pure verifiers of NVIDIA matrix
 //!   atoms (LDSM/STSM, UMMA layouts, tcgen05 kind words, TMA, …) for DSL
 //!   compilers, behind `irlint atoms`.
@@ -33,9 +35,11 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod api;
 pub mod atoms;
 pub mod baseline;
 pub mod check;
+pub mod cli;
 pub mod config;
 pub mod dump;
 pub mod dxil;

@@ -357,10 +357,31 @@ impl Batch {
             Ok(b) => b,
             Err(e) => return fail(InputKind::Binary, e),
         };
-        match check::classify_parsed(path, &bytes) {
-            (InputKind::Hlsl, _) => self.hlsl(input, bytes, resolved, out),
-            (InputKind::Binary, _) => embedded_into(path, &bytes, &resolved.check, out),
-            (kind, parsed) => {
+        self.process_bytes(path, input.explicit, bytes, None, resolved, out);
+    }
+
+    /// Checks an input's bytes: by content ([`check::classify_parsed`]), or as
+    /// `kind` when the caller says what they are. `kind` is also set for
+    /// in-memory data ([`Batch::run_data`]), which must hold a shader whatever
+    /// its name.
+    fn process_bytes(
+        &self,
+        path: &str,
+        explicit: bool,
+        bytes: Vec<u8>,
+        kind: Option<InputKind>,
+        resolved: &Resolved,
+        out: &mut Outcome,
+    ) {
+        let data = kind.is_some();
+        let (kind, parsed) = match kind {
+            Some(k) => (k, None),
+            None => check::classify_parsed(path, &bytes),
+        };
+        match kind {
+            InputKind::Hlsl => self.hlsl(path, explicit, bytes, resolved, out),
+            InputKind::Binary | InputKind::Atoms => embedded_into(path, &bytes, &resolved.check, data, out),
+            kind => {
                 let (f, d) = check::check_classified(path, kind, &bytes, parsed, &resolved.check);
                 out.files.push(f);
                 out.diagnostics.extend(d);
@@ -368,12 +389,61 @@ impl Batch {
         }
     }
 
+    /// Checks in-memory data as `irlint check` checks a file named `path`
+    /// holding it (settings from [`BatchOptions::config`] and the overrides;
+    /// no `irlint.toml` is looked for), and returns the sorted report with its
+    /// statistics. `kind` reads the data as that kind instead of classifying
+    /// it by content ([`InputKind::Binary`]: scan for embedded shaders). Data
+    /// that holds no shader is an input error, as a file named `.dxil` that
+    /// holds none is.
+    pub fn run_data(&self, path: &str, bytes: Vec<u8>, kind: Option<InputKind>) -> RunReport {
+        let start = Instant::now();
+        let input =
+            Input { path: PathBuf::from(path), display: path.to_string(), explicit: true, error: None, config: None };
+        let (resolved, _) = Resolver::default().get(self, &input);
+        let kind = Some(kind.unwrap_or_else(|| check::classify(path, &bytes)));
+        let mut out = Outcome::default();
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut o = Outcome::default();
+            match &resolved {
+                Ok(r) => self.process_bytes(path, true, bytes, kind, r, &mut o),
+                Err(e) => {
+                    let (f, d) = error_entry(path, InputKind::Binary, format!("configuration error: {e}"));
+                    o.files.push(f);
+                    o.diagnostics.push(d);
+                }
+            }
+            o
+        }));
+        match caught {
+            Ok(o) => out = o,
+            Err(_) => {
+                let msg = "internal error while reading this input, please report".to_string();
+                let (f, mut d) = error_entry(path, InputKind::Binary, msg);
+                d.rule = crate::report::INTERNAL_ERROR.into();
+                out.files.push(f);
+                out.diagnostics.push(d);
+            }
+        }
+        let mut report = RunReport { files: out.files, diagnostics: out.diagnostics, stats: Stats::default() };
+        report.sort();
+        let s = &mut report.stats;
+        s.files = 1;
+        for f in report.files.iter().filter(|f| f.blob_offset.is_none()) {
+            s.bytes += f.bytes;
+        }
+        s.modules = report.files.iter().map(|f| u64::from(f.modules)).sum();
+        s.seconds = start.elapsed().as_secs_f64();
+        s.analysis_seconds = s.seconds;
+        s.slowest = vec![(path.to_string(), s.seconds)];
+        report
+    }
+
     fn compiler(&self) -> &Result<Compiler, HlslError> {
         self.compiler.get_or_init(|| Compiler::load(self.opts.dxc_path.as_deref()))
     }
 
-    fn hlsl(&self, input: &Input, bytes: Vec<u8>, resolved: &Resolved, out: &mut Outcome) {
-        let path = input.display.as_str();
+    fn hlsl(&self, path: &str, explicit: bool, bytes: Vec<u8>, resolved: &Resolved, out: &mut Outcome) {
         let size = bytes.len() as u64;
         let mut fail = |message: String| {
             let (mut f, d) = error_entry(path, InputKind::Hlsl, message);
@@ -382,7 +452,7 @@ impl Batch {
             out.diagnostics.push(d);
         };
         let lower = path.to_ascii_lowercase();
-        if !input.explicit && lower.ends_with(".hlsli") {
+        if !explicit && lower.ends_with(".hlsli") {
             out.files.push(skipped_entry(
                 path,
                 InputKind::Hlsl,
@@ -457,8 +527,9 @@ fn hlsl_error_text(e: &HlslError) -> String {
 }
 
 /// Scans a binary for embedded shaders and checks each: one entry for the
-/// file, one per blob.
-fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, out: &mut Outcome) {
+/// file, one per blob. In-memory `data` that holds none is an input error
+/// (as a file named as a shader is).
+fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, data: bool, out: &mut Outcome) {
     let embedded::Scan { blobs, stopped } = embedded::scan_bounded(bytes);
     if let Some((at, why)) = stopped {
         let mut d = Diagnostic::new(
@@ -471,8 +542,9 @@ fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, out: &mut Outcom
         out.diagnostics.push(d);
     }
     if blobs.is_empty() {
-        if check::named_as_shader(path) {
-            let (mut f, d) = error_entry(path, InputKind::Binary, check::not_a_shader(path, bytes));
+        if data || check::named_as_shader(path) {
+            let message = if data { check::data_not_a_shader(bytes) } else { check::not_a_shader(path, bytes) };
+            let (mut f, d) = error_entry(path, InputKind::Binary, message);
             f.bytes = bytes.len() as u64;
             out.files.push(f);
             out.diagnostics.push(d);

@@ -1,0 +1,325 @@
+//! The subcommands: each turns parsed arguments into library calls, writes
+//! the output and returns the exit status.
+
+use super::*;
+use crate::api;
+
+pub(super) fn atoms(args: &AtomsArgs) -> i32 {
+    let format = output_format(args.format);
+    let run = crate::atoms::cli::run_paths(&args.files);
+    let color = format == Format::Human
+        && args.output.is_none()
+        && std::io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none();
+    if let Err(e) = emit(&crate::atoms::cli::render(&run, format, color), args.output.as_deref()) {
+        return usage_error(e);
+    }
+    run.exit_code()
+}
+
+pub(super) fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> i32 {
+    let format = output_format(args.format);
+    if let Some((rule, _)) = overrides.iter().find(|(r, l)| *l == RuleLevel::Deny && r.contains('=')) {
+        return usage_error(format!(
+            "`-D {rule}`: -D makes a rule an error (deny), as in other linters; for a DXC preprocessor define \
+             use `--define {rule}` (or pass DXC's own spelling after `--`)"
+        ));
+    }
+    let baseline = match &args.baseline {
+        Some(p) => match crate::baseline::Baseline::load(p) {
+            Ok(b) => Some(b),
+            Err(e) => return usage_error(e),
+        },
+        None => None,
+    };
+    // Bad overrides and a bad --config are usage errors: nothing is checked.
+    if let Err(e) = batch::apply_overrides(Default::default(), &overrides) {
+        return usage_error(e);
+    }
+    let config = match &args.config {
+        Some(p) => match api::Config::load(p) {
+            Ok(c) => Some(c),
+            Err(e) => return usage_error(e),
+        },
+        None => None,
+    };
+    let hlsl = HlslOptions {
+        profile: args.profile.clone(),
+        entry: args.entry.clone(),
+        defines: args.defines.iter().map(|d| dxc::parse_define(d)).collect(),
+        include_dirs: args.include_dirs.clone(),
+        extra_args: args.dxc_args.iter().chain(&args.dxc_passthrough).cloned().collect(),
+        spirv: args.spirv,
+        skip: args.skip_hlsl,
+    };
+    let mut stdin = None;
+    let mut paths = Vec::new();
+    for p in &args.paths {
+        if p.as_os_str() == "-" {
+            if stdin.is_none() {
+                match filters::stdin_input() {
+                    Ok(s) => stdin = Some(s),
+                    Err(e) => return usage_error(e),
+                }
+            }
+        } else {
+            paths.push(p.clone());
+        }
+    }
+    let mut inputs = match api::collect_inputs(&paths, config.as_ref(), !args.no_ignore) {
+        Ok(i) => i,
+        Err(e) => return usage_error(e),
+    };
+    inputs.inputs.extend(stdin.as_ref().map(|s| s.input()));
+    let progress = !args.no_progress && format == Format::Human && std::io::stderr().is_terminal();
+    let opts = BatchOptions {
+        config: config.map(|c| (c.settings, c.hlsl)),
+        overrides,
+        analysis: crate::analysis::AnalysisOptions {
+            spec_constants: args.spec_constants.clone(),
+            ..Default::default()
+        },
+        hlsl,
+        dxc_path: args.dxc.clone(),
+        jobs: args.jobs,
+        progress,
+    };
+    let color = match args.color {
+        ColorArg::Always => ColorChoice::Always,
+        ColorArg::Never => ColorChoice::Never,
+        ColorArg::Auto => ColorChoice::Auto,
+    }
+    .resolve(format == Format::Human && args.output.is_none() && std::io::stdout().is_terminal(), |k| {
+        std::env::var(k).ok()
+    });
+    // The common case streams: the report is written as inputs finish, so memory
+    // does not grow with the number of files (input::pipeline). Baselines,
+    // per-file ignores, stdin and the exit-policy and output options work on the
+    // finished report instead.
+    let streams = stdin.is_none()
+        && baseline.is_none()
+        && args.write_baseline.is_none()
+        && !args.quiet
+        && !args.statistics
+        && !args.exit_zero
+        && matches!(args.fail_on, FailOnArg::Warning)
+        && !inputs.filters.has_per_file_ignores(&inputs.inputs);
+    if streams {
+        let batch = batch::Batch::new(opts);
+        let source = crate::input::pipeline::Source::Inputs(&inputs.inputs);
+        return match batch.check_to(source, &args.paths, format, args.output.as_deref(), color, args.stats) {
+            Ok(code) => code,
+            Err(e) => usage_error(e),
+        };
+    }
+    if inputs.inputs.is_empty() {
+        eprintln!("warning: {}", api::no_inputs_warning(&args.paths));
+    }
+    let mut run = api::run_inputs(&mut inputs, opts);
+    drop(stdin);
+    for line in crate::report::unused_spec_constants(&run, &args.spec_constants) {
+        eprintln!("warning: {line}");
+    }
+    let mut baselined = Vec::new();
+    if let Some(path) = &args.write_baseline {
+        let b = crate::baseline::Baseline::from_report(&run);
+        if let Err(e) = report::run::write_atomic(path, b.to_json().as_bytes()) {
+            return usage_error(format!("cannot write baseline {}: {e}", path.display()));
+        }
+        eprintln!("irlint: wrote {} to baseline {}", findings(b.len()), path.display());
+        b.apply(&mut run);
+    } else if let Some(b) = &baseline {
+        baselined = b.apply(&mut run);
+    }
+    let text = match format {
+        Format::Human if args.quiet => policy::render_quiet(&run, color),
+        Format::Sarif if baseline.is_some() => report::sarif::render_baselined(&run, &baselined),
+        _ => report::render(&run, format, color, args.stats),
+    };
+    if args.stats && (format != Format::Human || args.quiet) {
+        eprint!("{}", run.stats.render_text());
+    }
+    if let Err(e) = emit(&text, args.output.as_deref()) {
+        return usage_error(e);
+    }
+    if args.statistics {
+        let stats = policy::statistics(&run);
+        if format == Format::Human && args.output.is_none() {
+            let _ = emit(&stats, None);
+        } else {
+            eprint!("{stats}");
+        }
+    }
+    if !args.quiet && !baselined.is_empty() {
+        eprintln!("irlint: {} left out by the baseline", findings(baselined.len()));
+    }
+    let policy = policy::ExitPolicy {
+        fail_on: match args.fail_on {
+            FailOnArg::Error => policy::FailOn::Error,
+            FailOnArg::Warning => policy::FailOn::Warning,
+        },
+        exit_zero: args.exit_zero,
+    };
+    policy.exit_code(&run)
+}
+
+pub(super) fn dump(args: &DumpArgs) -> i32 {
+    let opts = crate::dump::DumpOptions { ir: args.ir };
+    let mut failed = false;
+    let mut files = Vec::new();
+    let mut blob_lists = Vec::new();
+    let mut text = String::new();
+    let hlsl = HlslOptions {
+        profile: args.profile.clone(),
+        entry: args.entry.clone(),
+        defines: args.defines.iter().map(|d| dxc::parse_define(d)).collect(),
+        include_dirs: args.include_dirs.clone(),
+        extra_args: args.dxc_passthrough.clone(),
+        spirv: args.spirv,
+        skip: false,
+    };
+    let mut compiler = None;
+    for inp in input::discover(&args.paths) {
+        let path = inp.display.clone();
+        let read = inp.error.clone().map_or_else(|| batch::read_input(&inp.path), Err);
+        // HLSL is compiled as `check` compiles it, then dumped.
+        let read = read.and_then(|b| {
+            if crate::check::classify(&path, &b) == crate::check::InputKind::Hlsl {
+                crate::dump::compile_hlsl(&path, &b, &hlsl, args.dxc.as_deref(), &mut compiler)
+            } else {
+                Ok(b)
+            }
+        });
+        let bytes = match read {
+            Ok(b) => b,
+            Err(e) => {
+                failed = true;
+                eprintln!("error: {path}: {e}");
+                files.push(crate::dump::DumpFile {
+                    kind: crate::check::classify(&path, &[]),
+                    path,
+                    status: crate::check::FileStatus::Error,
+                    message: Some(e),
+                    details: Default::default(),
+                    ir: None,
+                });
+                continue;
+            }
+        };
+        let kind = crate::check::classify(&path, &bytes);
+        let blobs =
+            if args.blobs || kind == crate::check::InputKind::Binary { embedded::scan(&bytes) } else { Vec::new() };
+        if args.blobs {
+            text.push_str(&embedded::render_blobs(&path, &blobs));
+            blob_lists.push(embedded::blobs_json(&path, &blobs));
+            continue;
+        }
+        if kind == crate::check::InputKind::Binary && !blobs.is_empty() {
+            for b in &blobs {
+                if let Some(slice) = bytes.get(b.range()) {
+                    files.push(crate::dump::dump_bytes(&format!("{path}@0x{:X}", b.offset), slice, &opts));
+                }
+            }
+        } else {
+            files.push(crate::dump::dump_bytes(&path, &bytes, &opts));
+        }
+    }
+    failed |= files.iter().any(|f| f.status == crate::check::FileStatus::Error);
+    let out = match (args.format, args.blobs) {
+        (DumpFormat::Human, true) => text,
+        (DumpFormat::Json, true) => {
+            serde_json::to_string_pretty(&serde_json::json!({ "version": 1, "files": blob_lists })).unwrap_or_default()
+                + "\n"
+        }
+        (DumpFormat::Human, false) => crate::dump::render_text(&files),
+        (DumpFormat::Json, false) => {
+            serde_json::to_string_pretty(&serde_json::json!({ "version": 1, "files": files })).unwrap_or_default()
+                + "\n"
+        }
+    };
+    let _ = emit(&out, None);
+    if failed {
+        2
+    } else {
+        0
+    }
+}
+
+fn level_name(l: Option<crate::report::Level>) -> &'static str {
+    l.map_or("off", |l| l.as_str())
+}
+
+pub(super) fn rules(format: DumpFormat) -> i32 {
+    let reg = crate::rules::registry();
+    if let DumpFormat::Json = format {
+        #[derive(serde::Serialize)]
+        struct Rule {
+            id: &'static str,
+            default_level: &'static str,
+            summary: &'static str,
+            options: &'static [&'static str],
+            doc: &'static str,
+        }
+        let list: Vec<Rule> = reg
+            .iter()
+            .map(|r| Rule {
+                id: r.id,
+                default_level: level_name(r.default_level),
+                summary: r.summary,
+                options: r.options,
+                doc: r.doc.trim(),
+            })
+            .collect();
+        let _ = emit(&(serde_json::to_string_pretty(&list).unwrap_or_default() + "\n"), None);
+        return 0;
+    }
+    let width = reg.iter().map(|r| r.id.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for r in reg {
+        out.push_str(&format!("{:<width$}  {:<7}  {}\n", r.id, level_name(r.default_level), r.summary));
+    }
+    let _ = emit(&out, None);
+    0
+}
+
+/// Documentation of the reserved, tool-level ids.
+fn reserved_doc(id: &str) -> Option<&'static str> {
+    Some(match id {
+        crate::report::INPUT_ERROR => {
+            "input-error (error): an input could not be read or is malformed (bad container, truncated \
+             bitcode, invalid SPIR-V), a configuration file is invalid, or HLSL failed to compile. The \
+             message names the byte offset where reading stopped. Other inputs are still checked; the \
+             exit status is 2."
+        }
+        crate::report::INTERNAL_ERROR => {
+            "internal-error (error): irlint itself failed on this input (a caught panic). Please report \
+             it with the input attached. Other inputs are still checked; the exit status is 2."
+        }
+        crate::report::BUDGET_EXCEEDED => {
+            "analysis-budget-exceeded (note): a work budget ran out, so some findings may be missing. Either \
+             the dataflow budget of a module (constant folding included) ran out and the module was analysed \
+             only partially, or the scan of a binary for embedded shaders reached its work or blob limit \
+             (docs/limits.md) and the rest of the file was not scanned."
+        }
+        crate::suppress::UNUSED_SUPPRESSION => {
+            "unused-suppression (note): an inline `irlint: allow(RULE)` comment in the source (embedded in a \
+             debug build, or read from disk for PTX `.loc` and HLSL inputs) hid no finding of RULE on its line \
+             or the line below, or RULE is not a rule. Remove it, or fix the rule id."
+        }
+        _ => return None,
+    })
+}
+
+pub(super) fn explain(rule: &str) -> i32 {
+    if let Some(r) = crate::rules::find(rule) {
+        let body = if r.doc.trim().is_empty() { r.summary } else { r.doc };
+        let text = format!("{} (default: {})\n\n{}\n", r.id, level_name(r.default_level), body.trim_end());
+        let _ = emit(&text, None);
+        return 0;
+    }
+    if let Some(doc) = reserved_doc(rule) {
+        let _ = emit(&format!("{doc}\n"), None);
+        return 0;
+    }
+    usage_error(format!("unknown rule `{rule}` (`irlint rules` lists them)"))
+}
