@@ -66,7 +66,15 @@ impl ConfigArg {
         match self {
             ConfigArg::Default => Ok(None),
             ConfigArg::File(p) => Config::load(&p).map(Some),
-            ConfigArg::Text { text, origin } => Config::parse(&text, origin).map(Some),
+            ConfigArg::Text { text, origin } => Config::parse(&text, origin).map(Some).map_err(|e| {
+                // `config="irlint.toml"`: a file name read as TOML text.
+                let one_line = !text.trim_end().contains('\n');
+                if one_line && std::path::Path::new(text.trim()).is_file() {
+                    format!("{e} (a str config is TOML text; pass pathlib.Path({:?}) to read the file)", text.trim())
+                } else {
+                    e
+                }
+            }),
         }
     }
 }

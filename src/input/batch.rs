@@ -542,8 +542,9 @@ fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, data: bool, out:
         out.diagnostics.push(d);
     }
     if blobs.is_empty() {
-        if data || check::named_as_shader(path) {
-            let message = if data { check::data_not_a_shader(bytes) } else { check::not_a_shader(path, bytes) };
+        let named = check::named_as_shader(path);
+        if data || named {
+            let message = if named { check::not_a_shader(path, bytes) } else { check::data_not_a_shader(bytes) };
             let (mut f, d) = error_entry(path, InputKind::Binary, message);
             f.bytes = bytes.len() as u64;
             out.files.push(f);
