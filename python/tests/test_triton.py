@@ -356,6 +356,32 @@ def test_kernel_without_ptx_is_named_not_checked(monkeypatch):
     assert hook.stats().unchecked == 1
 
 
+def test_ptx_irlint_cannot_read_is_named_or_raised(tmp_path):
+    """Called as Triton calls its listener, with a .ptx that holds no PTX."""
+    from triton import knobs
+
+    bad = tmp_path / "k.ptx"
+    bad.write_text("this is not PTX\n")
+    call = dict(
+        src=None,
+        metadata={"name": "k", "target": GPUTarget("cuda", 100, 32)},
+        metadata_group={"k.ptx": str(bad), "k.json": str(tmp_path / "k.json")},
+        times=knobs.CompileTimes(ir_initialization=1000, lowering_stages=[("ptx", 2000)], store_results=0),
+        cache_hit=False,
+    )
+    hook.install()
+    with pytest.warns(hook.IrlintWarning, match=r"irlint: Triton kernel k \(sm_100\) not checked: ") as record:
+        knobs.compilation.listener(**call)
+    (w,) = irlint_warnings(record)
+    assert w.message.ptx_path == str(bad) and w.message.findings == []
+    (k,) = hook.stats().kernels
+    assert (k.name, k.triton_seconds, k.unchecked is not None) == ("k", 0.003, True)
+    hook.install(mode="error")
+    with pytest.raises(hook.KernelCheckError, match="not checked") as info:
+        knobs.compilation.listener(**call)
+    assert isinstance(info.value.__cause__, irlint.IrlintError)
+
+
 def test_versions_without_a_listener_are_refused(monkeypatch):
     monkeypatch.setattr(triton, "__version__", "3.3.1")
     with pytest.raises(hook.UnsupportedTritonError, match=r"needs Triton 3\.4 or later .* this is Triton 3\.3\.1"):
