@@ -1,13 +1,28 @@
 """Type stubs of the irlint extension module (the Rust library through PyO3)."""
 
 import os
-from typing import Any, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Union
+from typing import Any, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Union, final
 
 __version__: str
+__all__ = [
+    "__version__",
+    "check",
+    "check_paths",
+    "atoms",
+    "main",
+    "Report",
+    "Finding",
+    "Location",
+    "FileResult",
+    "AtomResult",
+    "IrlintError",
+    "InputError",
+    "ConfigError",
+]
 
-Kind = Literal["dxil", "spirv", "ptx", "hlsl", "bitcode", "dxbc", "binary"]
-ConfigArg = Union[str, Mapping[str, Any], "os.PathLike[str]", None]
-StrPath = Union[str, "os.PathLike[str]"]
+_Kind = Literal["dxil", "spirv", "ptx", "hlsl", "bitcode", "dxbc", "binary"]
+_ConfigArg = Union[str, Mapping[str, Any], "os.PathLike[str]", None]
+_StrPath = Union[str, "os.PathLike[str]"]
 
 class IrlintError(Exception):
     """Base class of the errors irlint raises."""
@@ -29,6 +44,7 @@ class ConfigError(IrlintError):
     command line exit 2 before checking anything). The message is the
     command line's, naming the config and the key."""
 
+@final
 class Location:
     """Where a finding points (the JSON finding's location fields)."""
 
@@ -52,6 +68,7 @@ class Location:
     source_text: Optional[str]
     """The text of the source line, when embedded in the module or read from disk."""
 
+@final
 class Finding:
     """A finding, or a tool-level outcome (`input-error`, `internal-error`,
     `analysis-budget-exceeded`, `unused-suppression`), as in the JSON report."""
@@ -71,6 +88,7 @@ class Finding:
     def resource(self) -> Optional[Dict[str, Any]]:
         """The resource the finding is about, as JSON `resource`."""
 
+@final
 class FileResult:
     """One entry of the report's `files`: an input, or a shader embedded in one."""
 
@@ -81,6 +99,7 @@ class FileResult:
     blob_offset: Optional[int]
     section: Optional[str]
 
+@final
 class Report:
     """The result of `check` or `check_paths`."""
 
@@ -103,6 +122,7 @@ class Report:
     def __len__(self) -> int: ...
     def __iter__(self) -> Iterator[Finding]: ...
 
+@final
 class AtomResult:
     """One record's result, as an entry of `irlint atoms --format json`'s `results`."""
 
@@ -119,9 +139,9 @@ class AtomResult:
 def check(
     data: Union[bytes, bytearray, str],
     *,
-    kind: Optional[Kind] = None,
-    config: ConfigArg = None,
-    path: Optional[StrPath] = None,
+    kind: Optional[_Kind] = None,
+    config: _ConfigArg = None,
+    path: Optional[_StrPath] = None,
 ) -> Report:
     """Checks one shader held in memory, as `irlint check` checks a file named
     `path` (default `<bytes>` / `<string>`) holding `data`.
@@ -132,9 +152,9 @@ def check(
     ConfigError for a bad config or kind. The GIL is released while checking."""
 
 def check_paths(
-    paths: Union[StrPath, Iterable[StrPath]],
+    paths: Union[_StrPath, Iterable[_StrPath]],
     jobs: Optional[int] = None,
-    config: ConfigArg = None,
+    config: _ConfigArg = None,
 ) -> Report:
     """Checks files and directories as `irlint check PATH...` does (recursive,
     by content; quoted globs; `.gitignore`, `exclude`, `per-file-ignores`).

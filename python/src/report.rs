@@ -6,7 +6,7 @@
 use crate::convert::json_to_py;
 use irlint::atoms::records::ResultJson;
 use irlint::check::FileReport;
-use irlint::report::{self, json, Diagnostic, Format, RunReport};
+use irlint::report::{self, json, Diagnostic, FindingValue, Format, ResourceRef, RunReport};
 use pyo3::prelude::*;
 use pyo3::types::{PyIterator, PyList};
 
@@ -83,7 +83,8 @@ pub struct Finding {
     notes: Vec<String>,
     #[pyo3(get)]
     location: Py<Location>,
-    diagnostic: Diagnostic,
+    values: Vec<(String, FindingValue)>,
+    resource: Option<ResourceRef>,
 }
 
 #[pymethods]
@@ -91,13 +92,13 @@ impl Finding {
     /// The recovered values, in the report's order (as JSON `values`).
     #[getter]
     fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        json_loads(py, &json::Values(&self.diagnostic.values))
+        json_loads(py, &json::Values(&self.values))
     }
 
     /// The resource the finding is about (as JSON `resource`), or None.
     #[getter]
     fn resource<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        json_loads(py, &self.diagnostic.location.resource)
+        json_loads(py, &self.resource)
     }
 
     fn __repr__(&self) -> String {
@@ -139,7 +140,8 @@ impl Finding {
             help: d.help.clone(),
             notes: d.notes.clone(),
             location: Py::new(py, location)?,
-            diagnostic: d.clone(),
+            values: d.values.clone(),
+            resource: l.resource.clone(),
         })
     }
 }

@@ -357,23 +357,23 @@ impl Batch {
             Ok(b) => b,
             Err(e) => return fail(InputKind::Binary, e),
         };
-        self.process_bytes(path, input.explicit, bytes, None, resolved, out);
+        self.process_bytes(path, input.explicit, bytes, None, false, resolved, out);
     }
 
     /// Checks an input's bytes: by content ([`check::classify_parsed`]), or as
-    /// `kind` when the caller says what they are. `kind` is also set for
-    /// in-memory data ([`Batch::run_data`]), which must hold a shader whatever
-    /// its name.
+    /// `kind` when the caller says what they are. In-memory `data`
+    /// ([`Batch::run_data`]) must hold a shader whatever its name.
+    #[allow(clippy::too_many_arguments)]
     fn process_bytes(
         &self,
         path: &str,
         explicit: bool,
         bytes: Vec<u8>,
         kind: Option<InputKind>,
+        data: bool,
         resolved: &Resolved,
         out: &mut Outcome,
     ) {
-        let data = kind.is_some();
         let (kind, parsed) = match kind {
             Some(k) => (k, None),
             None => check::classify_parsed(path, &bytes),
@@ -401,12 +401,11 @@ impl Batch {
         let input =
             Input { path: PathBuf::from(path), display: path.to_string(), explicit: true, error: None, config: None };
         let (resolved, _) = Resolver::default().get(self, &input);
-        let kind = Some(kind.unwrap_or_else(|| check::classify(path, &bytes)));
         let mut out = Outcome::default();
         let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut o = Outcome::default();
             match &resolved {
-                Ok(r) => self.process_bytes(path, true, bytes, kind, r, &mut o),
+                Ok(r) => self.process_bytes(path, true, bytes, kind, true, r, &mut o),
                 Err(e) => {
                     let (f, d) = error_entry(path, InputKind::Binary, format!("configuration error: {e}"));
                     o.files.push(f);
