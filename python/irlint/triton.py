@@ -22,6 +22,7 @@ both modes and never raise.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import logging
 import os
 import re
@@ -30,6 +31,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import FrameType
 from typing import Any
 
 import irlint
@@ -197,8 +199,8 @@ class Stats:
 @dataclasses.dataclass
 class _Settings:
     mode: str
-    config: str | os.PathLike | dict[str, Any] | None
-    rules: frozenset | None
+    config: str | os.PathLike[str] | dict[str, Any] | None
+    rules: frozenset[str] | None
     check_cache_hits: bool
 
 
@@ -238,10 +240,15 @@ def _triton_version(version: str) -> tuple[int, ...]:
     return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 
 
+def _import(name: str) -> Any:
+    """An optional dependency (Triton, tomli), imported at run time only."""
+    return importlib.import_module(name)
+
+
 def _knobs() -> Any:
     """``triton.knobs.compilation``, or UnsupportedTritonError saying why not."""
     try:
-        import triton
+        triton = _import("triton")
     except ImportError as e:
         raise UnsupportedTritonError(f"irlint.triton needs Triton (pip install triton): {e}") from e
     version = getattr(triton, "__version__", "unknown")
@@ -251,9 +258,7 @@ def _knobs() -> Any:
             f"(triton.knobs.compilation.listener); this is Triton {version}"
         )
     try:
-        from triton import knobs
-
-        compilation = knobs.compilation
+        compilation = _import("triton.knobs").compilation
     except (ImportError, AttributeError) as e:
         raise UnsupportedTritonError(f"Triton {version} has no triton.knobs.compilation: {e}") from e
     if not hasattr(compilation, "listener"):
@@ -262,8 +267,8 @@ def _knobs() -> Any:
 
 
 def _with_rules(
-    config: str | os.PathLike | Mapping[str, Any] | None, rules: Iterable[str] | None
-) -> str | os.PathLike | dict[str, Any] | None:
+    config: str | os.PathLike[str] | Mapping[str, Any] | None, rules: Iterable[str] | None
+) -> str | os.PathLike[str] | dict[str, Any] | None:
     """The config with every rule of ``rules`` turned on (at error level) unless
     the config sets its level itself."""
     if rules is None:
@@ -275,10 +280,10 @@ def _with_rules(
             raise irlint.ConfigError(f"{os.fspath(config)}: {e}") from e
     if isinstance(config, str):
         try:
-            import tomllib
+            tomllib = _import("tomllib")
         except ImportError:  # Python < 3.11
             try:
-                import tomli as tomllib  # type: ignore[no-redef]
+                tomllib = _import("tomli")
             except ImportError as e:
                 raise irlint.ConfigError(
                     "rules= with a TOML string config needs tomllib (Python 3.11+) or tomli; pass the config as a dict"
@@ -303,7 +308,7 @@ def _with_rules(
 def install(
     mode: str = "warn",
     rules: Sequence[str] | None = None,
-    config: str | os.PathLike | Mapping[str, Any] | None = None,
+    config: str | os.PathLike[str] | Mapping[str, Any] | None = None,
     *,
     check_cache_hits: bool = True,
 ) -> None:
@@ -426,10 +431,9 @@ def _describe(kernel: str, arch: str | None, group: Sequence[Any], where: bool) 
 def _caller_level() -> int:
     """The ``stacklevel`` of the first frame outside irlint and Triton: the
     code that compiled or launched the kernel."""
-    import triton
-
-    skip = (os.path.dirname(__file__), os.path.dirname(triton.__file__))
-    frame, level = sys._getframe(1), 1
+    skip = (os.path.dirname(__file__), os.path.dirname(_import("triton").__file__))
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
     while frame is not None and frame.f_code.co_filename.startswith(skip):
         frame, level = frame.f_back, level + 1
     return level
