@@ -91,10 +91,10 @@ pub fn run_inputs(inputs: &mut Inputs, opts: BatchOptions) -> RunReport {
     report
 }
 
-/// The warning for a run that found nothing to check.
+/// The warning for a run that found nothing to check (it names a Triton
+/// cache that holds no PTX: [`input::discover::no_input_warning`]).
 pub fn no_inputs_warning(paths: &[PathBuf]) -> String {
-    let named: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    format!("no input files found in {}", named.join(", "))
+    input::discover::no_input_warning(paths)
 }
 
 /// A finished run and the warnings `irlint check` prints on stderr for it

@@ -289,14 +289,22 @@ fn check_parsed(
                 Some((f.name.clone(), if text.contains(suppress::MARKER) { text.to_string() } else { String::new() }))
             })
             .collect();
-        Ok((check_module(&m, opts), ids, sources))
+        let diags = check_module(&m, opts);
+        let covered = if diags.iter().any(|d| d.location.source.is_some()) {
+            suppress::covered_lines(&m)
+        } else {
+            suppress::Covered::default()
+        };
+        Ok((diags, ids, (sources, covered)))
     }));
     let mut sources = Vec::new();
+    let mut covered = suppress::Covered::default();
     let mut diags = match outcome {
-        Ok(Ok((d, ids, embedded))) => {
+        Ok(Ok((d, ids, (embedded, lines)))) => {
             report.modules = 1;
             report.spec_ids = ids;
             sources = embedded;
+            covered = lines;
             d
         }
         Ok(Err((status, msg, is_error))) => {
@@ -333,7 +341,7 @@ fn check_parsed(
         source_lines_from_disk(path, &mut diags);
     }
     if report.modules > 0 {
-        suppress::apply(&mut diags, path, blob_offset, &sources);
+        suppress::apply(&mut diags, path, blob_offset, &sources, &covered);
     }
     (report, diags)
 }

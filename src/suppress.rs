@@ -11,7 +11,10 @@
 //! Only the rule named is hidden. A suppression that hid nothing is reported
 //! as an `unused-suppression` note at its line, as clippy does; for a file
 //! read from disk this is only known when some finding of the input points
-//! into that file.
+//! into that file, and only for the lines the module has code from (it or the
+//! line below has a debug location): a file on disk holds more than one
+//! module was compiled from — a Triton `.py` holds many kernels, each its own
+//! PTX module, and a suppression in one is no concern of the others.
 
 use crate::report::run::is_tool_outcome;
 use crate::report::{Certainty, Diagnostic, Level, SourceLocation};
@@ -23,6 +26,23 @@ pub const UNUSED_SUPPRESSION: &str = "unused-suppression";
 
 /// The marker that starts a suppression.
 pub const MARKER: &str = "irlint: allow(";
+
+/// The lines each source file has a debug location on (by file name), for
+/// the files a module does not embed ([`apply`]).
+pub type Covered = HashMap<String, HashSet<u32>>;
+
+/// The lines of each source file that the module's debug locations name.
+pub fn covered_lines(m: &crate::ir::Module) -> Covered {
+    let mut out = Covered::new();
+    for loc in m.locs.values() {
+        if let Some(f) = m.source_files.get(loc.file as usize) {
+            if f.text.is_none() {
+                out.entry(f.name.clone()).or_default().insert(loc.line);
+            }
+        }
+    }
+    out
+}
 
 /// Files read from disk for suppressions are at most this large.
 const MAX_SOURCE_BYTES: u64 = 16 << 20;
@@ -78,8 +98,15 @@ pub fn read_source_near(input: &str, file: &str) -> Option<String> {
 /// (which carry their input path): `embedded` are the `(name, text)` pairs
 /// the module embeds; files it does not embed are read from disk near
 /// `input`. Suppressed findings are removed; unused suppressions are added
-/// as notes.
-pub fn apply(diags: &mut Vec<Diagnostic>, input: &str, blob_offset: Option<u64>, embedded: &[(String, String)]) {
+/// as notes — in a file read from disk, only those on or just above a line in
+/// `covered` (see the module doc).
+pub fn apply(
+    diags: &mut Vec<Diagnostic>,
+    input: &str,
+    blob_offset: Option<u64>,
+    embedded: &[(String, String)],
+    covered: &Covered,
+) {
     let embedded_names: HashSet<&str> = embedded.iter().map(|(n, _)| n.as_str()).collect();
     // file → suppressions (only files that have some).
     let mut files: Vec<(String, Vec<Suppression>)> = Vec::new();
@@ -120,7 +147,10 @@ pub fn apply(diags: &mut Vec<Diagnostic>, input: &str, blob_offset: Option<u64>,
         !hidden
     });
     for (file, sups) in files {
-        for s in sups.into_iter().filter(|s| !s.used) {
+        let on_disk = !embedded_names.contains(file.as_str());
+        let lines = covered.get(&file);
+        let in_module = |line: u32| lines.is_some_and(|l| l.contains(&line) || l.contains(&(line + 1)));
+        for s in sups.into_iter().filter(|s| !s.used && (!on_disk || in_module(s.line))) {
             let why = if crate::rules::find(&s.rule).is_some() {
                 format!("unused suppression: no `{}` finding on this line or the next", s.rule)
             } else {
@@ -161,11 +191,31 @@ mod tests {
         let src = "// irlint: allow(r1)\nA;\nB; // irlint: allow(r2)\nC; // irlint: allow(r1)\n".to_string();
         let embedded = [("a.hlsl".to_string(), src)];
         let mut d = vec![finding("r1", 2), finding("r2", 2), finding("r2", 3)];
-        apply(&mut d, "x.spv", None, &embedded);
+        apply(&mut d, "x.spv", None, &embedded, &Covered::new());
         let left: Vec<(&str, u32)> =
             d.iter().map(|d| (d.rule.as_str(), d.location.source.as_ref().unwrap().line)).collect();
         // r1 on line 2 hidden by line 1, r2 on line 2 kept, r2 on line 3 hidden; line 4 unused.
         assert_eq!(left, [("r2", 2), (UNUSED_SUPPRESSION, 4)]);
         assert_eq!(d[1].level, Level::Note);
+    }
+
+    #[test]
+    fn unused_on_disk_only_where_the_module_has_code() {
+        // One Triton file, two kernels: this module is the first (lines 3-4).
+        let dir = std::env::temp_dir().join(format!("irlint-suppress-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let py = dir.join("k.py");
+        let text = "def a():\n    # irlint: allow(r1)\n    x = 1\n    y = 2  # irlint: allow(r2)\ndef b():\n    z = 3  # irlint: allow(r1)\n";
+        std::fs::write(&py, text).unwrap();
+        let name = py.to_string_lossy().into_owned();
+        let mut d = vec![finding("r1", 3)];
+        d[0].location.source.as_mut().unwrap().file = name.clone();
+        let covered = Covered::from([(name.clone(), HashSet::from([3, 4]))]);
+        apply(&mut d, "k.ptx", None, &[], &covered);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let left: Vec<(&str, u32)> =
+            d.iter().map(|d| (d.rule.as_str(), d.location.source.as_ref().unwrap().line)).collect();
+        // r1 on line 3 hidden by line 2; r2 on line 4 unused; line 6 is the other kernel's.
+        assert_eq!(left, [(UNUSED_SUPPRESSION, 4)]);
     }
 }

@@ -485,10 +485,22 @@ fn inline_suppression_reads_the_source_embedded_in_dxil() {
         vec![(src.file.clone(), lines.join("\n"))]
     };
     let mut hidden = diags.clone();
-    irlint::suppress::apply(&mut hidden, "x.dxil", None, &edit("// irlint: allow(coopvec-stride-mismatch)"));
+    irlint::suppress::apply(
+        &mut hidden,
+        "x.dxil",
+        None,
+        &edit("// irlint: allow(coopvec-stride-mismatch)"),
+        &Default::default(),
+    );
     assert!(!hidden.iter().any(|d| d.rule == "coopvec-stride-mismatch" || d.rule == "unused-suppression"));
     let mut kept = diags.clone();
-    irlint::suppress::apply(&mut kept, "x.dxil", None, &edit("// irlint: allow(coopvec-base-offset-misaligned)"));
+    irlint::suppress::apply(
+        &mut kept,
+        "x.dxil",
+        None,
+        &edit("// irlint: allow(coopvec-base-offset-misaligned)"),
+        &Default::default(),
+    );
     assert!(kept.iter().any(|d| d.rule == "coopvec-stride-mismatch"));
     assert!(kept.iter().any(|d| d.rule == "unused-suppression"));
 }

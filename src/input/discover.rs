@@ -7,6 +7,21 @@
 //! link) is listed once. A path given explicitly is always an input, even when
 //! it does not exist — reading it then reports the error.
 //!
+//! ## Triton caches
+//!
+//! A directory written by Triton's cache manager (`~/.triton/cache`, and the
+//! dump and override folders that share its layout) holds one directory per
+//! cache key: the key's SHA-256 in unpadded base32 (52 characters `A-Z2-7`),
+//! with the kernel's stages side by side (`k.source`, `k.ttir`, `k.ttgir`,
+//! `k.llir`, `k.ptx`, `k.cubin`, `k.json`, `__grp__k.json`; `.amdgcn` and
+//! `.hsaco` for AMD), or a compiled launcher (`cuda_utils….so`), or autotuning
+//! results (`k.autotune.json`). In such a directory, one whose name is a cache
+//! key or that holds a `__grp__*.json` group file, only the `*.ptx` files are
+//! inputs: the other stages are not shaders irlint reads, and scanning the ELF
+//! cubin and launcher objects for embedded DXIL or SPIR-V only listed them as
+//! skipped. Its subdirectories (`tmp.pid_*`, partial writes) are not walked.
+//! A file named on the command line is checked whatever its directory.
+//!
 //! ## Order
 //!
 //! Inputs come out in the order of their display paths as strings, which is
@@ -91,6 +106,24 @@ fn join(dir: &Path, name: &OsStr) -> PathBuf {
 
 fn is_hidden(name: &OsStr) -> bool {
     name.as_encoded_bytes().first() == Some(&b'.')
+}
+
+/// A Triton cache key as a directory name: a SHA-256 in base32 without its
+/// `====` padding (`triton.runtime.cache._base32`).
+fn is_triton_key(name: &OsStr) -> bool {
+    let b = name.as_encoded_bytes();
+    b.len() == 52 && b.iter().all(|&c| c.is_ascii_uppercase() || (b'2'..=b'7').contains(&c))
+}
+
+/// Triton's group file, `__grp__KERNEL.json`: it lists a compiled kernel's stages.
+fn is_triton_group(name: &OsStr) -> bool {
+    let b = name.as_encoded_bytes();
+    b.starts_with(b"__grp__") && b.ends_with(b".json")
+}
+
+fn is_ptx(name: &OsStr) -> bool {
+    let b = name.as_encoded_bytes();
+    b.len() > 4 && b[b.len() - 4..].eq_ignore_ascii_case(b".ptx")
 }
 
 /// Identity of a file or directory: `(dev, inode)`.
@@ -201,6 +234,7 @@ impl Walker<'_> {
             }
         };
         let mut has_config = false;
+        let mut triton = dir.file_name().is_some_and(is_triton_key);
         let mut children = Vec::new();
         for e in entries.filter_map(Result::ok) {
             let name = e.file_name();
@@ -213,6 +247,9 @@ impl Walker<'_> {
             // Hidden entries (.git, dot-files) are not inputs.
             if is_hidden(&name) {
                 continue;
+            }
+            if ft.is_file() && is_triton_group(&name) {
+                triton = true;
             }
             let kind = if ft.is_file() {
                 Kind::File(entry_id(id.0, &e))
@@ -238,6 +275,10 @@ impl Walker<'_> {
                 key.push('/');
             }
             children.push(Child { key, name, kind });
+        }
+        if triton {
+            // A Triton cache entry: its PTX only (see the module doc).
+            children.retain(|c| matches!(c.kind, Kind::File(_) | Kind::Broken) && is_ptx(&c.name));
         }
         children.sort_unstable_by(|a, b| a.key.cmp(&b.key));
         self.check_unlistable(dir, &mut children);
@@ -342,6 +383,31 @@ pub fn walk(paths: &[PathBuf], emit: &mut dyn FnMut(Input)) {
     }
 }
 
+/// The warning for a walk of `paths` that found no input. A Triton cache
+/// whose entries hold no PTX (`TRITON_STORE_BINARY_ONLY=1` keeps only the
+/// cubin and the metadata) is named as such; looking costs one listing per
+/// named directory, and only in this case.
+pub fn no_input_warning(paths: &[PathBuf]) -> String {
+    let named: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let mut msg = format!("no input files found in {}", named.join(", "));
+    let is_cache = |p: &PathBuf| {
+        p.file_name().is_some_and(is_triton_key)
+            || std::fs::read_dir(p).is_ok_and(|rd| {
+                rd.filter_map(Result::ok).any(|e| {
+                    let name = e.file_name();
+                    (is_triton_key(&name) && e.file_type().is_ok_and(|t| t.is_dir())) || is_triton_group(&name)
+                })
+            })
+    };
+    if paths.iter().any(is_cache) {
+        msg.push_str(
+            " (a Triton cache: only its .ptx files are read, and it holds none; \
+             Triton keeps no PTX when TRITON_STORE_BINARY_ONLY=1)",
+        );
+    }
+    msg
+}
+
 /// Expands `paths` (files and directories) into input files, in report order.
 pub fn discover(paths: &[PathBuf]) -> Vec<Input> {
     let mut out = Vec::new();
@@ -375,5 +441,20 @@ mod tests {
         assert_eq!(rel, ["a/y.spv", "b/z.bin", "c.dxil", "missing.dxil"]);
         assert!(inputs[3].explicit && !inputs[0].explicit);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn triton_names() {
+        let key = "DIJOSFLGVQEVJAUD7ERP4KHZDF3XQEKQPTC54QFXWAXIUQZN4KJQ";
+        assert!(is_triton_key(OsStr::new(key)));
+        assert!(!is_triton_key(OsStr::new(&key[1..])), "51 characters");
+        assert!(!is_triton_key(OsStr::new(&format!("{key}A"))), "53 characters");
+        assert!(!is_triton_key(OsStr::new(&key.replace('D', "d"))), "lowercase");
+        assert!(!is_triton_key(OsStr::new(&key.replace('4', "1"))), "1 is no base32 digit");
+        assert!(!is_triton_key(OsStr::new(&key.replace('7', "8"))), "8 is no base32 digit");
+        assert!(is_triton_group(OsStr::new("__grp__matmul_kernel.json")));
+        assert!(!is_triton_group(OsStr::new("matmul_kernel.json")));
+        assert!(is_ptx(OsStr::new("k.ptx")) && is_ptx(OsStr::new("K.PTX")));
+        assert!(!is_ptx(OsStr::new(".ptx")) && !is_ptx(OsStr::new("k.ptx.tmp")));
     }
 }

@@ -315,8 +315,7 @@ impl Batch {
     /// overrides that no module used.
     fn warn_after(&self, paths: &[PathBuf], files: u64, declared: impl Fn(u32) -> bool, modules: usize) {
         if files == 0 {
-            let named: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-            eprintln!("warning: no input files found in {}", named.join(", "));
+            eprintln!("warning: {}", super::discover::no_input_warning(paths));
         }
         let overrides = &self.opts.analysis.spec_constants;
         for line in report::run::unused_spec_constants_of(declared, modules, overrides) {
