@@ -43,15 +43,8 @@ pub(super) fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> i3
         },
         None => None,
     };
-    let hlsl = HlslOptions {
-        profile: args.profile.clone(),
-        entry: args.entry.clone(),
-        defines: args.defines.iter().map(|d| dxc::parse_define(d)).collect(),
-        include_dirs: args.include_dirs.clone(),
-        extra_args: args.dxc_args.iter().chain(&args.dxc_passthrough).cloned().collect(),
-        spirv: args.spirv,
-        skip: args.skip_hlsl,
-    };
+    let extra = args.dxc_args.iter().chain(&args.dxc_passthrough).cloned().collect();
+    let hlsl = args.source.options(extra, args.spirv, args.skip_hlsl);
     let mut stdin = None;
     let mut paths = Vec::new();
     for p in &args.paths {
@@ -169,15 +162,7 @@ pub(super) fn dump(args: &DumpArgs) -> i32 {
     let mut files = Vec::new();
     let mut blob_lists = Vec::new();
     let mut text = String::new();
-    let hlsl = HlslOptions {
-        profile: args.profile.clone(),
-        entry: args.entry.clone(),
-        defines: args.defines.iter().map(|d| dxc::parse_define(d)).collect(),
-        include_dirs: args.include_dirs.clone(),
-        extra_args: args.dxc_passthrough.clone(),
-        spirv: args.spirv,
-        skip: false,
-    };
+    let hlsl = args.source.options(args.dxc_passthrough.clone(), args.spirv, false);
     let mut compiler = None;
     for inp in input::discover(&args.paths) {
         let path = inp.display.clone();

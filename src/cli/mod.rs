@@ -10,7 +10,7 @@ use crate::input::dxc::{self, HlslOptions};
 use crate::input::{self, batch, embedded, filters, BatchOptions};
 use crate::report::policy::{self, ColorChoice};
 use crate::report::{self, Format};
-use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -108,18 +108,8 @@ struct CheckArgs {
     /// Never draw the progress bar.
     #[arg(long)]
     no_progress: bool,
-    /// HLSL: target profile, e.g. `cs_6_9`.
-    #[arg(short = 'T', long = "profile", value_name = "PROFILE", help_heading = "HLSL (through DXC)")]
-    profile: Option<String>,
-    /// HLSL: entry point.
-    #[arg(short = 'E', long = "entry", value_name = "ENTRY", help_heading = "HLSL (through DXC)")]
-    entry: Option<String>,
-    /// HLSL: preprocessor define.
-    #[arg(long = "define", value_name = "NAME[=VALUE]", help_heading = "HLSL (through DXC)")]
-    defines: Vec<String>,
-    /// HLSL: include directory.
-    #[arg(short = 'I', long = "include", value_name = "DIR", help_heading = "HLSL (through DXC)")]
-    include_dirs: Vec<PathBuf>,
+    #[command(flatten)]
+    source: HlslSourceArgs,
     /// HLSL: extra argument passed to DXC as is.
     #[arg(long = "dxc-arg", value_name = "ARG", allow_hyphen_values = true, help_heading = "HLSL (through DXC)")]
     dxc_args: Vec<String>,
@@ -199,6 +189,22 @@ struct DumpArgs {
     /// List the shaders embedded in each file (offset, size, kind, section).
     #[arg(long)]
     blobs: bool,
+    #[command(flatten)]
+    source: HlslSourceArgs,
+    /// HLSL: compile to SPIR-V instead of DXIL.
+    #[arg(long, help_heading = "HLSL (through DXC)")]
+    spirv: bool,
+    /// HLSL: the DXC library (libdxcompiler) or its directory.
+    #[arg(long = "dxc", value_name = "PATH", help_heading = "HLSL (through DXC)")]
+    dxc: Option<PathBuf>,
+    /// HLSL: arguments after `--` go to DXC as DXC spells them.
+    #[arg(last = true, value_name = "DXC_ARGS", allow_hyphen_values = true, help_heading = "HLSL (through DXC)")]
+    dxc_passthrough: Vec<String>,
+}
+
+/// How HLSL inputs are compiled: the arguments `check` and `dump` share.
+#[derive(Debug, Args)]
+struct HlslSourceArgs {
     /// HLSL: target profile, e.g. `cs_6_9`.
     #[arg(short = 'T', long = "profile", value_name = "PROFILE", help_heading = "HLSL (through DXC)")]
     profile: Option<String>,
@@ -211,15 +217,21 @@ struct DumpArgs {
     /// HLSL: include directory.
     #[arg(short = 'I', long = "include", value_name = "DIR", help_heading = "HLSL (through DXC)")]
     include_dirs: Vec<PathBuf>,
-    /// HLSL: compile to SPIR-V instead of DXIL.
-    #[arg(long, help_heading = "HLSL (through DXC)")]
-    spirv: bool,
-    /// HLSL: the DXC library (libdxcompiler) or its directory.
-    #[arg(long = "dxc", value_name = "PATH", help_heading = "HLSL (through DXC)")]
-    dxc: Option<PathBuf>,
-    /// HLSL: arguments after `--` go to DXC as DXC spells them.
-    #[arg(last = true, value_name = "DXC_ARGS", allow_hyphen_values = true, help_heading = "HLSL (through DXC)")]
-    dxc_passthrough: Vec<String>,
+}
+
+impl HlslSourceArgs {
+    /// DXC options from these arguments plus the command's own.
+    fn options(&self, extra_args: Vec<String>, spirv: bool, skip: bool) -> HlslOptions {
+        HlslOptions {
+            profile: self.profile.clone(),
+            entry: self.entry.clone(),
+            defines: self.defines.iter().map(|d| dxc::parse_define(d)).collect(),
+            include_dirs: self.include_dirs.clone(),
+            extra_args,
+            spirv,
+            skip,
+        }
+    }
 }
 
 fn parse_spec_constant(s: &str) -> Result<(u32, u64), String> {
