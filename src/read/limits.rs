@@ -68,3 +68,14 @@ pub const MAX_PTX_OPERANDS: usize = 4096;
 pub const MAX_PTX_NESTING: usize = 64;
 /// Registers declared in one PTX function (`%r<N>` ranges summed).
 pub const MAX_PTX_REGISTERS: usize = 1 << 22;
+/// `brx.idx` branch-table edges in one PTX module (a table of N labels used
+/// by M `brx.idx` counts N·M).
+pub const MAX_PTX_SWITCH_EDGES: usize = 1 << 22;
+/// SSA-construction work in one PTX module: one unit per single-predecessor
+/// block a register read walks through, per phi operand, and 16 per phi. Past
+/// it the module is an input error (a straight chain of B blocks followed by R
+/// reads of distinct registers costs B·R; joins × live registers cost a phi
+/// each).
+pub const MAX_PTX_SSA_WORK: u64 = 1 << 24;
+/// Functions (`.entry` and `.func`, definitions and prototypes) in one PTX module.
+pub const MAX_PTX_FUNCTIONS: usize = 1 << 16;
