@@ -248,14 +248,16 @@ def module(target, variants):
     return "\n".join(lines) + "\n", where
 
 
-def ptxas_verdicts(ptxas, target, variants, tmp):
-    """variant index -> first ptxas error message (None = accepted)."""
+def ptxas_verdicts(ptxas, target, variants, tmp, build=None):
+    """variant index -> first ptxas error message (None = accepted). `build(target, variants)`
+    returns the module text and each variant's line (default: `module`)."""
+    build = build or module
     live = list(range(len(variants)))
     verdict = {}
     for _ in range(len(variants) + 1):
         if not live:
             break
-        text, where = module(target, [variants[i] for i in live])
+        text, where = build(target, [variants[i] for i in live])
         path = os.path.join(tmp, "oracle.ptx")
         open(path, "w").write(text)
         r = subprocess.run([ptxas, f"-arch={target}", "-o", os.devnull, path], capture_output=True, text=True)
@@ -285,8 +287,8 @@ def ptxas_verdicts(ptxas, target, variants, tmp):
     return {i: verdict.get(i) for i in range(len(variants))}
 
 
-def irlint_flags(irlint, target, variants, tmp):
-    text, where = module(target, variants)
+def irlint_flags(irlint, target, variants, tmp, build=None):
+    text, where = (build or module)(target, variants)
     path = os.path.join(tmp, "oracle_irlint.ptx")
     open(path, "w").write(text)
     r = subprocess.run([irlint, "check", "--format", "json", path], capture_output=True, text=True)

@@ -211,6 +211,8 @@ pub struct BlockScaledMma {
     pub layouts: String,
     /// Every type word in written order (D, A, B, C, scale: `f32.e4m3.e4m3.f32.ue8m0`).
     pub types: String,
+    /// Registers in the D, A, B and C vectors (0 for an operand that is not a vector).
+    pub fragments: [u32; 4],
     /// Shape M, N, K as written.
     pub m: u32,
     /// N.
@@ -264,6 +266,12 @@ pub struct TensorCopy {
     pub completion: String,
     /// Elements of the `{im2colInfo}` vector operand (`None` when there is none).
     pub im2col_offsets: Option<u32>,
+    /// The reduction of `cp.reduce.async.bulk.tensor` (`add`, `min`, ...), if written.
+    pub reduction: Option<String>,
+    /// `.L2::cache_hint` (a trailing cache-policy operand).
+    pub cache_hint: bool,
+    /// Operands written.
+    pub operand_count: u32,
     /// Global → shared.
     pub load: bool,
     /// `.multicast::cluster`.

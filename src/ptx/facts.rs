@@ -95,7 +95,7 @@ pub(crate) fn recognise(
     let payload = match op.base() {
         "ldmatrix" | "stmatrix" => PtxOp::LdStMatrix(ldst(op, ins, values)),
         "tcgen05" if op.second() == Some("mma") => PtxOp::Tcgen05Mma(tcgen05(op, ins, values)),
-        "mma" if op.find("kind::").is_some() || op.has("block_scale") => PtxOp::BlockScaledMma(block_mma(op)),
+        "mma" if op.find("kind::").is_some() || op.has("block_scale") => PtxOp::BlockScaledMma(block_mma(op, ins)),
         "cp" => PtxOp::TensorCopy(tensor_copy(op, ins, values)?),
         "wgmma" if op.second() == Some("mma_async") => PtxOp::Wgmma(wgmma(op, ins, values)),
         "mbarrier" => PtxOp::Mbarrier(Mbarrier { address: Some(mbarrier_address(ins, values)?) }),
@@ -226,7 +226,7 @@ fn scalar_type_word(x: &str) -> bool {
 /// `mma.sync.aligned.kind::mxf8f6f4.sp::ordered_metadata.block_scale…`, as CUTLASS
 /// writes it) except the two sequences: the layouts (`row.col`) and the types
 /// (D, A, B, C, scale).
-fn block_mma(op: &Opcode<'_>) -> BlockScaledMma {
+fn block_mma(op: &Opcode<'_>, ins: &Instruction<'_>) -> BlockScaledMma {
     let (mut m, mut n, mut k) = (0, 0, 0);
     let mut types = Vec::new();
     let mut layouts = Vec::new();
@@ -249,6 +249,10 @@ fn block_mma(op: &Opcode<'_>) -> BlockScaledMma {
         sparse_modifier: sparse_modifier.map(str::to_string),
         layouts: layouts.join("."),
         types: types.join("."),
+        fragments: [0, 1, 2, 3].map(|i| match ins.operands.get(i) {
+            Some(Syn::Vector(v)) => v.len() as u32,
+            _ => 0,
+        }),
         m,
         n,
         k,
@@ -317,6 +321,7 @@ fn tensor_copy(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Opti
     let mut mode = TmaMode::Tile;
     let mut spaces = Vec::new();
     let mut completion = "";
+    let mut reduction = None;
     for x in op.mods() {
         match x {
             "1d" | "2d" | "3d" | "4d" | "5d" => rank = u32::from(x.as_bytes()[0] - b'0'),
@@ -330,6 +335,7 @@ fn tensor_copy(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Opti
             "im2col_no_offs::w" => mode = TmaMode::Im2colNoOffsW,
             "shared::cta" | "shared::cluster" | "global" | "shared" => spaces.push(x),
             "mbarrier::complete_tx::bytes" | "bulk_group" => completion = x,
+            "add" | "min" | "max" | "inc" | "dec" | "and" | "or" | "xor" => reduction = Some(x),
             _ => {}
         }
     }
@@ -375,6 +381,9 @@ fn tensor_copy(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Opti
         src: src.to_string(),
         completion: completion.to_string(),
         im2col_offsets,
+        reduction: reduction.map(str::to_string),
+        cache_hint: op.find("L2::cache_hint").is_some(),
+        operand_count: ins.operands.len() as u32,
         load,
         multicast: op.has("multicast::cluster"),
         cta_group: op.find("cta_group::").and_then(|c| c.strip_prefix("cta_group::")?.parse().ok()),

@@ -210,6 +210,12 @@ fn problems(p: &crate::ir::PtxMatrixOp, tname: &str) -> (Vec<String>, Vec<String
             } else if t.kind == Some(MmaKind::I8) && target.is_some_and(|tg| !matches!(tg.sm, 100 | 101 | 110)) {
                 form.push(format!(".kind::i8 is not available on {tname}: only sm_100a and sm_110a (sm_101a) have it"));
             }
+            if t.cta_group == 0 {
+                form.push("tcgen05.mma needs .cta_group::1 or .cta_group::2".into());
+            }
+            if t.kind_text.is_none() {
+                form.push("tcgen05.mma needs a .kind::K".into());
+            }
             if t.ws_misplaced {
                 form.push(
                     "`.ws` must directly follow tcgen05.mma (`tcgen05.mma.ws…`); elsewhere it is no modifier".into(),
@@ -273,6 +279,18 @@ fn problems(p: &crate::ir::PtxMatrixOp, tname: &str) -> (Vec<String>, Vec<String
             if b.sparse_modifier.as_deref() == Some("sp") {
                 form.push("block-scaled mma is sparse with .sp::ordered_metadata, not .sp".into());
             }
+            if (b.m, b.n) != (16, 8) {
+                form.push(format!("block-scaled mma is M = 16, N = 8, not .m{}n{}k{}", b.m, b.n, b.k));
+            }
+            let want = [4, 4, if b.sparse { 4 } else { 2 }, 4];
+            for ((name, &got), w) in ["D", "A", "B", "C"].iter().zip(&b.fragments).zip(want) {
+                if got != w {
+                    form.push(format!(
+                        "operand {name} of block-scaled mma.m16n8k{} is {w} registers, the vector has {got}",
+                        b.k
+                    ));
+                }
+            }
             match (kind, dense_k) {
                 (Some(MmaKind::Mxf8f6f4), 32) | (Some(MmaKind::Mxf4 | MmaKind::Mxf4nvf4), 64) => {}
                 _ => form.push(format!(".kind::{kname} has no .m{}n{}k{} shape", b.m, b.n, b.k)),
@@ -318,6 +336,14 @@ fn problems(p: &crate::ir::PtxMatrixOp, tname: &str) -> (Vec<String>, Vec<String
                 }
             }
         }
+        PtxOp::BlockScaledMma(b) => {
+            if matches!(b.kind, Some(MmaKind::Mxf8f6f4 | MmaKind::Mxf4 | MmaKind::Mxf4nvf4)) {
+                let kname = p.word.split('.').find_map(|m| m.strip_prefix("kind::")).unwrap_or("?");
+                form.push(format!(".kind::{kname} needs .block_scale"));
+            } else if b.scale_vec != ScaleVec::None {
+                form.push("a scale vector size needs .block_scale".into());
+            }
+        }
         PtxOp::Wgmma(w) => {
             form = wgmma_problems(w);
             if target.is_some_and(|tg| !(tg.sm == 90 && tg.suffix == Some('a'))) {
@@ -347,7 +373,7 @@ fn problems(p: &crate::ir::PtxMatrixOp, tname: &str) -> (Vec<String>, Vec<String
                 let dir = if c.load { "global to shared" } else { "shared to global" };
                 form.push(format!(".{mode} mode cannot copy {dir}"));
             }
-            let pair_ok = if c.load { c.src == "global" } else { c.src.starts_with("shared") };
+            let pair_ok = if c.load { c.src == "global" } else { c.src == "shared::cta" };
             if !pair_ok {
                 form.push(format!(
                     "{} copies between .{} and .{}, not from .{} to .{}",
@@ -355,9 +381,43 @@ fn problems(p: &crate::ir::PtxMatrixOp, tname: &str) -> (Vec<String>, Vec<String
                 ));
             }
             let want = if c.load { "mbarrier::complete_tx::bytes" } else { "bulk_group" };
-            if !c.completion.is_empty() && c.completion != want {
-                let dir = if c.load { "a copy into shared memory" } else { "a copy into global memory" };
+            let dir = if c.load { "a copy into shared memory" } else { "a copy into global memory" };
+            if c.completion.is_empty() {
+                form.push(format!("{dir} needs its completion mechanism .{want}"));
+            } else if c.completion != want {
                 form.push(format!("{dir} completes through .{want}, not .{}", c.completion));
+            }
+            if c.family.starts_with("cp.reduce") && c.reduction.is_none() {
+                form.push(
+                    "cp.reduce.async.bulk.tensor needs its reduction (.add, .min, .max, .inc, .dec, .and, .or, .xor)"
+                        .into(),
+                );
+            }
+            if c.multicast && c.dst != "shared::cluster" {
+                form.push(format!(".multicast::cluster copies into .shared::cluster, not .{}", c.dst));
+            }
+            // [dst], [tensorMap, coords], [mbar] {, im2colInfo} {, ctaMask} {, policy} for a
+            // load; [tensorMap, coords], [src] {, policy} for a store.
+            let expected = if c.load {
+                3 + u32::from(c.im2col_offsets.is_some()) + u32::from(c.multicast) + u32::from(c.cache_hint)
+            } else {
+                2 + u32::from(c.cache_hint)
+            };
+            if c.operand_count != expected {
+                let parts = if c.load {
+                    format!(
+                        "[dst], [tensorMap, coords], [mbar]{}{}{}",
+                        if c.im2col_offsets.is_some() { ", {im2colInfo}" } else { "" },
+                        if c.multicast { ", ctaMask" } else { "" },
+                        if c.cache_hint { ", policy" } else { "" }
+                    )
+                } else {
+                    format!("[tensorMap, coords], [src]{}", if c.cache_hint { ", policy" } else { "" })
+                };
+                form.push(format!(
+                    "{} with these modifiers takes {expected} operands ({parts}), found {}",
+                    c.family, c.operand_count
+                ));
             }
             // The seed's rank gate under a target that has every mode: a form problem.
             let seed_form_ok = crate::atoms::verify_tma(
