@@ -9,12 +9,16 @@
 //! `{0, …, 128}` share when the set passes 8 members, and the carries of `+ 16`
 //! then clear the known high zeros until `0 mod 16` is left.
 //!
-//! Known bits make the lattice taller than it needs to be for loops: a counter
-//! `i + 1` loses one known high zero per trip. So after an instruction's value
-//! has grown `WIDEN_AFTER` (2) times as known bits, it keeps only its run of
-//! known low bits (the congruence `r mod 2^k`), which the carries of `+` do not
-//! erode; values that are not loop-carried (descriptor fields, masks) settle
-//! long before that.
+//! Known bits have finite height, so a loop-carried value converges in that
+//! domain: a descriptor advanced in the K loop, `phi(desc0, desc + step)` on a
+//! 32-bit low half packed with a constant high half, keeps every bit the
+//! carries of `+ step` cannot reach (an add's carry stops at a bit known 0 in
+//! both operands). To keep loops cheap, after an instruction's value has grown
+//! `WIDEN_AFTER` (2) times as known bits, a growth also drops the known bits
+//! from the lowest bit it lost to the top of that bit's 32-bit half
+//! ([`Val::widen_from`]): a counter `i + 1` is unknown after a few trips
+//! instead of losing one known high zero per trip, while the other half (the
+//! descriptor's version, layout, SBO) stays known.
 //!
 //! Memory: a function-local variable (`alloca` / SPIR-V `Function` storage) whose
 //! address never escapes (only loaded, stored to, or indexed) is tracked
@@ -35,8 +39,8 @@ use std::collections::BinaryHeap;
 
 pub(crate) use super::value::{global_address, PathElem, Val, MAX_AGG_LEAVES};
 
-/// Times an instruction's value may grow as known bits before it is widened to
-/// its known low bits.
+/// Times an instruction's value may grow as known bits before it is widened
+/// ([`Val::widen_from`]).
 pub(crate) const WIDEN_AFTER: u8 = 2;
 
 /// What a pointer is rooted at.
@@ -143,12 +147,29 @@ pub(crate) struct FuncValues {
     pub escaped: Vec<bool>,
     /// Stores by alloca index.
     pub stores: FxHashMap<usize, Vec<usize>>,
+    /// Return slots of PTX calls: alloca index → (callee, return index).
+    pub ret_slots: FxHashMap<usize, (FuncH, usize)>,
+}
+
+/// What calls contribute to a PTX function's values (context-insensitive):
+/// each parameter is the join of what every call site stores to that
+/// argument's `.param` slot, each return value the join of what the callee
+/// stores to its return slot. A function without an entry here (a kernel, or
+/// one never called in the module) has unknown parameters.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Summaries {
+    /// Parameter values by function index.
+    pub params: FxHashMap<usize, Vec<Val>>,
+    /// Return values by function index.
+    pub rets: FxHashMap<usize, Vec<Val>>,
 }
 
 /// The per-function engine.
 struct Engine<'a, 'm> {
     ce: &'a mut ConstEval<'m>,
     f: &'m Function,
+    me: usize,
+    sum: &'a Summaries,
     fv: FuncValues,
     store_recs: Vec<Option<(Vec<PathElem>, Val)>>,
     steps: &'a mut u64,
@@ -197,8 +218,27 @@ fn resolve_ptr(m: &Module, f: &Function, memo: &mut Vec<Option<Option<Ptr>>>, v:
 }
 
 /// Structural facts about memory: resolved pointers, escaping allocas, stores.
-/// Resolved pointers, escaping allocas and stores by alloca.
-type MemoryFacts = (Vec<Option<Ptr>>, Vec<bool>, FxHashMap<usize, Vec<usize>>);
+/// Resolved pointers, escaping allocas, stores by alloca, and the return slots
+/// of PTX calls (alloca → the callee and the index of its return value).
+type MemoryFacts = (Vec<Option<Ptr>>, Vec<bool>, FxHashMap<usize, Vec<usize>>, FxHashMap<usize, (FuncH, usize)>);
+
+/// The number of `.param` arguments of a PTX call to a function with a body
+/// (the lowering passes its arguments, then its return slots, as the `.param`
+/// variables of the call sequence); `None` for other calls.
+pub(crate) fn ptx_call_params(m: &Module, callee: Value) -> Option<(FuncH, usize)> {
+    if m.source != SourceKind::Ptx {
+        return None;
+    }
+    let Value::Function(g) = callee else { return None };
+    let func = m.functions.try_get(g)?;
+    (!func.is_declaration && !func.blocks.is_empty()).then_some((g, func.params.len()))
+}
+
+/// The allocas of a PTX function's return `.param` variables, in order: its
+/// first `n` allocas (the lowering declares them before the body).
+pub(crate) fn ptx_ret_slots(f: &Function, n: usize) -> Vec<usize> {
+    f.insts.iter().filter(|(_, i)| matches!(i.kind, InstKind::Alloca { .. })).map(|(h, _)| h.index()).take(n).collect()
+}
 
 fn memory_facts(m: &Module, f: &Function) -> MemoryFacts {
     let n = f.insts.len();
@@ -218,9 +258,23 @@ fn memory_facts(m: &Module, f: &Function) -> MemoryFacts {
     };
     let mut escaped = vec![false; n];
     let mut stores: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
+    let mut ret_slots: FxHashMap<usize, (FuncH, usize)> = FxHashMap::default();
     for (h, inst) in f.insts.iter() {
         match &inst.kind {
             InstKind::Load { .. } => {}
+            // A PTX call reads its argument slots and writes its return slots
+            // (their values come from the callee's summary); nothing else.
+            InstKind::Call { callee, args, .. } if ptx_call_params(m, *callee).is_some() => {
+                let Some((g, np)) = ptx_call_params(m, *callee) else { continue };
+                for (k, v) in args.iter().enumerate() {
+                    let Some(a) = alloca_of(*v, &ptrs) else { continue };
+                    let direct = matches!(v, Value::Inst(x) if x.index() == a);
+                    let twice = direct && k >= np && ret_slots.insert(a, (g, k - np)).is_some();
+                    if !direct || twice {
+                        escaped[a] = true;
+                    }
+                }
+            }
             InstKind::Store { ptr, value } => {
                 if let Some(a) = alloca_of(*ptr, &ptrs) {
                     stores.entry(a).or_default().push(h.index());
@@ -256,7 +310,7 @@ fn memory_facts(m: &Module, f: &Function) -> MemoryFacts {
             }),
         }
     }
-    (ptrs, escaped, stores)
+    (ptrs, escaped, stores, ret_slots)
 }
 
 impl<'a, 'm> Engine<'a, 'm> {
@@ -265,7 +319,8 @@ impl<'a, 'm> Engine<'a, 'm> {
             Value::Const(c) => self.ce.value(c),
             Value::Inst(h) => self.fv.vals.get(h.index()).cloned().unwrap_or(Val::Top),
             Value::Global(g) => global_address(self.ce.m, g),
-            _ => Val::Top,
+            Value::Arg(i) => self.sum.params.get(&self.me).and_then(|p| p.get(i as usize)).cloned().unwrap_or(Val::Top),
+            Value::Function(_) => Val::Top,
         }
     }
 
@@ -326,7 +381,14 @@ impl<'a, 'm> Engine<'a, 'm> {
                 }
                 let stores = self.fv.stores.get(&a).cloned().unwrap_or_default();
                 *self.steps += stores.len() as u64;
-                let mut out = Val::Bottom;
+                let mut out = match self.fv.ret_slots.get(&a) {
+                    // A call's return slot: what the callee returns there.
+                    Some((g, j)) => match self.sum.rets.get(&g.index()).and_then(|r| r.get(*j)) {
+                        Some(v) => v.navigate(&path),
+                        None => Val::Top,
+                    },
+                    None => Val::Bottom,
+                };
                 for s in stores {
                     let Some(Some((spath, sval))) = self.store_recs.get(s) else {
                         continue;
@@ -449,6 +511,14 @@ impl<'a, 'm> Engine<'a, 'm> {
                 Val::agg(items)
             }
             InstKind::Other { opcode, operands } => match (m.op_semantics(*opcode), bits) {
+                (OpSemantics::Opaque, _) if m.source == SourceKind::Ptx => {
+                    let name = m.op_names.get(*opcode as usize).map_or("", |s| s.as_str());
+                    let first = operands.first().map(|o| self.operand(*o));
+                    match (ptxops::lane_op(name), first) {
+                        (Some(op), Some(v)) => self.lane_value(op, v, inst.ty, bits),
+                        _ => Val::Top,
+                    }
+                }
                 (OpSemantics::Opaque, _) | (_, None) => Val::Top,
                 (sem, Some(b)) => {
                     let ops: Vec<AbsValue> = operands.iter().map(|o| self.operand(*o).abs()).collect();
@@ -456,6 +526,32 @@ impl<'a, 'm> Engine<'a, 'm> {
                 }
             },
             _ => Val::Top,
+        }
+    }
+
+    /// The result of a PTX operation that moves its first operand's value
+    /// ([`ptxops::LaneOp`]): an integer of width `bits`, or the first member of
+    /// a `{value, predicate}` pair (`shfl.sync d|p`).
+    fn lane_value(&self, op: ptxops::LaneOp, v: Val, ty: TypeH, bits: Option<u32>) -> Val {
+        let m = self.ce.m;
+        let one = |v: Val, b: u32| -> Val {
+            let from = match &v {
+                Val::Int(_, w) => u32::from(*w),
+                _ => return Val::Top,
+            };
+            Val::int(ptxops::lane_result(op, &v.retag(Some(from)).abs(), from, b), b)
+        };
+        match bits {
+            Some(b) => one(v, b),
+            None => match m.types.try_get(ty) {
+                Some(Type::Struct { members, .. }) if members.len() == 2 => {
+                    match members.first().and_then(|t| scalar_bits(m, *t)) {
+                        Some(b) => Val::agg(vec![one(v, b), Val::Top]),
+                        None => Val::Top,
+                    }
+                }
+                _ => Val::Top,
+            },
         }
     }
 
@@ -559,7 +655,8 @@ pub(crate) fn backward_slice(f: &Function, roots: &[Value]) -> Vec<bool> {
 /// others keep ⊥. Returns `None` when the budget ran out.
 pub(crate) fn analyze_function_slice<'m>(
     ce: &mut ConstEval<'m>,
-    f: &'m Function,
+    (fh, f): (FuncH, &'m Function),
+    sum: &Summaries,
     steps: &mut u64,
     only: Option<&[bool]>,
 ) -> Option<FuncValues> {
@@ -574,8 +671,11 @@ pub(crate) fn analyze_function_slice<'m>(
                 && o.get(h.index()).copied().unwrap_or(false)
         })
     });
-    let (ptrs, escaped, stores) =
-        if touches_memory { memory_facts(m, f) } else { (vec![None; n], vec![false; n], FxHashMap::default()) };
+    let (ptrs, escaped, stores, ret_slots) = if touches_memory {
+        memory_facts(m, f)
+    } else {
+        (vec![None; n], vec![false; n], FxHashMap::default(), FxHashMap::default())
+    };
 
     // Positions in reverse post-order; unreachable instructions have none.
     let mut pos = vec![u32::MAX; n];
@@ -628,7 +728,9 @@ pub(crate) fn analyze_function_slice<'m>(
     let mut eng = Engine {
         ce,
         f,
-        fv: FuncValues { vals: vec![Val::Bottom; n], ptrs, escaped, stores },
+        me: fh.index(),
+        sum,
+        fv: FuncValues { vals: vec![Val::Bottom; n], ptrs, escaped, stores, ret_slots },
         store_recs: vec![None; n],
         steps,
     };
@@ -670,7 +772,7 @@ pub(crate) fn analyze_function_slice<'m>(
                     let g = &mut grown[h.index()];
                     *g = g.saturating_add(1);
                     if *g > WIDEN_AFTER {
-                        joined = joined.widen().join(old);
+                        joined = joined.widen_from(old).join(old);
                     }
                 }
                 eng.fv.vals[h.index()] = joined;

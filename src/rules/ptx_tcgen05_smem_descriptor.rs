@@ -5,8 +5,10 @@ use super::atom_ptx::{ptx_facts, ptx_line};
 use super::ptx_desc::{
     all_invalid, known_ones, tcgen05_layout_name, values_json, values_text, IDESC_BITS, SMEM_DESC_BITS,
 };
+use super::ptx_smem_layout::{Family, Operand8};
 use super::{At, Finding, RuleContext, RuleMeta};
-use crate::ir::{FuncH, InstH, PtxMatrixOp, PtxOp};
+use crate::analysis::AbsValue;
+use crate::ir::{FuncH, InstH, PtxMatrixOp, PtxOp, Tcgen05Mma};
 use crate::report::{Certainty, FindingValue, Level};
 
 /// Rule metadata.
@@ -114,6 +116,10 @@ pub fn check(cx: &mut RuleContext<'_>) {
             let v = cx.value(f, desc);
             let s = Site { f, inst, p, operand };
             let bits = SMEM_DESC_BITS;
+            let op = operand_shape(t, idesc.as_ref(), major_bit);
+            for (field, msg, value) in super::ptx_smem_layout::check(m, cx.a, f, desc, Family::Tcgen05, op) {
+                emit(cx, &s, field, format!("{operand} of tcgen05.mma has {msg}"), value);
+            }
             if let Some(vals) = all_invalid(&v, 46, 3, bits, |x| x != 1) {
                 let msg = format!(
                     "{operand} of tcgen05.mma has version (bits 46-48) = {}, must be 1 (0b001) on sm_100{}",
@@ -150,4 +156,20 @@ pub fn check(cx: &mut RuleContext<'_>) {
             }
         }
     }
+}
+
+/// What the instruction descriptor says of one operand: K-major when its
+/// major bit (15 for A, 16 for B) is known 0; its rows in one CTA (A: M, B:
+/// N, halved with `.cta_group::2`) when M / N are known.
+fn operand_shape(t: &Tcgen05Mma, idesc: Option<&AbsValue>, major_bit: u32) -> Operand8 {
+    let k_major = idesc.and_then(|d| d.known_field(major_bit, 1, IDESC_BITS)) == Some(0);
+    let per_cta = |x: u64| if t.cta_group == 2 && !t.ws { x / 2 } else { x };
+    let rows = idesc.and_then(|d| {
+        if major_bit == 15 {
+            d.known_field(24, 5, IDESC_BITS).map(|m| per_cta(m << 4))
+        } else {
+            d.known_field(17, 6, IDESC_BITS).map(|n| per_cta(n << 3))
+        }
+    });
+    Operand8 { k_major, rows }
 }

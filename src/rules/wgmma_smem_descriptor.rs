@@ -105,6 +105,13 @@ pub fn check(cx: &mut RuleContext<'_>) {
                     ));
                 }
             }
+            let (a_k_major, n) = wgmma_shape(&p.word);
+            let op = if operand == "a-desc" {
+                super::ptx_smem_layout::Operand8 { k_major: a_k_major, rows: Some(64) }
+            } else {
+                super::ptx_smem_layout::Operand8 { k_major: a_k_major, rows: n }
+            };
+            found.extend(super::ptx_smem_layout::check(m, cx.a, f, desc, super::ptx_smem_layout::Family::Wgmma, op));
             let line = ptx_line(cx, f, inst);
             for (field, what, value) in found {
                 cx.emit(Finding {
@@ -125,4 +132,16 @@ pub fn check(cx: &mut RuleContext<'_>) {
             }
         }
     }
+}
+
+/// From a `wgmma.mma_async` word (`….m64n128k32.f32.e4m3.e4m3`): whether both
+/// operands are K-major (every type but f16 / bf16, whose transposes are
+/// immediates the fact does not carry) and N.
+fn wgmma_shape(word: &str) -> (bool, Option<u64>) {
+    let parts: Vec<&str> = word.split('.').collect();
+    let Some(i) = parts.iter().position(|p| p.starts_with("m64n")) else { return (false, None) };
+    let n = parts[i].strip_prefix("m64n").and_then(|r| r.split('k').next()).and_then(|x| x.parse().ok());
+    let types = parts.get(i + 1..).unwrap_or(&[]);
+    let k_major = types.len() >= 3 && !types.iter().skip(1).any(|t| *t == "f16" || *t == "bf16");
+    (k_major, n)
 }
