@@ -534,12 +534,14 @@ impl<'a, 'm> Engine<'a, 'm> {
     /// a `{value, predicate}` pair (`shfl.sync d|p`).
     fn lane_value(&self, op: ptxops::LaneOp, v: Val, ty: TypeH, bits: Option<u32>) -> Val {
         let m = self.ce.m;
+        // The operand is read at the instruction's width (a global's address
+        // is tagged 64 bits wide).
         let one = |v: Val, b: u32| -> Val {
-            let from = match &v {
-                Val::Int(_, w) => u32::from(*w),
-                _ => return Val::Top,
-            };
-            Val::int(ptxops::lane_result(op, &v.retag(Some(from)).abs(), from, b), b)
+            match v.retag(Some(b)) {
+                v @ Val::Int(..) => Val::int(ptxops::lane_result(op, &v.abs(), b, b), b),
+                Val::Bottom => Val::Bottom,
+                _ => Val::Top,
+            }
         };
         match bits {
             Some(b) => one(v, b),
