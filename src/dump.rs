@@ -607,7 +607,17 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
     }
     d.insert("remarks".into(), json!(m.remarks));
     if opts.ir {
-        out.ir = Some(ir::print::module(m));
+        // Every function's values, for the notes on phis and parameters.
+        let all = crate::analysis::AnalysisOptions { all_functions: true, ..Default::default() };
+        let a = crate::analysis::analyze(m, &all);
+        let note = |fh: ir::FuncH, v: Value| -> Option<String> {
+            let av = match v {
+                Value::Arg(i) => a.params(fh).get(i as usize).cloned()?,
+                v => a.value(m, fh, ir::Operand::Value(v)),
+            };
+            matches!(av, AbsValue::Set(_) | AbsValue::Known(_)).then(|| av.describe())
+        };
+        out.ir = Some(ir::print::module_noted(m, &note));
     }
     out
 }

@@ -57,6 +57,30 @@ pub(crate) enum Root {
 pub(crate) struct Ptr {
     pub root: Root,
     pub path: Vec<Value>,
+    /// For a PTX `.local` / `.param` byte array (`__local_depot0[16]`): the
+    /// constant byte offset an integer `add` (through `cvta.local`) reached,
+    /// read as the path `[offset]` ([`Ptr::elems_tail`]).
+    pub bytes: Option<u64>,
+}
+
+impl Ptr {
+    /// The path element the byte offset adds, if any.
+    pub(crate) fn elems_tail(&self) -> Option<PathElem> {
+        self.bytes.map(PathElem::Idx)
+    }
+}
+
+/// True when the alloca is a PTX byte array (`.local .align 8 .b8 a[16]`),
+/// whose accesses are addressed by byte offsets.
+fn byte_array(m: &Module, f: &Function, h: InstH) -> bool {
+    if m.source != SourceKind::Ptx {
+        return false;
+    }
+    let Some(InstKind::Alloca { ty }) = f.insts.try_get(h).map(|i| &i.kind) else { return false };
+    match m.types.try_get(*ty) {
+        Some(Type::Array { elem, count: Some(_), .. }) => matches!(m.types.try_get(*elem), Some(Type::Int { bits: 8 })),
+        _ => false,
+    }
 }
 
 /// The scalar integer width of a type.
@@ -190,7 +214,7 @@ fn resolve_ptr(m: &Module, f: &Function, memo: &mut Vec<Option<Option<Ptr>>>, v:
         Some(p)
     };
     match v {
-        Value::Global(g) => Some(Ptr { root: Root::Global(g), path: Vec::new() }),
+        Value::Global(g) => Some(Ptr { root: Root::Global(g), path: Vec::new(), bytes: None }),
         Value::Const(c) => match &m.constants.try_get(c)?.kind {
             ConstKind::Expr(e) => match &**e {
                 ConstExpr::Gep { base, indices } => gep(memo, *base, indices),
@@ -204,8 +228,26 @@ fn resolve_ptr(m: &Module, f: &Function, memo: &mut Vec<Option<Option<Ptr>>>, v:
                 return done.clone();
             }
             let r = match &f.insts.try_get(h)?.kind {
-                InstKind::Alloca { .. } => Some(Ptr { root: Root::Alloca(i), path: Vec::new() }),
+                InstKind::Alloca { .. } => {
+                    let bytes = byte_array(m, f, h).then_some(0);
+                    Some(Ptr { root: Root::Alloca(i), path: Vec::new(), bytes })
+                }
                 InstKind::Gep { base, indices } => gep(memo, *base, indices),
+                // PTX byte arithmetic on a local byte array: `[%SPL+8]`,
+                // `cvta.local.u64 %SP, %SPL; add.u64 %rd, %SP, 8`.
+                InstKind::Binary { op: BinOp::Add, lhs, rhs } if m.source == SourceKind::Ptx => {
+                    let (base, c) = match (m.const_int(*lhs), m.const_int(*rhs)) {
+                        (_, Some(c)) => (*lhs, c),
+                        (Some(c), None) => (*rhs, c),
+                        _ => return None,
+                    };
+                    let p = resolve_ptr(m, f, memo, base, depth + 1)?;
+                    let at = p.bytes?.checked_add(c)?;
+                    Some(Ptr { bytes: Some(at), ..p })
+                }
+                InstKind::Cast { op: CastOp::AddrSpaceCast, value } if m.source == SourceKind::Ptx => {
+                    resolve_ptr(m, f, memo, *value, depth + 1).filter(|p| p.bytes.is_some())
+                }
                 _ => None,
             };
             if let Some(slot) = memo.get_mut(i) {
@@ -238,6 +280,58 @@ pub(crate) fn ptx_call_params(m: &Module, callee: Value) -> Option<(FuncH, usize
 /// first `n` allocas (the lowering declares them before the body).
 pub(crate) fn ptx_ret_slots(f: &Function, n: usize) -> Vec<usize> {
     f.insts.iter().filter(|(_, i)| matches!(i.kind, InstKind::Alloca { .. })).map(|(h, _)| h.index()).take(n).collect()
+}
+
+/// The accesses of PTX byte arrays must not overlap in part: every two that
+/// share a byte start at the same offset, with the same width when both are
+/// known (a stored global address has none: only its low bits are known, and
+/// they are the low bytes of any width). Otherwise the array escapes.
+fn byte_overlaps(m: &Module, f: &Function, ptrs: &[Option<Ptr>], escaped: &mut [bool]) {
+    let width = |v: Value| -> Option<u64> {
+        let ty = match v {
+            Value::Inst(h) => f.insts.try_get(h)?.ty,
+            Value::Const(c) => m.constants.try_get(c)?.ty,
+            _ => return None,
+        };
+        scalar_bits(m, ty).map(|b| u64::from(b).div_ceil(8))
+    };
+    let mut acc: FxHashMap<usize, Vec<(u64, Option<u64>)>> = FxHashMap::default();
+    for (_, inst) in f.insts.iter() {
+        let (ptr, w) = match &inst.kind {
+            InstKind::Load { ptr } => (*ptr, scalar_bits(m, inst.ty).map(|b| u64::from(b).div_ceil(8))),
+            InstKind::Store { ptr, value } => (*ptr, width(*value)),
+            _ => continue,
+        };
+        let Value::Inst(p) = ptr else { continue };
+        let Some(Some(Ptr { root: Root::Alloca(a), bytes: Some(o), .. })) = ptrs.get(p.index()) else { continue };
+        acc.entry(*a).or_default().push((*o, w));
+    }
+    for (a, mut v) in acc {
+        v.sort_unstable();
+        // One sweep: groups of accesses at one offset, each group ending
+        // before the next begins (an access of unknown width counts 8 bytes).
+        let mut bad = false;
+        let mut group: Option<(u64, u64, Option<u64>)> = None; // offset, end, known width
+        for (o, w) in v {
+            let end = o.saturating_add(w.unwrap_or(8));
+            group = match group {
+                Some((go, gend, gw)) if go == o => {
+                    bad |= matches!((gw, w), (Some(p), Some(q)) if p != q);
+                    Some((go, gend.max(end), gw.or(w)))
+                }
+                Some((_, gend, _)) if o < gend => {
+                    bad = true;
+                    break;
+                }
+                _ => Some((o, end, w)),
+            };
+        }
+        if bad {
+            if let Some(e) = escaped.get_mut(a) {
+                *e = true;
+            }
+        }
+    }
 }
 
 fn memory_facts(m: &Module, f: &Function) -> MemoryFacts {
@@ -303,6 +397,8 @@ fn memory_facts(m: &Module, f: &Function) -> MemoryFacts {
                     }
                 }
             }
+            // Byte arithmetic that stays a resolved local address (like a GEP).
+            InstKind::Binary { .. } | InstKind::Cast { .. } if ptrs[h.index()].is_some() => {}
             other => for_each_operand(other, |v| {
                 if let Some(a) = alloca_of(v, &ptrs) {
                     escaped[a] = true;
@@ -310,6 +406,7 @@ fn memory_facts(m: &Module, f: &Function) -> MemoryFacts {
             }),
         }
     }
+    byte_overlaps(m, f, &ptrs, &mut escaped);
     (ptrs, escaped, stores, ret_slots)
 }
 
@@ -351,7 +448,7 @@ impl<'a, 'm> Engine<'a, 'm> {
     fn load(&mut self, ptr: Value) -> Val {
         let p = match ptr {
             Value::Inst(h) => self.fv.ptrs.get(h.index()).cloned().flatten(),
-            Value::Global(g) => Some(Ptr { root: Root::Global(g), path: Vec::new() }),
+            Value::Global(g) => Some(Ptr { root: Root::Global(g), path: Vec::new(), bytes: None }),
             Value::Const(_) => {
                 let mut memo = Vec::new();
                 resolve_ptr(self.ce.m, self.f, &mut memo, ptr, 0)
@@ -361,7 +458,8 @@ impl<'a, 'm> Engine<'a, 'm> {
         let Some(p) = p else {
             return Val::Top;
         };
-        let path = self.path_elems(&p.path);
+        let mut path = self.path_elems(&p.path);
+        path.extend(p.elems_tail());
         if path.contains(&PathElem::Pending) {
             return Val::Bottom;
         }
@@ -470,7 +568,8 @@ impl<'a, 'm> Engine<'a, 'm> {
                 }
                 out
             }
-            InstKind::Load { ptr } => self.load(*ptr),
+            // Read at the load's width (a PTX `ld.u32` of a spilled 64-bit address).
+            InstKind::Load { ptr } => self.load(*ptr).retag(bits),
             InstKind::ExtractValue { agg, indices } => {
                 let path: Vec<PathElem> = indices.iter().map(|i| PathElem::Idx(u64::from(*i))).collect();
                 self.operand(*agg).navigate(&path)
@@ -569,7 +668,8 @@ impl<'a, 'm> Engine<'a, 'm> {
         }) else {
             return false;
         };
-        let path = self.path_elems(&p.path);
+        let mut path = self.path_elems(&p.path);
+        path.extend(p.elems_tail());
         let v = self.operand(value);
         let Some(slot) = self.store_recs.get_mut(h.index()) else {
             return false;

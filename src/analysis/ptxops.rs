@@ -214,3 +214,7 @@ pub fn lane_result(op: LaneOp, a: &AbsValue, from: u32, to: u32) -> AbsValue {
         LaneOp::MapShared => address_space_cast(a, to),
     }
 }
+
+#[cfg(test)]
+#[path = "values_tests.rs"]
+mod values_tests;
