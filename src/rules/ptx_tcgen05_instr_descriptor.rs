@@ -108,6 +108,7 @@ None.
 
 - PTX ISA, tcgen05 instruction descriptor: <https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-instruction-descriptor>
 - PTX ISA, tcgen05 matrix shapes: <https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-matrix-shape>
+- PTX ISA, tcgen05 data types per kind (`.kind::f16`: F16 accumulator with F16 inputs, F32 with F16 or BF16; the `format_combination` check): <https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-matrix-math-data-types>
 - PTX ISA Table 39, "Various combinations of .kind and shapes": <https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-kind-shapes>
 - PTX ISA Tables 43 and 44, block-scaled descriptors: <https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-instuction-desc-kind-mxf8f6f4>, <https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-instuction-desc-kind-mxf4-mxf4nvf4>
 - PTX ISA Table 49, transpose and negate per kind: <https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-transpose-negate-mma-kind>
