@@ -16,7 +16,7 @@
 //! both operands). To keep loops cheap, after an instruction's value has grown
 //! `WIDEN_AFTER` (2) times as known bits, a growth also drops the known bits
 //! from the lowest bit it lost to the top of that bit's 32-bit half
-//! ([`Val::widen_from`]): a counter `i + 1` is unknown after a few trips
+//! (`Val::widen_from`): a counter `i + 1` is unknown after a few trips
 //! instead of losing one known high zero per trip, while the other half (the
 //! descriptor's version, layout, SBO) stays known.
 //!

@@ -283,7 +283,7 @@ impl DepWalk<'_> {
 
 /// Analyses a module: functions that carry facts first, then the others, until
 /// the work budget ([`crate::read::limits::MAX_DATAFLOW_STEPS`]) runs out. In
-/// a PTX module with calls ([`calls`]), the callers and callees of those
+/// a PTX module with calls (`analysis::calls`), the callers and callees of those
 /// functions too, round after round until the call summaries stop growing.
 pub fn analyze(m: &Module, opts: &AnalysisOptions) -> Analysis {
     let mut ce = ConstEval::new(m, &opts.spec_constants);
