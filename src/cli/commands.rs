@@ -209,7 +209,10 @@ pub(super) fn dump(args: &DumpArgs) -> i32 {
             if args.blobs || kind == crate::check::InputKind::Binary { embedded::scan(&bytes) } else { Vec::new() };
         if args.blobs {
             text.push_str(&embedded::render_blobs(&path, &blobs));
-            blob_lists.push(embedded::blobs_json(&path, &blobs));
+            text.push_str(&input::containers::render_blobs(&bytes));
+            let mut listed = embedded::blobs_json(&path, &blobs);
+            input::containers::add_json(&mut listed, &bytes);
+            blob_lists.push(listed);
             continue;
         }
         if kind == crate::check::InputKind::Binary && !blobs.is_empty() {

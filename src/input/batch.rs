@@ -574,7 +574,8 @@ fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, data: bool, out:
         d.location.path = path.to_string();
         out.diagnostics.push(d);
     }
-    if blobs.is_empty() {
+    let found = super::containers::check(path, bytes, opts);
+    if blobs.is_empty() && found.is_empty() {
         let named = check::named_as_shader(path);
         if data || named {
             let message = if named { check::not_a_shader(path, bytes) } else { check::data_not_a_shader(bytes) };
@@ -587,17 +588,21 @@ fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, data: bool, out:
                 path,
                 InputKind::Binary,
                 bytes.len() as u64,
-                "no embedded shader found".into(),
+                super::containers::skip_reason(bytes),
             ));
         }
         return;
     }
     let n = blobs.len();
+    let mut message = format!("{n} embedded shader{}", if n == 1 { "" } else { "s" });
+    if !found.is_empty() {
+        message = if n == 0 { found.summary() } else { format!("{message}; {}", found.summary()) };
+    }
     out.files.push(FileReport {
         path: path.to_string(),
         kind: InputKind::Binary,
         status: FileStatus::Ok,
-        message: Some(format!("{n} embedded shader{}", if n == 1 { "" } else { "s" })),
+        message: Some(message),
         blob_offset: None,
         section: None,
         bytes: bytes.len() as u64,
@@ -614,6 +619,7 @@ fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, data: bool, out:
         out.files.push(f);
         out.diagnostics.extend(diags);
     }
+    found.into_outcome(out);
 }
 
 /// Expands `paths` and checks every input — the library entry point for

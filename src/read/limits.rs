@@ -102,3 +102,29 @@ pub const MAX_REPORT_TEXT_BYTES: usize = 2048;
 pub const MAX_JOBS_PER_CORE: usize = 4;
 /// `-j` is allowed up to this many threads whatever the core count.
 pub const MAX_JOBS_FLOOR: usize = 64;
+/// Bytes one compressed entry (a CUDA fatbin entry, a Fossilize payload) may
+/// decompress to; a larger declared size is not decompressed.
+pub const MAX_DECOMPRESSED_BYTES: u64 = 256 << 20;
+/// Decompressed bytes per compressed byte one entry may produce (beyond
+/// [`DECOMPRESSION_SLACK`]); nvcc's zstd and LZ4 reach about 10 on PTX,
+/// deflate about 4 on Fossilize's varint SPIR-V.
+pub const MAX_DECOMPRESSION_RATIO: u64 = 1000;
+/// Decompressed bytes any entry may produce whatever its ratio.
+pub const DECOMPRESSION_SLACK: u64 = 1 << 20;
+/// Decompressed bytes all the entries of one file may produce together, per
+/// byte of the file (plus [`MAX_DECOMPRESSED_BYTES`]); past it the file's
+/// remaining entries are not decompressed (an `analysis-budget-exceeded`
+/// note), so the time spent stays linear in the file size.
+pub const DECOMPRESSED_PER_FILE_BYTE: u64 = 64;
+/// Entries (PTX, SASS, LTO-IR, ...) read from the CUDA fatbins of one file.
+pub const MAX_FATBIN_ENTRIES: usize = 1 << 20;
+/// Size of one fatbin entry header (nvcc writes 64 to 128 bytes; the table
+/// of a concatenated entry holds one header per member).
+pub const MAX_FATBIN_ENTRY_HEADER: u64 = 1 << 20;
+/// Nesting of fatbin entries: a concatenated entry (`nvcc --concat`) holds
+/// member entries, which may not nest further.
+pub const MAX_FATBIN_NESTING: u32 = 1;
+/// Entries read from one Fossilize database.
+pub const MAX_FOSSILIZE_ENTRIES: usize = 1 << 20;
+/// Pipeline uses (stage, entry point) remembered per Fossilize shader module.
+pub const MAX_FOSSILIZE_MODULE_USES: usize = 16;
