@@ -23,6 +23,8 @@ pub struct Deco {
     pub buffer_block: bool,
     /// `NonWritable`.
     pub non_writable: bool,
+    /// `BuiltIn`.
+    pub builtin: Option<u32>,
 }
 
 impl Deco {
@@ -34,6 +36,7 @@ impl Deco {
         self.block |= o.block;
         self.buffer_block |= o.buffer_block;
         self.non_writable |= o.non_writable;
+        self.builtin = self.builtin.or(o.builtin);
     }
 }
 
@@ -43,6 +46,7 @@ mod d {
     pub const BLOCK: u32 = 2;
     pub const BUFFER_BLOCK: u32 = 3;
     pub const ARRAY_STRIDE: u32 = 6;
+    pub const BUILTIN: u32 = 11;
     pub const NON_WRITABLE: u32 = 24;
     pub const BINDING: u32 = 33;
     pub const DESCRIPTOR_SET: u32 = 34;
@@ -103,6 +107,7 @@ impl Annotations {
                         d::BUFFER_BLOCK => e.buffer_block = true,
                         d::ARRAY_STRIDE => e.array_stride = lit,
                         d::NON_WRITABLE => e.non_writable = true,
+                        d::BUILTIN => e.builtin = lit,
                         d::BINDING => e.binding = lit,
                         d::DESCRIPTOR_SET => e.set = lit,
                         _ => {}

@@ -232,6 +232,9 @@ impl Lowerer<'_> {
         let name = self.ann.name(self.w, id);
         let g = self.m.globals.append(Global { name, ty, value_ty, space: sc, init, is_const: false, span });
         self.set_slot(id, Slot::Global(g));
+        if let Some(b) = self.ann.deco(id).builtin {
+            self.m.builtins.push((g, b));
+        }
         self.resource(g, id, value_ty, sc, span);
     }
 
