@@ -607,7 +607,12 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
     }
     d.insert("remarks".into(), json!(m.remarks));
     if opts.ir {
-        out.ir = Some(ir::print::module(m));
+        // Each instruction marked `U` (uniform) or `D` (divergent across a wave).
+        let u = crate::analysis::uniformity::analyze_module(m);
+        out.ir = Some(ir::print::module_marked(m, &|fh, ih| {
+            let fu = u.get(fh.index())?.as_ref()?;
+            crate::analysis::uniformity::marker(fu, m.functions.try_get(fh)?, ih)
+        }));
     }
     out
 }

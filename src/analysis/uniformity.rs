@@ -238,6 +238,7 @@ pub fn analyze(m: &Module, fh: FuncH) -> FuncUniformity {
         saturated: vec![false; n],
         term_div: vec![false; n],
         reach: Default::default(),
+        avoiding: Default::default(),
     };
     if !s.solve() {
         s.u.all = Some("the analysis did not converge");
@@ -565,6 +566,8 @@ struct Solver<'a> {
     term_div: Vec<bool>,
     /// Blocks reachable from a block, by block (for [`Solver::is_join`]).
     reach: std::cell::RefCell<FxHashMap<usize, Vec<bool>>>,
+    /// Blocks reachable from a block without entering another (stores).
+    avoiding: std::cell::RefCell<FxHashMap<(usize, usize, usize), Vec<bool>>>,
 }
 
 impl Solver<'_> {
@@ -651,6 +654,41 @@ impl Solver<'_> {
         false
     }
 
+    /// Can a lane that ran the store in block `sb` (under the divergent
+    /// branch ending `d`) meet one that did not, at block `l`, before either
+    /// passes `d` again: `sb` reachable from a successor of `d` and `l` from
+    /// `sb` without passing `d`, and `l` from a successor without passing `d`
+    /// or `sb`.
+    fn store_meets(&self, d: usize, sb: usize, l: usize) -> bool {
+        let succs = self.g.succs.get(d).map(|v| v.as_slice()).unwrap_or(&[]);
+        let through = succs.iter().any(|x| self.reaches_avoiding(*x, d, usize::MAX, sb))
+            && self.reaches_avoiding(sb, d, usize::MAX, l);
+        through && succs.iter().any(|x| self.reaches_avoiding(*x, d, sb, l))
+    }
+
+    /// Is block `l` reachable from `from` without entering `a` or `b`?
+    fn reaches_avoiding(&self, from: usize, a: usize, b: usize, l: usize) -> bool {
+        if from == a || from == b {
+            return false;
+        }
+        let mut cache = self.avoiding.borrow_mut();
+        if cache.len() > MAX_REACH_SETS {
+            return true;
+        }
+        let set = cache.entry((from, a, b)).or_insert_with(|| {
+            let mut seen = vec![false; self.g.n];
+            let mut stack = vec![from];
+            while let Some(x) = stack.pop() {
+                if x == a || x == b || std::mem::replace(&mut seen[x], true) {
+                    continue;
+                }
+                stack.extend(self.g.succs[x].iter().copied());
+            }
+            seen
+        });
+        set.get(l).copied().unwrap_or(true)
+    }
+
     /// Can lanes that took different successors of the divergent branch ending
     /// `d` meet at `j` (is `j` reachable from two of its successors)?
     fn is_join(&self, d: usize, j: usize) -> bool {
@@ -700,7 +738,7 @@ impl Solver<'_> {
         let inst = self.f.insts.try_get(ih)?;
         match &inst.kind {
             InstKind::Phi { incoming } => self.phi(ih, incoming),
-            InstKind::Load { ptr } => self.op(*ptr, b).or_else(|| self.load(*ptr)),
+            InstKind::Load { ptr } => self.op(*ptr, b).or_else(|| self.load(*ptr, b)),
             InstKind::Store { .. } | InstKind::Alloca { .. } | InstKind::Br { .. } | InstKind::Unreachable => None,
             InstKind::Ret { .. } => None,
             InstKind::AtomicRmw { .. } | InstKind::CmpXchg { .. } => Some(Cause::Source("atomic result")),
@@ -750,9 +788,9 @@ impl Solver<'_> {
     }
 
     /// A load at a uniform address: uniform when the memory is the same for every lane.
-    fn load(&self, ptr: Value) -> Option<Cause> {
+    fn load(&self, ptr: Value, b: usize) -> Option<Cause> {
         match self.memory.root(ptr) {
-            Root::Alloca(a) => self.alloca(a),
+            Root::Alloca(a) => self.alloca(a, b),
             Root::Global(g) => global_memory(self.m, g),
             // PTX kernel parameters are values (`ld.param` folds into the argument);
             // a pointer passed in points to global memory lanes may write.
@@ -760,19 +798,35 @@ impl Solver<'_> {
         }
     }
 
-    fn alloca(&self, a: InstH) -> Option<Cause> {
+    /// A load in block `l` of function-local memory rooted at alloca `a`.
+    fn alloca(&self, a: InstH, l: usize) -> Option<Cause> {
         if self.memory.escaped.get(a.index()).copied().unwrap_or(true) {
             return Some(Cause::Source("function-local memory whose address escapes"));
         }
         for &s in self.memory.stores.get(&a).map(|v| v.as_slice()).unwrap_or(&[]) {
             let Some(InstKind::Store { ptr, value }) = self.f.insts.try_get(s).map(|i| &i.kind) else { continue };
             let sb = self.u.inst_block.get(s.index()).copied().unwrap_or(u32::MAX);
-            let in_region = self.origins.get(sb as usize).is_none_or(|o| !o.is_empty())
-                || self.saturated.get(sb as usize).copied().unwrap_or(true);
-            if in_region
-                || self.u.divergence_in_block(*ptr, sb).is_some()
-                || self.u.divergence_in_block(*value, sb).is_some()
+            if self.u.divergence_in_block(*value, sb).is_some() {
+                return Some(Cause::Operand(*value));
+            }
+            if self.u.divergence_in_block(*ptr, sb).is_some()
+                || self.saturated.get(sb as usize).copied().unwrap_or(true)
             {
+                return Some(Cause::Store(s));
+            }
+            // A store under a divergent branch: a lane that skipped it can meet
+            // one that ran it when the load is reachable from a successor of
+            // the branch without passing the store's block.
+            for d in self.origins.get(sb as usize).into_iter().flatten() {
+                if self.store_meets(*d as usize, sb as usize, l) {
+                    return Some(Cause::Store(s));
+                }
+            }
+            // Lanes leave a loop with a divergent exit after running its
+            // stores a different number of times.
+            let sl = self.u.block_loops.get(sb as usize).map(|v| v.as_slice()).unwrap_or(&[]);
+            let ll = self.u.block_loops.get(l).map(|v| v.as_slice()).unwrap_or(&[]);
+            if sl.iter().any(|x| !ll.contains(x) && self.u.loop_exit.get(*x as usize).copied().flatten().is_some()) {
                 return Some(Cause::Store(s));
             }
         }

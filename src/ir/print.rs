@@ -293,6 +293,12 @@ pub fn inst(m: &Module, f: &Function, h: InstH) -> String {
 
 /// Prints a whole function.
 pub fn function(m: &Module, f: &Function) -> String {
+    function_marked(m, f, &|_| None)
+}
+
+/// Prints a whole function, each instruction after its marker (`U` / `D` in
+/// `dump --ir`: uniform / divergent), when `mark` gives one.
+pub fn function_marked(m: &Module, f: &Function, mark: &dyn Fn(InstH) -> Option<char>) -> String {
     let mut out = String::new();
     let params: Vec<String> = f.params.iter().map(|p| type_name(m, *p)).collect();
     let ret = f.ret.map(|r| type_name(m, r)).unwrap_or_else(|| "void".into());
@@ -304,7 +310,14 @@ pub fn function(m: &Module, f: &Function) -> String {
     for (bh, b) in f.blocks.iter() {
         let _ = writeln!(out, "bb{}:", bh.index());
         for ih in &b.insts {
-            let _ = writeln!(out, "  {}", inst(m, f, *ih));
+            match mark(*ih) {
+                Some(c) => {
+                    let _ = writeln!(out, "{c} {}", inst(m, f, *ih));
+                }
+                None => {
+                    let _ = writeln!(out, "  {}", inst(m, f, *ih));
+                }
+            }
         }
     }
     out.push_str("}\n");
@@ -313,6 +326,11 @@ pub fn function(m: &Module, f: &Function) -> String {
 
 /// Prints the whole module: resources, facts and function bodies.
 pub fn module(m: &Module) -> String {
+    module_marked(m, &|_, _| None)
+}
+
+/// [`module`] with a marker per instruction (see [`function_marked`]).
+pub fn module_marked(m: &Module, mark: &dyn Fn(FuncH, InstH) -> Option<char>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "; source {:?}, target {}", m.source, m.target.as_deref().unwrap_or("?"));
     for (h, r) in m.resources.iter() {
@@ -330,9 +348,9 @@ pub fn module(m: &Module) -> String {
     for fact in &m.facts {
         let _ = writeln!(out, "; fact fn{} %{}: {:?}", fact.function.index(), fact.inst.index(), fact.kind);
     }
-    for (_, f) in m.functions.iter() {
+    for (fh, f) in m.functions.iter() {
         if !f.is_declaration {
-            out.push_str(&function(m, f));
+            out.push_str(&function_marked(m, f, &|ih| mark(fh, ih)));
         }
     }
     out
