@@ -25,6 +25,9 @@ pub struct Deco {
     pub non_writable: bool,
     /// `BuiltIn`.
     pub builtin: Option<u32>,
+    /// The HLSL buffer type `UserTypeGOOGLE` names (DXC `-fspv-reflect`):
+    /// `Some(true)` a byte-address buffer, `Some(false)` a structured buffer.
+    pub user_type_raw: Option<bool>,
 }
 
 impl Deco {
@@ -37,6 +40,7 @@ impl Deco {
         self.buffer_block |= o.buffer_block;
         self.non_writable |= o.non_writable;
         self.builtin = self.builtin.or(o.builtin);
+        self.user_type_raw = self.user_type_raw.or(o.user_type_raw);
     }
 }
 
@@ -120,6 +124,15 @@ impl Annotations {
                 }
             }
             74 | 75 => groups.push(inst),
+            // OpDecorateString (OpDecorateStringGOOGLE) UserTypeGOOGLE "structuredbuffer:<uint>".
+            5632 => {
+                if let [target, 5636, rest @ ..] = ops {
+                    let (text, _) = super::reader::string(rest);
+                    if let Some(raw) = buffer_type_is_raw(&text) {
+                        self.decos.entry(*target).or_default().user_type_raw = Some(raw);
+                    }
+                }
+            }
             _ => return false,
         }
         true
@@ -144,6 +157,23 @@ impl Annotations {
     }
 }
 
+/// Whether an HLSL buffer type name (a `UserTypeGOOGLE` string such as
+/// `rwstructuredbuffer:<uint>`, or DXC's block name `type.RWStructuredBuffer.uint`)
+/// is a byte-address buffer (`true`) or a structured buffer (`false`).
+pub fn buffer_type_is_raw(name: &str) -> Option<bool> {
+    let name = name.strip_prefix("type.").unwrap_or(name).to_ascii_lowercase();
+    let base = name.split([':', '.', '<']).next().unwrap_or("");
+    match base {
+        "byteaddressbuffer" | "rwbyteaddressbuffer" => Some(true),
+        "structuredbuffer"
+        | "rwstructuredbuffer"
+        | "appendstructuredbuffer"
+        | "consumestructuredbuffer"
+        | "rasterizerorderedstructuredbuffer" => Some(false),
+        _ => None,
+    }
+}
+
 /// What a buffer variable is, from its storage class and the decorations of its
 /// block struct. `None` when it is not a buffer resource.
 pub struct BufferShape {
@@ -158,6 +188,10 @@ pub struct BufferShape {
     pub last_array: Option<(Option<u32>, bool)>,
     /// The last member (the array) is `NonWritable`.
     pub last_member_non_writable: bool,
+    /// The HLSL type the module names (`UserTypeGOOGLE`, then DXC's block
+    /// name): `Some(true)` byte-address, `Some(false)` structured; `None` when
+    /// it names none and the kind is guessed from the shape.
+    pub declared_raw: Option<bool>,
 }
 
 /// Resource class, kind, stride and binding of a buffer, or `None`.
@@ -169,8 +203,10 @@ pub fn classify(s: &BufferShape) -> Option<(ResourceClass, ResourceKind, Option<
         || (s.storage_class == UNIFORM && s.struct_deco.buffer_block);
     if is_ssbo {
         let (stride, raw_shape) = s.last_array?;
-        let kind =
-            if raw_shape && stride == Some(4) { ResourceKind::RAW_BUFFER } else { ResourceKind::STRUCTURED_BUFFER };
+        // Without a declared type a lone `uint[]` with stride 4 is a guess: a
+        // ByteAddressBuffer and a StructuredBuffer<uint> compile to the same shape.
+        let raw = s.declared_raw.unwrap_or(raw_shape && stride == Some(4));
+        let kind = if raw { ResourceKind::RAW_BUFFER } else { ResourceKind::STRUCTURED_BUFFER };
         let class =
             if s.var_deco.non_writable || s.last_member_non_writable { ResourceClass::Srv } else { ResourceClass::Uav };
         return Some((class, kind, stride, binding));
