@@ -13,7 +13,7 @@ use rustc_hash::FxHashMap;
 pub const META: RuleMeta = RuleMeta {
     id: "structured-buffer-stride-not-cache-aligned",
     default_level: Some(Level::Warning),
-    summary: "structured buffer whose element stride straddles cache lines",
+    summary: "structured buffer whose element stride straddles cache lines where lanes index different elements",
     doc: DOC,
     options: &["cache-line-target"],
 };
@@ -25,14 +25,32 @@ Checks the element stride of every `StructuredBuffer`, `RWStructuredBuffer`,
 `AppendStructuredBuffer` and `ConsumeStructuredBuffer` (and SPIR-V storage buffers whose
 last member is an array with an `ArrayStride`). The stride is read from the compiled
 module, never from the source: DXIL `!dx.resources` (extended property tag 1) or the
-`annotateHandle` properties, SPIR-V `ArrayStride`. It fires when
+`annotateHandle` properties, SPIR-V `ArrayStride`. A stride straddles lines when
 
 `stride > 4` and `stride % target != 0` and `target % stride != 0`,
 
 where `target` is the cache-line target (32 bytes by default). With 32: strides 12, 20,
-24, 28, 36, 40, 48 and 80 fire; 4, 8, 16, 32, 64, 96 and 128 do not. The message names the
-next valid stride: the smallest `s ≥ stride` with `s % target == 0` or `target % s == 0`.
+24, 28, 36, 40, 48 and 80 straddle; 4, 8, 16, 32, 64, 96 and 128 do not. The message names
+the next valid stride: the smallest `s ≥ stride` with `s % target == 0` or `target % s == 0`.
 One finding per resource, located at the resource declaration.
+
+A straddling stride costs lines only where the lanes of a wave index **different**
+elements. The rule therefore looks at every access of the buffer (DXIL `bufferLoad`,
+`rawBufferLoad`, their stores, atomics and long-vector loads/stores; SPIR-V access chains
+into the buffer) and asks the uniformity analysis (`docs/uniformity.md`) whether the
+element index can differ between lanes. It fires when some access's index is
+**divergent** (a thread id, a per-lane load, a join after a divergent branch, ...) or
+unknown; a buffer whose every access uses an index proven uniform (a constant, a
+cbuffer or push-constant value, the group id, a loop counter every lane shares, a
+`WaveReadLaneFirst`) is silent. A buffer with no access found keeps its finding (the
+declaration is checked alone), and so does one used in a way the rule does not follow
+(a pointer to the whole buffer passed on) or, in DXIL, any buffer when some buffer
+operation's handle does not resolve to a resource.
+
+The finding says why it was kept: `values` carry `index` (`divergent`, `unfollowed`,
+`unresolved` or `no-access`), `why` (the root cause, e.g. `thread id (GlobalInvocationId)
+(%0)`, with the value it comes from) and `access_offset` (the byte offset of the access
+instruction), and the help line puts them in words.
 
 ## Why is this bad
 
@@ -54,7 +72,12 @@ StructuredBuffer<Vertex> g_Vertices : register(t0);
 ```text
 warning[structured-buffer-stride-not-cache-aligned]: element stride 20 bytes straddles 32-byte lines; pad to 32, reorder fields, or split into parallel buffers
   --> g_Vertices (t0 space0)
+   = help: lanes index different elements: the element index at byte offset 3393 is divergent, from thread id (dx.op.threadId, SV_DispatchThreadID) (%2)
 ```
+
+with `g_Vertices[tid]`, `tid` the `SV_DispatchThreadID`. `g_Vertices[0]`, or
+`g_Vertices[g_Index]` with `g_Index` from a cbuffer, is silent: every lane reads the same
+element, one or two lines for the whole wave.
 
 ## Use instead
 
@@ -84,8 +107,12 @@ cache-line-target = 64
 
 ## Known limitations
 
-- The rule looks at the declaration only: a buffer that is read one field at a time, or
-  only by a few threads, may not suffer.
+- A buffer that is read one field at a time, or only by a few threads, may not suffer.
+- Uniformity is sound, not complete: when in doubt an index is divergent and the finding
+  stays. Function arguments (call sites are not analysed), call results, SPIR-V subgroup
+  arithmetic (the IR does not keep Reduce vs scan), loads from writable memory, and every
+  value of a function with irreducible control flow count as divergent
+  (`docs/uniformity.md`).
 - SPIR-V strides follow the Vulkan layout the compiler chose (std430 by default), so they
   can differ from the DXIL stride of the same HLSL struct.
 
