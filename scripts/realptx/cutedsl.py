@@ -114,6 +114,37 @@ def sm120_blockscaled(ab, sf, sf_vec, kind="pingpong", tile=(128, 128, 128)):
     return cute.compile(g, a, b, sfa, sfb, c, 188, make_fake_stream())
 
 
+def sm103_blockscaled(tile=(128, 128), cluster=(1, 1), sf=cutlass.Float8E8M0FNU, sf_vec=16):
+    mod = load("blackwell/kernel/blockscaled_gemm/sm103_dense_blockscaled_gemm_persistent.py", stub_torch=True)
+    g = mod.Sm103BlockScaledPersistentDenseGemmKernel(sf_vec, tile, cluster, True)
+    m = n = k = 4096
+    a, b, c = gemm_tensors(cutlass.Float4E2M1FN, cutlass.Float16, m, n, k)
+    # The kernel rebuilds the scale-factor layouts from the pointers (tile_atom_to_shape_SF).
+    sfa = make_fake_compact_tensor(sf, (m * k // sf_vec,), assumed_align=16)
+    sfb = make_fake_compact_tensor(sf, (n * k // sf_vec,), assumed_align=16)
+    return cute.compile(g, a, b, sfa, sfb, c, 148, make_fake_stream())
+
+
+def hopper_fmha(d=128, causal=False, dt=cutlass.Float16):
+    sys.path.insert(0, os.path.join(CUTLASS, "examples/python/CuTeDSL"))
+    mod = load("hopper/kernel/attention/fmha.py", stub_torch=True)
+    b, s, hk, hr = 4, 1024, 8, 1
+    f = mod.HopperFusedMultiHeadAttentionForward(
+        cutlass.Float32, cutlass.Float32, (64, 128, d), False, mod.fmha_utils.MaskEnum.WINDOW_MASK)
+    # (s, d, h_r, h_k, b) views of row-major (b, s, h_k, h_r, d) storage, as the example permutes them
+    order = (3, 0, 1, 2, 4)
+    q = make_fake_compact_tensor(dt, (s, d, hr, hk, b), stride_order=order, assumed_align=16)
+    k = make_fake_compact_tensor(dt, (s, d, 1, hk, b), stride_order=order, assumed_align=16)
+    v = make_fake_compact_tensor(dt, (s, d, 1, hk, b), stride_order=order, assumed_align=16)
+    o = make_fake_compact_tensor(dt, (s, d, hr, hk, b), stride_order=order, assumed_align=16)
+    lse = make_fake_compact_tensor(cutlass.Float32, (s, 1, hr, hk, b), stride_order=order, assumed_align=16)
+    sc = 1.0 / math.sqrt(d)
+    from cutlass.cute.typing import Float32, Int32
+    wr = Int32(0) if causal else None
+    return cute.compile(f, q, k, v, o, lse, Float32(sc * math.log2(math.e)), Float32(sc), Float32(1.0),
+                        None, wr, make_fake_stream())
+
+
 def bw_fmha(d=128, causal=False, persistent=True, dt=cutlass.Float16):
     sys.path.insert(0, os.path.join(CUTLASS, "examples/python/CuTeDSL"))
     mod = load("blackwell/kernel/attention/fmha/fmha.py", stub_torch=True)
@@ -140,6 +171,8 @@ JOBS = {
         "hopper_dense_gemm_persistent_f16_128x256_c2x1": lambda: hopper_persistent((128, 256), (2, 1)),
         "hopper_dense_gemm_persistent_e4m3_128x128": lambda: hopper_persistent(ab=cutlass.Float8E4M3FN),
         "hopper_dense_gemm_f16_128x128": lambda: hopper_dense(),
+        "hopper_fmha_fwd_f16_d128": lambda: hopper_fmha(),
+        "hopper_fmha_fwd_bf16_d64_causal": lambda: hopper_fmha(64, True, cutlass.BFloat16),
     },
     "sm_100a": {
         "bw_dense_gemm_persistent_f16_256x128_2cta": lambda: bw_persistent(),
@@ -152,6 +185,10 @@ JOBS = {
         # persistent=True asks the driver for the SM count (fails without one)
         "bw_fmha_fwd_f16_d128": lambda: bw_fmha(128, False, False),
         "bw_fmha_fwd_bf16_d64_causal": lambda: bw_fmha(64, True, False, cutlass.BFloat16),
+    },
+    "sm_103a": {
+        "sm103_blockscaled_gemm_nvf4_128x128": lambda: sm103_blockscaled(),
+        "sm103_blockscaled_gemm_nvf4_256x256_2cta": lambda: sm103_blockscaled((256, 256), (2, 1)),
     },
     "sm_120a": {
         "sm120_dense_gemm_f16_128x128x64": lambda: sm120_dense(),

@@ -101,6 +101,29 @@ def attn_fwd_ws(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, Z, H, N_CTX,
     od.store([qo, 0], acc.to(o_ptr.dtype.element_ty))
 
 
+@triton.jit
+def scaled_mm_ws(a_ptr, b_ptr, sa_ptr, sb_ptr, c_ptr, M, N, K,
+                 BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, FMT: tl.constexpr, PACK: tl.constexpr,
+                 VEC: tl.constexpr):
+    # Block-scaled matmul (tl.dot_scaled) with a warp-specialized K loop; A (M, K/PACK) and B (N, K/PACK)
+    # K-major through TMA descriptors, one scale per VEC elements of K.
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K // PACK], strides=[K // PACK, 1], block_shape=[BM, BK // PACK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K // PACK], strides=[K // PACK, 1], block_shape=[BN, BK // PACK])
+    rm = pm * BM + tl.arange(0, BM)
+    rn = pn * BN + tl.arange(0, BN)
+    rs = tl.arange(0, BK // VEC)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for kk in tl.range(0, tl.cdiv(K, BK), warp_specialize=True):
+        x = a_desc.load([pm * BM, kk * (BK // PACK)])
+        y = b_desc.load([pn * BN, kk * (BK // PACK)])
+        xs = tl.load(sa_ptr + rm[:, None] * (K // VEC) + (kk * (BK // VEC) + rs)[None, :])
+        ys = tl.load(sb_ptr + rn[:, None] * (K // VEC) + (kk * (BK // VEC) + rs)[None, :])
+        acc = tl.dot_scaled(x, xs, FMT, y.T, ys, FMT, acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(c_ptr.dtype.element_ty))
+
+
 def sig(fn, types, consts):
     return {n: ("constexpr" if n in consts else types[n]) for n in inspect.signature(fn.fn).parameters}
 
@@ -120,6 +143,10 @@ def jobs():
                           dict(BM=bm, BN=bn, BK=bk, GROUP_M=8, NUM_SMS=148, FLATTEN=flat, OUT_F32=False), 4, 3))
         bk = 64 if dt != "fp8e4nv" else 128
         j.append((f"mm_ws_loop_{tag}_128x128x{bk}", mm_ws_loop, t, dict(BM=128, BN=128, BK=bk, STAGES=3), 4, 3))
+    for fmt, pack, adt in [("e4m3", 1, "*fp8e4nv"), ("e2m1", 2, "*u8")]:
+        t = dict(a_ptr=adt, b_ptr=adt, sa_ptr="*u8", sb_ptr="*u8", c_ptr="*fp16", M="i32", N="i32", K="i32")
+        j.append((f"scaled_mm_ws_{fmt}_128x128x128", scaled_mm_ws, t,
+                  dict(BM=128, BN=128, BK=128, FMT=fmt, PACK=pack, VEC=32), 4, 3))
     for dt, tag in [("fp16", "f16"), ("bf16", "bf16")]:
         t = dict(q_ptr="*" + dt, k_ptr="*" + dt, v_ptr="*" + dt, o_ptr="*" + dt, sm_scale="fp32", Z="i32", H="i32", N_CTX="i32")
         for hd in (64, 128):
