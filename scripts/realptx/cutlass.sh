@@ -8,8 +8,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/env.sh"
-C=$(cd "$1" && pwd); OUT=$2; shift 2
-mkdir -p "$OUT/logs"
+C=$(cd "$1" && pwd); mkdir -p "$2/logs"; OUT=$(cd "$2" && pwd); shift 2
 JOBS=("$@")
 if [ ${#JOBS[@]} -eq 0 ]; then
   JOBS=(
