@@ -166,7 +166,7 @@ def main():
         for r in recs:
             r["ptxas"] = verdict.get(os.path.basename(r["path"]), "not checked")
         big = sorted(recs, key=lambda r: -r["bytes"])[:2]
-        for r in big:
+        for r in big if not os.environ.get("TRIAGE_NO_PERF") else []:  # e.g. with a debug build
             r["perf"] = throughput(irlint, r["path"])
         jdir = os.environ.get("TRIAGE_JSON_DIR", d)  # for read-only trees such as ../shared/corpus
         os.makedirs(jdir, exist_ok=True)
