@@ -167,7 +167,10 @@ fn bytecode_text(loc: &Location) -> String {
     if let Some(off) = loc.byte_offset {
         parts.push(format!("byte offset 0x{off:X}"));
     } else if let Some(off) = loc.blob_offset {
-        parts.push(format!("blob at byte offset 0x{off:X}"));
+        match &loc.section {
+            Some(s) => parts.push(format!("blob at byte offset 0x{off:X} ({s})")),
+            None => parts.push(format!("blob at byte offset 0x{off:X}")),
+        }
     }
     if parts.is_empty() {
         "bytecode".into()
@@ -188,6 +191,9 @@ fn bytecode_location(loc: &Location, arts: &Artifacts) -> Value {
     let mut out = Map::new();
     out.insert("physicalLocation".into(), Value::Object(physical));
     let mut logical = Vec::new();
+    if let Some(s) = &loc.section {
+        logical.push(json!({ "name": s, "kind": "module" }));
+    }
     if let Some(f) = &loc.function {
         logical.push(json!({ "name": f, "kind": "function" }));
     }
