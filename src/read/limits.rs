@@ -68,6 +68,37 @@ pub const MAX_PTX_OPERANDS: usize = 4096;
 pub const MAX_PTX_NESTING: usize = 64;
 /// Registers declared in one PTX function (`%r<N>` ranges summed).
 pub const MAX_PTX_REGISTERS: usize = 1 << 22;
+/// Largest `irlint.toml` read (bytes); past it the config is an input error.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+/// Globs in one `exclude` list or `[per-file-ignores]` table of `irlint.toml`.
+pub const MAX_CONFIG_GLOBS: usize = 1024;
+/// Bytes of one glob in `irlint.toml`.
+pub const MAX_CONFIG_GLOB_BYTES: usize = 1024;
+/// Largest `--baseline` file read (bytes).
+pub const MAX_BASELINE_BYTES: u64 = 64 << 20;
+/// Largest `.gitignore` (or `.git/info/exclude`) read (bytes).
+pub const MAX_IGNORE_FILE_BYTES: u64 = 1 << 20;
+/// Patterns kept from one ignore file; the walk stops with an error past it.
+pub const MAX_IGNORE_PATTERNS: usize = 10_000;
+/// Largest source file read from disk for a finding's line or its
+/// suppressions (`.file`/`.loc`, DebugSource, HLSL `#include`s) (bytes).
+pub const MAX_SOURCE_FILE_BYTES: u64 = 16 << 20;
+/// Largest `irlint atoms` input (file or stdin) (bytes).
+pub const MAX_ATOMS_INPUT_BYTES: u64 = 64 << 20;
+/// Records read from one `irlint atoms` input; past it the input is an error.
+pub const MAX_ATOMS_RECORDS: usize = 1 << 16;
+/// Bytes of one input-derived name (function, resource, source file, value)
+/// in a report; longer names are cut at a character boundary and end in `…`.
+pub const MAX_REPORT_NAME_BYTES: usize = 1024;
+/// Bytes of one source file name in a report (Linux `PATH_MAX`: no longer
+/// name can be opened, so cutting it loses no source line).
+pub const MAX_REPORT_PATH_BYTES: usize = 4096;
+/// Bytes of one message, note, source line or IR text in a report (cut as names).
+pub const MAX_REPORT_TEXT_BYTES: usize = 2048;
+/// `-j` above this many threads per available core is a usage error.
+pub const MAX_JOBS_PER_CORE: usize = 4;
+/// `-j` is allowed up to this many threads whatever the core count.
+pub const MAX_JOBS_FLOOR: usize = 64;
 /// Bytes one compressed entry (a CUDA fatbin entry, a Fossilize payload) may
 /// decompress to; a larger declared size is not decompressed.
 pub const MAX_DECOMPRESSED_BYTES: u64 = 256 << 20;
