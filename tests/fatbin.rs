@@ -186,7 +186,12 @@ fn json_sarif_and_dump_name_the_entry() {
     let (_, out, _) = run(irlint().args(["check", "--format", "sarif"]).arg(&path));
     let s: serde_json::Value = serde_json::from_str(&out).unwrap();
     let loc = &s["runs"][0]["results"][0]["locations"][0];
-    assert_eq!(loc["logicalLocations"][0]["name"], "fatbin: PTX compute_80, zstd, concatenated");
+    let logical = loc["logicalLocations"].as_array().unwrap();
+    assert_eq!(logical[0], serde_json::json!({"name": "_Z1kPj", "kind": "function"}));
+    assert_eq!(
+        logical.last().unwrap(),
+        &serde_json::json!({"name": "fatbin: PTX compute_80, zstd, concatenated", "kind": "module"})
+    );
     assert_eq!(loc["physicalLocation"]["region"]["byteOffset"], 88);
     let (code, out, _) = run(irlint().args(["dump", "--blobs"]).arg(fatbin_dir().join("k.sass.fatbin")));
     assert_eq!(code, 0);

@@ -191,9 +191,6 @@ fn bytecode_location(loc: &Location, arts: &Artifacts) -> Value {
     let mut out = Map::new();
     out.insert("physicalLocation".into(), Value::Object(physical));
     let mut logical = Vec::new();
-    if let Some(s) = &loc.section {
-        logical.push(json!({ "name": s, "kind": "module" }));
-    }
     if let Some(f) = &loc.function {
         logical.push(json!({ "name": f, "kind": "function" }));
     }
@@ -203,6 +200,10 @@ fn bytecode_location(loc: &Location, arts: &Artifacts) -> Value {
             l["decoratedName"] = json!(v);
         }
         logical.push(l);
+    }
+    // The section, or the container entry a blob was decoded from, last.
+    if let Some(s) = &loc.section {
+        logical.push(json!({ "name": s, "kind": "module" }));
     }
     if !logical.is_empty() {
         out.insert("logicalLocations".into(), Value::Array(logical));
