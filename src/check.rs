@@ -343,6 +343,9 @@ fn check_parsed(
     if report.modules > 0 {
         suppress::apply(&mut diags, path, blob_offset, &sources, &covered);
     }
+    for d in &mut diags {
+        d.cap_strings();
+    }
     (report, diags)
 }
 
@@ -350,22 +353,17 @@ fn check_parsed(
 /// source file is readable — as written, or next to the PTX file — its line is
 /// shown, as the embedded HLSL is for DXIL.
 fn source_lines_from_disk(path: &str, diags: &mut [Diagnostic]) {
-    let dir = std::path::Path::new(path).parent().map(|p| p.to_path_buf()).unwrap_or_default();
-    let mut cache: std::collections::HashMap<String, Option<String>> = std::collections::HashMap::new();
+    let mut cache: std::collections::HashMap<String, Option<crate::suppress::SourceLines>> =
+        std::collections::HashMap::new();
     for d in diags.iter_mut() {
         let Some(src) = &d.location.source else { continue };
         if d.location.source_text.is_some() || src.line == 0 {
             continue;
         }
         let text = cache.entry(src.file.clone()).or_insert_with(|| {
-            let p = std::path::Path::new(&src.file);
-            let candidates = [p.to_path_buf(), dir.join(p), dir.join(p.file_name().unwrap_or_default())];
-            candidates.iter().filter(|c| c.is_file()).find_map(|c| {
-                std::fs::metadata(c).ok().filter(|m| m.len() < 64 << 20).and(std::fs::read_to_string(c).ok())
-            })
+            crate::suppress::read_source_near(path, &src.file).map(crate::suppress::SourceLines::new)
         });
-        d.location.source_text =
-            text.as_deref().and_then(|t| t.lines().nth((src.line as usize).checked_sub(1)?)).map(str::to_string);
+        d.location.source_text = text.as_ref().and_then(|t| t.line(src.line)).map(str::to_string);
     }
 }
 

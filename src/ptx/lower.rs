@@ -1,7 +1,12 @@
 //! PTX syntax tree → IR. Module scope (globals, functions, entry points,
-//! source files) here; function bodies in [`body`].
+//! source files) here; function bodies in [`body`] (with [`ssa`], [`operands`],
+//! [`compute`] and [`ops`]).
 
 mod body;
+mod compute;
+mod operands;
+mod ops;
+mod ssa;
 
 use super::lex::error_at;
 use super::parse::{FuncDecl, PtxModule, Space, VarDecl};
@@ -22,7 +27,7 @@ pub(super) struct Cx<'a> {
     pub globals: FxHashMap<&'a str, Value>,
     /// The parsed `.target`.
     pub target: Option<crate::ir::PtxTarget>,
-    op_info: FxHashMap<&'a str, body::OpInfo<'a>>,
+    op_info: FxHashMap<&'a str, ops::OpInfo<'a>>,
     t_bool: Option<TypeH>,
     t_i32: Option<TypeH>,
     t_i64: Option<TypeH>,
@@ -90,11 +95,11 @@ impl<'a> Cx<'a> {
     }
 
     /// The cached facts about an instruction word.
-    fn op_info(&mut self, word: &'a str) -> body::OpInfo<'a> {
+    fn op_info(&mut self, word: &'a str) -> ops::OpInfo<'a> {
         if let Some(i) = self.op_info.get(word) {
             return *i;
         }
-        let i = body::OpInfo::new(self, word);
+        let i = ops::OpInfo::new(self, word);
         self.op_info.insert(word, i);
         i
     }

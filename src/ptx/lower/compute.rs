@@ -1,0 +1,353 @@
+//! Instructions: the modelled arithmetic, moves, conversions, bit fields,
+//! loads, stores and calls; everything else as an opaque operation.
+
+use super::body::{Body, Slot};
+use super::ops::{OpInfo, OpKind};
+use crate::ir::{BinOp, CastOp, InstKind, Span, TypeH, Value};
+use crate::ptx::facts;
+use crate::ptx::parse::{Instruction, Operand};
+use crate::ptx::Opcode;
+use crate::read::Result;
+
+impl<'c, 'a> Body<'c, 'a> {
+    pub(super) fn inst(&mut self, ins: &Instruction<'a>) -> Result<()> {
+        self.sp = Span { offset: u64::from(ins.pos.offset), id: ins.pos.line, loc: self.sp.loc };
+        let op = Opcode::new(ins.op);
+        let info = self.cx.op_info(ins.op);
+        let bool_ty = self.cx.int(1);
+        let guard = ins.guard.map(|(name, neg)| (self.name_value(name, bool_ty), neg));
+        if info.control {
+            self.cond = guard;
+            if info.base == "brx" {
+                if let Some(idx) = ins.operands.first() {
+                    let t = self.cx.int(32);
+                    self.switch_value = Some(self.value(idx, t));
+                }
+            }
+            return Ok(());
+        }
+        let dests = if info.no_dest { None } else { ins.operands.first().and_then(|o| self.dest_vars(o)) };
+        let srcs = if dests.is_some() { ins.operands.get(1..).unwrap_or(&[]) } else { &ins.operands[..] };
+        let imm_ty = info.imm_ty;
+        if let (OpKind::Mov, Some(d), [src]) = (info.kind, &dests, srcs) {
+            if d.len() > 1 {
+                if let Some(parts) = self.unpack(src, d, imm_ty) {
+                    for (var, part) in d.clone().into_iter().zip(parts) {
+                        let Some(var) = var else { continue };
+                        let v = self.guarded(var, part, guard);
+                        self.write(var, v);
+                    }
+                    return Ok(());
+                }
+            }
+        }
+        let result = match &dests {
+            Some(d) if d.len() == 1 => {
+                let dty = match d[0] {
+                    Some(v) => self.var_ty(v),
+                    None => imm_ty,
+                };
+                self.compute(&info, srcs, dty)
+            }
+            _ => None,
+        };
+        let result = match result {
+            Some(v) => Some(v),
+            None => {
+                // Generic: loads and stores, calls, everything else as an opaque operation.
+                match (info.kind, &dests) {
+                    (OpKind::St, _) if ins.operands.len() == 2 => {
+                        let ptr = self.value(&ins.operands[0], imm_ty);
+                        let value = self.value(&ins.operands[1], imm_ty);
+                        let void = self.cx.void();
+                        self.emit(void, InstKind::Store { ptr, value });
+                        None
+                    }
+                    (OpKind::Call, _) => {
+                        self.call(ins, imm_ty);
+                        None
+                    }
+                    _ => {
+                        let rty = match &dests {
+                            Some(d) if d.len() == 1 => match d[0] {
+                                Some(v) => self.var_ty(v),
+                                None => imm_ty,
+                            },
+                            Some(d) => {
+                                let tys = d.iter().map(|v| v.map_or(imm_ty, |v| self.var_ty(v))).collect();
+                                self.cx.tuple(tys)
+                            }
+                            None => self.cx.void(),
+                        };
+                        let mut operands = Vec::with_capacity(srcs.len());
+                        for s in srcs {
+                            self.flatten(s, imm_ty, &mut operands);
+                        }
+                        let v = if matches!(info.kind, OpKind::Ld | OpKind::LdParam) && operands.len() == 1 {
+                            self.emit(rty, InstKind::Load { ptr: operands[0] })
+                        } else {
+                            let opcode = self.cx.op_name(ins.op);
+                            self.emit(rty, InstKind::Other { opcode, operands })
+                        };
+                        if let (Value::Inst(h), true) = (v, info.maybe_fact) {
+                            if let Some(p) = facts::recognise(&op, ins, h, &self.f.insts[h].kind, self.cx.target) {
+                                self.facts.push(p);
+                            }
+                        }
+                        if dests.is_some() {
+                            Some(v)
+                        } else {
+                            None
+                        }
+                    }
+                }
+            }
+        };
+        let (Some(result), Some(dests)) = (result, dests) else { return Ok(()) };
+        if dests.len() == 1 {
+            if let Some(var) = dests[0] {
+                let v = self.guarded(var, result, guard);
+                self.write(var, v);
+            }
+        } else {
+            for (k, d) in dests.iter().enumerate() {
+                let Some(var) = *d else { continue };
+                let ty = self.var_ty(var);
+                let part = self.emit(ty, InstKind::ExtractValue { agg: result, indices: vec![k as u32] });
+                let v = self.guarded(var, part, guard);
+                self.write(var, v);
+            }
+        }
+        Ok(())
+    }
+
+    /// A predicated definition keeps the old value where the guard is off.
+    pub(super) fn guarded(&mut self, var: u32, new: Value, guard: Option<(Value, bool)>) -> Value {
+        let Some((cond, neg)) = guard else { return new };
+        let old = self.read(var);
+        let ty = self.var_ty(var);
+        let (if_true, if_false) = if neg { (old, new) } else { (new, old) };
+        self.emit(ty, InstKind::Select { cond, if_true, if_false })
+    }
+
+    pub(super) fn call(&mut self, ins: &Instruction<'a>, ty: TypeH) {
+        // call{.uni} (rets), callee, (args){, prototype};  — rets and args are .param names.
+        let mut it = ins.operands.iter().peekable();
+        let mut rets = Vec::new();
+        if let Some(Operand::List(r)) = it.peek() {
+            for o in r {
+                self.flatten(o, ty, &mut rets);
+            }
+            it.next();
+        }
+        let callee = match it.next() {
+            Some(o) => self.value(o, ty),
+            None => self.cx.undef(ty),
+        };
+        let mut args = Vec::new();
+        if let Some(Operand::List(a)) = it.next() {
+            for o in a {
+                self.flatten(o, ty, &mut args);
+            }
+        }
+        args.extend(rets);
+        let void = self.cx.void();
+        self.emit(void, InstKind::Call { callee, args, dx_op: None });
+    }
+
+    /// Modelled arithmetic; `None` falls back to an opaque operation.
+    pub(super) fn compute(&mut self, info: &OpInfo<'a>, srcs: &[Operand<'a>], dty: TypeH) -> Option<Value> {
+        let imm_ty = info.imm_ty;
+        let signed = info.class == Some(b's');
+        let v = match (info.kind, srcs) {
+            (OpKind::Bin(o), [a, b]) => {
+                let a = self.value(a, imm_ty);
+                let b = self.value(b, imm_ty);
+                self.emit(dty, InstKind::Binary { op: o, lhs: a, rhs: b })
+            }
+            (OpKind::MulWide, [a, b]) => {
+                let a = self.widen(a, signed, dty);
+                let b = self.widen(b, signed, dty);
+                self.emit(dty, InstKind::Binary { op: BinOp::Mul, lhs: a, rhs: b })
+            }
+            (OpKind::MadLo | OpKind::MadWide, [a, b, c]) => {
+                let (a, b) = if info.kind == OpKind::MadWide {
+                    (self.widen(a, signed, dty), self.widen(b, signed, dty))
+                } else {
+                    (self.value(a, imm_ty), self.value(b, imm_ty))
+                };
+                let c = self.value(c, dty);
+                let m = self.emit(dty, InstKind::Binary { op: BinOp::Mul, lhs: a, rhs: b });
+                self.emit(dty, InstKind::Binary { op: BinOp::Add, lhs: m, rhs: c })
+            }
+            (OpKind::Not(o) | OpKind::Neg(o), [a]) => {
+                let a = self.value(a, imm_ty);
+                self.emit(dty, InstKind::Unary { op: o, value: a })
+            }
+            (OpKind::Mov, [a]) if !matches!(a, Operand::Vector(_)) => self.value(a, dty),
+            (OpKind::Mov, [Operand::Vector(items)]) => self.pack(items, dty)?,
+            (OpKind::Bfe(signed), [a, Operand::Int(pos), Operand::Int(len)]) => {
+                let a = self.value(a, dty);
+                self.bfe(a, *pos as u64 & 0xff, *len as u64 & 0xff, signed, dty)?
+            }
+            (OpKind::Bfi, [a, b, Operand::Int(pos), Operand::Int(len)]) => {
+                let a = self.value(a, dty);
+                let b = self.value(b, dty);
+                self.bfi(a, b, *pos as u64 & 0xff, *len as u64 & 0xff, dty)?
+            }
+            (OpKind::Cvta, [a]) => {
+                let v = self.value(a, dty);
+                self.emit(dty, InstKind::Cast { op: CastOp::AddrSpaceCast, value: v })
+            }
+            (OpKind::Setp(pred), [a, b]) => {
+                let a = self.value(a, imm_ty);
+                let b = self.value(b, imm_ty);
+                self.emit(dty, InstKind::Cmp { pred, lhs: a, rhs: b })
+            }
+            (OpKind::Selp, [a, b, c]) => {
+                let a = self.value(a, imm_ty);
+                let b = self.value(b, imm_ty);
+                let bool_ty = self.cx.int(1);
+                let c = self.value(c, bool_ty);
+                self.emit(dty, InstKind::Select { cond: c, if_true: a, if_false: b })
+            }
+            (OpKind::Cvt(cast, sty), [a]) => {
+                let v = self.value(a, sty);
+                match cast {
+                    Some(c) => self.emit(dty, InstKind::Cast { op: c, value: v }),
+                    None => v,
+                }
+            }
+            (OpKind::LdParam, [Operand::Addr(a)]) if a.offset == 0 && a.extra.is_empty() => match &a.base {
+                Operand::Sym(n) if matches!(self.lookup(n), Some(Slot::Param(_))) => self.name_value(n, dty),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        Some(v)
+    }
+
+    pub(super) fn bin(&mut self, ty: TypeH, op: BinOp, lhs: Value, rhs: u64) -> Value {
+        let rhs = self.cx.const_int(ty, rhs);
+        self.emit(ty, InstKind::Binary { op, lhs, rhs })
+    }
+
+    /// `bfe` with constant position and length, as shifts and a mask (the
+    /// known-bits transfer functions are exact on them): unsigned
+    /// `(a >> pos) & mask(len)`, signed `(a << (w-1-msb)) >>s (w-1-msb+pos)`
+    /// with `msb = min(pos+len-1, w-1)`; PTX semantics for `len = 0` and `pos ≥ w`.
+    pub(super) fn bfe(&mut self, a: Value, pos: u64, len: u64, signed: bool, ty: TypeH) -> Option<Value> {
+        let w = u64::from(self.cx.m.int_bits(ty)?);
+        if len == 0 || (!signed && pos >= w) {
+            return Some(self.cx.const_int(ty, 0));
+        }
+        if !signed {
+            let shifted = if pos == 0 { a } else { self.bin(ty, BinOp::LShr, a, pos) };
+            let n = len.min(w - pos);
+            return Some(if n >= w { shifted } else { self.bin(ty, BinOp::And, shifted, (1u64 << n) - 1) });
+        }
+        if pos >= w {
+            return Some(self.bin(ty, BinOp::AShr, a, w - 1));
+        }
+        let msb = (pos + len - 1).min(w - 1);
+        let up = w - 1 - msb;
+        let x = if up == 0 { a } else { self.bin(ty, BinOp::Shl, a, up) };
+        Some(if up + pos == 0 { x } else { self.bin(ty, BinOp::AShr, x, up + pos) })
+    }
+
+    /// `bfi` with constant position and length:
+    /// `(b & !(mask << pos)) | ((a << pos) & (mask << pos))`.
+    pub(super) fn bfi(&mut self, a: Value, b: Value, pos: u64, len: u64, ty: TypeH) -> Option<Value> {
+        let w = u64::from(self.cx.m.int_bits(ty)?);
+        if len == 0 || pos >= w {
+            return Some(b);
+        }
+        let n = len.min(w - pos);
+        let field = if n >= 64 { u64::MAX } else { ((1u64 << n) - 1) << pos };
+        let keep = self.bin(ty, BinOp::And, b, !field);
+        let moved = if pos == 0 { a } else { self.bin(ty, BinOp::Shl, a, pos) };
+        let ins = self.bin(ty, BinOp::And, moved, field);
+        Some(self.emit(ty, InstKind::Binary { op: BinOp::Or, lhs: keep, rhs: ins }))
+    }
+
+    /// A packed `mov.bN d, {e0, e1, …}`: `zext(e0) | zext(e1) << w | …`, `w = N / count`.
+    pub(super) fn pack(&mut self, items: &[Operand<'a>], ty: TypeH) -> Option<Value> {
+        let bits = u64::from(self.cx.m.int_bits(ty)?);
+        let n = items.len() as u64;
+        if n < 2 || bits % n != 0 {
+            return None;
+        }
+        let w = bits / n;
+        let ety = self.cx.int(w as u16);
+        // Check every element before emitting anything (no dead instructions
+        // when the form is not modelled).
+        let mut elems: Vec<std::result::Result<u64, Value>> = Vec::with_capacity(items.len());
+        for it in items {
+            match it {
+                Operand::Int(v) => elems.push(Ok(*v as u64 & ((1u64 << w) - 1))),
+                Operand::Reg(_) | Operand::Sym(_) => {
+                    let v = self.value(it, ety);
+                    let vt = self.value_ty(v);
+                    if self.cx.m.int_bits(vt) != Some(w as u16) {
+                        return None;
+                    }
+                    elems.push(Err(v));
+                }
+                _ => return None,
+            }
+        }
+        let mut acc: Option<Value> = None;
+        for (k, e) in elems.into_iter().enumerate() {
+            let e = match e {
+                Ok(c) => self.cx.const_int(ty, c),
+                Err(v) => self.emit(ty, InstKind::Cast { op: CastOp::ZExt, value: v }),
+            };
+            let k = k as u64 * w;
+            let e = if k == 0 { e } else { self.bin(ty, BinOp::Shl, e, k) };
+            acc = Some(match acc {
+                None => e,
+                Some(x) => self.emit(ty, InstKind::Binary { op: BinOp::Or, lhs: x, rhs: e }),
+            });
+        }
+        acc
+    }
+
+    /// An unpacking `mov.bN {d0, d1, …}, s`: `trunc(s >> k·w)` per destination.
+    pub(super) fn unpack(&mut self, src: &Operand<'a>, dests: &[Option<u32>], ty: TypeH) -> Option<Vec<Value>> {
+        let bits = u64::from(self.cx.m.int_bits(ty)?);
+        let n = dests.len() as u64;
+        if n < 2 || bits % n != 0 || matches!(src, Operand::Vector(_)) {
+            return None;
+        }
+        let w = bits / n;
+        let ety = self.cx.int(w as u16);
+        for v in dests.iter().flatten() {
+            let vt = self.var_ty(*v);
+            if self.cx.m.int_bits(vt) != Some(w as u16) {
+                return None;
+            }
+        }
+        let s = self.value(src, ty);
+        let st = self.value_ty(s);
+        if self.cx.m.int_bits(st) != Some(bits as u16) {
+            return None;
+        }
+        let mut out = Vec::with_capacity(dests.len());
+        for k in 0..n {
+            let x = if k == 0 { s } else { self.bin(ty, BinOp::LShr, s, k * w) };
+            out.push(self.emit(ety, InstKind::Cast { op: CastOp::Trunc, value: x }));
+        }
+        Some(out)
+    }
+
+    /// A 32-bit source operand widened to the result type (`mul.wide`, `mad.wide`).
+    pub(super) fn widen(&mut self, o: &Operand<'a>, signed: bool, dty: TypeH) -> Value {
+        if let Operand::Int(v) = o {
+            return self.cx.const_int(dty, *v as u64);
+        }
+        let half = self.cx.m.int_bits(dty).map_or(32, |b| (b / 2).max(8));
+        let sty = self.cx.int(half);
+        let v = self.value(o, sty);
+        self.emit(dty, InstKind::Cast { op: if signed { CastOp::SExt } else { CastOp::ZExt }, value: v })
+    }
+}

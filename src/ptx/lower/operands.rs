@@ -1,0 +1,236 @@
+//! Names and operands: declarations, scoped lookup, `.loc`, operand values.
+
+use super::body::{Body, Scope, Slot};
+use super::span;
+use crate::ir::{BinOp, DebugLoc, Inst, InstKind, TypeH, UnOp, Value};
+use crate::ptx::lex::error_at;
+use crate::ptx::parse::{Address, LocDirective, Operand, Space, Stmt, VarDecl};
+use crate::read::limits::MAX_PTX_REGISTERS;
+use crate::read::{ErrorKind, Result};
+
+impl<'c, 'a> Body<'c, 'a> {
+    // ---- names ----------------------------------------------------------------------
+
+    pub(super) fn declare(&mut self, d: &VarDecl<'a>) -> Result<()> {
+        let ty = self.cx.decl_type(d);
+        let scope = self.scopes.len() - 1;
+        if d.space == Space::Reg {
+            let count = d.range.unwrap_or(1);
+            let base = self.vars.len();
+            if base.saturating_add(count as usize) > MAX_PTX_REGISTERS {
+                return Err(error_at(d.pos, ErrorKind::LimitExceeded, "too many registers in one function"));
+            }
+            self.vars.resize(base + count as usize, ty);
+            let base = base as u32;
+            if d.range.is_some() {
+                self.scopes[scope].ranges.insert(d.name, (base, count));
+            } else {
+                self.scopes[scope].names.insert(d.name, Slot::Var(base));
+            }
+        } else if d.space == Space::Shared {
+            // A `.shared` variable has static storage, one per CTA, as at module
+            // scope (nvcc declares its demoted `__shared__` arrays here): a global
+            // visible in this scope, with its alignment.
+            let v = self.cx.add_global(d);
+            self.scopes[scope].names.insert(d.name, Slot::Sym(v));
+        } else {
+            // A local or param variable: an address, allocated at entry.
+            let k = InstKind::Alloca { ty };
+            let pty = self.cx.ptr(ty, d.space.address_space());
+            let h = self.f.insts.append(Inst { ty: pty, kind: k, span: span(d.pos) });
+            self.entry_allocas.push(h);
+            self.scopes[scope].names.insert(d.name, Slot::Sym(Value::Inst(h)));
+        }
+        Ok(())
+    }
+
+    pub(super) fn lookup(&self, name: &str) -> Option<Slot> {
+        let digits = name.len() - name.bytes().rev().take_while(|b| b.is_ascii_digit()).count();
+        let (prefix, num) = name.split_at(digits);
+        let num: Option<u32> =
+            if num.is_empty() || (num.len() > 1 && num.starts_with('0')) { None } else { num.parse().ok() };
+        for s in self.scopes.iter().rev() {
+            if let (Some(n), Some((base, count))) = (num, s.ranges.get(prefix)) {
+                if n < *count {
+                    return Some(Slot::Var(base + n));
+                }
+            }
+            if !s.names.is_empty() {
+                if let Some(slot) = s.names.get(name) {
+                    return Some(*slot);
+                }
+            }
+        }
+        None
+    }
+
+    // ---- statements -----------------------------------------------------------------
+
+    pub(super) fn stmt(&mut self, s: &Stmt<'a>) -> Result<()> {
+        match s {
+            Stmt::Open(_) => self.scopes.push(Scope::default()),
+            Stmt::Close(_) => {
+                if self.scopes.len() > 1 {
+                    self.scopes.pop();
+                }
+            }
+            Stmt::Decl(d) => self.declare(d)?,
+            Stmt::Loc(l) => self.set_loc(l),
+            Stmt::Label(..) | Stmt::BranchTargets(..) => {}
+            Stmt::Inst(ins) => self.inst(ins)?,
+        }
+        Ok(())
+    }
+
+    pub(super) fn file_index(&mut self, file: u32) -> u32 {
+        match self.cx.files.get(&file) {
+            Some(i) => *i,
+            None => self.cx.m.source_file_index(&format!("<file {file}>")),
+        }
+    }
+
+    pub(super) fn set_loc(&mut self, l: &LocDirective) {
+        if let Some((prev, h)) = self.loc {
+            if prev == *l {
+                self.sp.loc = Some(h);
+                return;
+            }
+        }
+        let inlined_at = l.inlined_at.map(|(f, line, column)| {
+            let file = self.file_index(f);
+            self.cx.m.add_loc(DebugLoc { file, line, column, inlined_at: None })
+        });
+        let file = self.file_index(l.file);
+        let h = self.cx.m.add_loc(DebugLoc { file, line: l.line, column: l.col, inlined_at });
+        self.loc = Some((*l, h));
+        self.sp.loc = Some(h);
+    }
+
+    /// The value of a source operand; `ty` types immediates.
+    pub(super) fn value(&mut self, op: &Operand<'a>, ty: TypeH) -> Value {
+        match op {
+            Operand::Reg(name) | Operand::Sym(name) => self.name_value(name, ty),
+            Operand::NotReg(name) => {
+                let bool_ty = self.cx.int(1);
+                let v = self.name_value(name, bool_ty);
+                self.emit(bool_ty, InstKind::Unary { op: UnOp::LogicalNot, value: v })
+            }
+            Operand::Int(v) => {
+                let ty = if self.cx.m.int_bits(ty).is_some() {
+                    ty
+                } else {
+                    self.cx.int(if *v as u64 > u64::from(u32::MAX) { 64 } else { 32 })
+                };
+                self.cx.const_int(ty, *v as u64)
+            }
+            Operand::Float(bits, w) => {
+                let t = self.cx.float(*w);
+                self.cx.const_float(t, *bits)
+            }
+            Operand::Sink => self.cx.undef(ty),
+            Operand::Vector(items) | Operand::List(items) => {
+                let elems: Vec<Value> = items.iter().map(|o| self.value(o, ty)).collect();
+                let tys = elems.iter().map(|v| self.value_ty(*v)).collect();
+                let t = self.cx.tuple(tys);
+                self.emit(t, InstKind::Composite { elements: elems })
+            }
+            Operand::Pair(a, b) => {
+                let a = self.value(a, ty);
+                let b = self.value(b, ty);
+                let tys = vec![self.value_ty(a), self.value_ty(b)];
+                let t = self.cx.tuple(tys);
+                self.emit(t, InstKind::Composite { elements: vec![a, b] })
+            }
+            Operand::Addr(a) => self.address(a),
+        }
+    }
+
+    pub(super) fn value_ty(&mut self, v: Value) -> TypeH {
+        match v {
+            Value::Inst(h) => self.f.insts.try_get(h).map(|i| i.ty),
+            Value::Const(c) => self.cx.m.constants.try_get(c).map(|c| c.ty),
+            Value::Global(g) => self.cx.m.globals.try_get(g).map(|g| g.ty),
+            Value::Arg(i) => self.f.params.get(i as usize).copied(),
+            Value::Function(_) => None,
+        }
+        .unwrap_or_else(|| self.cx.int(64))
+    }
+
+    pub(super) fn name_value(&mut self, name: &'a str, ty: TypeH) -> Value {
+        match self.lookup(name) {
+            Some(Slot::Var(v)) => self.read(v),
+            Some(Slot::Sym(v)) => v,
+            Some(Slot::Param(i)) => Value::Arg(i),
+            None => {
+                if let Some(v) = self.cx.globals.get(name) {
+                    return *v;
+                }
+                if name.starts_with('%') {
+                    // A special register (`%tid.x`, `%clock64`): an opaque read.
+                    let bits =
+                        if name.contains("64") || name.contains("globaltimer") || name == "%gridid" { 64 } else { 32 };
+                    let t = self.cx.int(bits);
+                    let op = self.cx.op_name(name);
+                    return self.emit(t, InstKind::Other { opcode: op, operands: Vec::new() });
+                }
+                self.cx.undef(ty)
+            }
+        }
+    }
+
+    /// The address `[base + offset]` as a value (base plus a constant).
+    pub(super) fn address(&mut self, a: &Address<'a>) -> Value {
+        let i64_ty = self.cx.int(64);
+        let base = self.value(&a.base, i64_ty);
+        if a.offset == 0 {
+            return base;
+        }
+        let ty = self.value_ty(base);
+        let ty = if self.cx.m.int_bits(ty).is_some() { ty } else { i64_ty };
+        let off = self.cx.const_int(ty, a.offset as u64);
+        self.emit(ty, InstKind::Binary { op: BinOp::Add, lhs: base, rhs: off })
+    }
+
+    /// Flattens source operands into values (addresses with their extra operands).
+    pub(super) fn flatten(&mut self, op: &Operand<'a>, ty: TypeH, out: &mut Vec<Value>) {
+        match op {
+            Operand::Vector(items) | Operand::List(items) => items.iter().for_each(|o| self.flatten(o, ty, out)),
+            Operand::Pair(a, b) => {
+                self.flatten(a, ty, out);
+                self.flatten(b, ty, out);
+            }
+            Operand::Sink => {}
+            Operand::Addr(a) => {
+                let v = self.address(a);
+                out.push(v);
+                for e in &a.extra {
+                    self.flatten(e, ty, out);
+                }
+            }
+            o => {
+                let v = self.value(o, ty);
+                out.push(v);
+            }
+        }
+    }
+
+    /// The registers an operand defines: one per element (`None` for `_` or a non-register).
+    pub(super) fn dest_vars(&self, op: &Operand<'a>) -> Option<Vec<Option<u32>>> {
+        let one = |o: &Operand<'a>| -> Option<Option<u32>> {
+            match o {
+                Operand::Reg(n) | Operand::Sym(n) => match self.lookup(n) {
+                    Some(Slot::Var(v)) => Some(Some(v)),
+                    _ => None,
+                },
+                Operand::Sink => Some(None),
+                _ => None,
+            }
+        };
+        match op {
+            Operand::Reg(_) | Operand::Sym(_) | Operand::Sink => Some(vec![one(op)?]),
+            Operand::Vector(items) => items.iter().map(one).collect(),
+            Operand::Pair(a, b) => Some(vec![one(a)?, one(b)?]),
+            _ => None,
+        }
+    }
+}

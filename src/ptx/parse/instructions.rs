@@ -1,0 +1,274 @@
+//! Function bodies: statements, instructions and their operands.
+
+use super::{unexpected, Parser, Space, LINKAGE};
+use super::{Address, Instruction, Operand, Stmt};
+use crate::ptx::lex::{error_at, number, Number, Pos, Tok, Token};
+use crate::read::limits::{MAX_PTX_NESTING, MAX_PTX_OPERANDS, MAX_PTX_STATEMENTS};
+use crate::read::{ErrorKind, Result};
+use smallvec::SmallVec;
+
+impl<'a> Parser<'a> {
+    pub(super) fn count_stmt(&mut self, pos: Pos) -> Result<()> {
+        self.statements += 1;
+        if self.statements > MAX_PTX_STATEMENTS {
+            return Err(error_at(pos, ErrorKind::LimitExceeded, "too many statements"));
+        }
+        Ok(())
+    }
+
+    /// A function body from its `{` to the matching `}`.
+    pub(super) fn body(&mut self) -> Result<Vec<Stmt<'a>>> {
+        let open = self.expect_punct(b'{')?;
+        let mut out = vec![Stmt::Open((&open).into())];
+        let mut depth = 1usize;
+        while depth > 0 {
+            let t = self.lx.next()?;
+            let pos: Pos = (&t).into();
+            self.count_stmt(pos)?;
+            match t.kind {
+                Tok::Eof => return Err(unexpected(&t, "'}' closing the function body")),
+                Tok::Punct(b'{') => {
+                    depth += 1;
+                    if depth > MAX_PTX_NESTING {
+                        return Err(error_at(pos, ErrorKind::LimitExceeded, "scopes nested too deeply"));
+                    }
+                    out.push(Stmt::Open(pos));
+                }
+                Tok::Punct(b'}') => {
+                    depth -= 1;
+                    out.push(Stmt::Close(pos));
+                }
+                Tok::Punct(b';') => {}
+                Tok::Dir => match t.text {
+                    ".loc" => {
+                        let loc = self.loc_args()?;
+                        out.push(Stmt::Loc(loc));
+                    }
+                    ".pragma" => self.skip_statement()?,
+                    ".file" => self.file()?,
+                    ".section" => {
+                        self.lx.next()?;
+                        self.skip_braces()?;
+                    }
+                    d if LINKAGE.contains(&d) => {
+                        let first = self.lx.next()?;
+                        if first.text == ".func" || first.text == ".entry" {
+                            // A nested prototype declaration.
+                            self.skip_statement()?;
+                        } else {
+                            for v in self.var_decl(Some(d), first, true)? {
+                                out.push(Stmt::Decl(v));
+                            }
+                        }
+                    }
+                    _ if Space::from_dir(t.text).is_some() => {
+                        for v in self.var_decl(None, t, true)? {
+                            out.push(Stmt::Decl(v));
+                        }
+                    }
+                    ".func" | ".callprototype" => self.skip_statement()?,
+                    _ => {
+                        return Err(error_at(
+                            pos,
+                            ErrorKind::Malformed,
+                            format!("unexpected directive {} in a function body", t.text),
+                        ))
+                    }
+                },
+                Tok::Word if self.lx.peek()?.is(b':') => {
+                    self.lx.next()?;
+                    let next = self.lx.peek()?;
+                    if next.kind == Tok::Dir && next.text == ".branchtargets" {
+                        self.lx.next()?;
+                        let mut targets = Vec::new();
+                        loop {
+                            let l = self.lx.next()?;
+                            if l.kind != Tok::Word {
+                                return Err(unexpected(&l, "a label"));
+                            }
+                            targets.push(l.text);
+                            if !self.eat_punct(b',')? {
+                                break;
+                            }
+                        }
+                        self.expect_punct(b';')?;
+                        out.push(Stmt::BranchTargets(t.text, targets, pos));
+                    } else if next.kind == Tok::Dir && (next.text == ".callprototype" || next.text == ".calltargets") {
+                        self.skip_statement()?;
+                    } else {
+                        out.push(Stmt::Label(t.text, pos));
+                    }
+                }
+                Tok::Word | Tok::Punct(b'@') => {
+                    let i = self.instruction(t)?;
+                    out.push(Stmt::Inst(i));
+                }
+                _ => return Err(unexpected(&t, "an instruction, label, directive or '}'")),
+            }
+        }
+        Ok(out)
+    }
+
+    pub(super) fn instruction(&mut self, first: Token<'a>) -> Result<Instruction<'a>> {
+        let pos: Pos = (&first).into();
+        let mut guard = None;
+        let mut word = first;
+        if first.is(b'@') {
+            let neg = self.eat_punct(b'!')?;
+            let p = self.lx.next()?;
+            if !matches!(p.kind, Tok::Reg | Tok::Word) {
+                return Err(unexpected(&p, "a predicate register after '@'"));
+            }
+            guard = Some((p.text, neg));
+            word = self.lx.next()?;
+        }
+        if word.kind != Tok::Word {
+            return Err(unexpected(&word, "an instruction"));
+        }
+        let mut operands = SmallVec::new();
+        if self.eat_punct(b';')? {
+            return Ok(Instruction { guard, op: word.text, operands, pos });
+        }
+        loop {
+            operands.push(self.operand(0)?);
+            if operands.len() > MAX_PTX_OPERANDS {
+                return Err(error_at(pos, ErrorKind::LimitExceeded, "too many operands"));
+            }
+            let t = self.lx.next()?;
+            if t.is(b';') {
+                break;
+            }
+            if !t.is(b',') {
+                return Err(unexpected(&t, "',' or ';'"));
+            }
+        }
+        Ok(Instruction { guard, op: word.text, operands, pos })
+    }
+
+    pub(super) fn operand(&mut self, depth: usize) -> Result<Operand<'a>> {
+        self.operand_f(depth, true)
+    }
+
+    /// An operand; `fold` reads `sym+8` outside brackets as an address expression.
+    pub(super) fn operand_f(&mut self, depth: usize, fold: bool) -> Result<Operand<'a>> {
+        let t = self.lx.next()?;
+        if depth > MAX_PTX_NESTING {
+            return Err(error_at((&t).into(), ErrorKind::LimitExceeded, "operand nested too deeply"));
+        }
+        let op = match t.kind {
+            Tok::Reg | Tok::Word if fold && t.text != "_" && self.offset_follows()? => {
+                // `sym+8` / `%r1-4` outside brackets: an address expression.
+                let base = if t.kind == Tok::Reg { Operand::Reg(t.text) } else { Operand::Sym(t.text) };
+                let neg = self.lx.next()?.is(b'-');
+                let n = self.lx.next()?;
+                let Operand::Int(v) = self.num(&n, neg)? else {
+                    return Err(unexpected(&n, "an integer offset"));
+                };
+                Operand::Addr(Box::new(Address { base, offset: v, extra: Vec::new() }))
+            }
+            Tok::Reg => Operand::Reg(t.text),
+            Tok::Word if t.text == "_" => Operand::Sink,
+            Tok::Word => Operand::Sym(t.text),
+            Tok::Num => self.num(&t, false)?,
+            Tok::Punct(b'-') => {
+                let n = self.lx.next()?;
+                if n.kind != Tok::Num {
+                    return Err(unexpected(&n, "a number after '-'"));
+                }
+                self.num(&n, true)?
+            }
+            Tok::Punct(b'!') => {
+                let r = self.lx.next()?;
+                if !matches!(r.kind, Tok::Reg | Tok::Word) {
+                    return Err(unexpected(&r, "a predicate register after '!'"));
+                }
+                Operand::NotReg(r.text)
+            }
+            Tok::Punct(b'{') => Operand::Vector(self.list(b'}', depth)?),
+            Tok::Punct(b'(') => Operand::List(self.list(b')', depth)?),
+            Tok::Punct(b'[') => {
+                let base = if self.lx.peek()?.is(b'+') || self.lx.peek()?.is(b'-') {
+                    Operand::Int(0)
+                } else {
+                    self.operand_f(depth + 1, false)?
+                };
+                let mut offset = 0i64;
+                loop {
+                    let p = self.lx.peek()?;
+                    let neg = if p.is(b'+') {
+                        false
+                    } else if p.is(b'-') {
+                        true
+                    } else {
+                        break;
+                    };
+                    self.lx.next()?;
+                    let v = match self.operand(depth + 1)? {
+                        Operand::Int(v) => v,
+                        _ => return Err(unexpected(&p, "an immediate offset")),
+                    };
+                    offset = if neg { offset.wrapping_sub(v) } else { offset.wrapping_add(v) };
+                }
+                let mut extra = Vec::new();
+                while self.eat_punct(b',')? {
+                    extra.push(self.operand(depth + 1)?);
+                }
+                self.expect_punct(b']')?;
+                Operand::Addr(Box::new(Address { base, offset, extra }))
+            }
+            _ => return Err(unexpected(&t, "an operand")),
+        };
+        if self.lx.peek()?.is(b'|') {
+            self.lx.next()?;
+            let b = self.operand(depth + 1)?;
+            return Ok(Operand::Pair(Box::new(op), Box::new(b)));
+        }
+        Ok(op)
+    }
+
+    /// True when `+` or `-` and a number come next.
+    pub(super) fn offset_follows(&mut self) -> Result<bool> {
+        let p = self.lx.peek()?;
+        if !(p.is(b'+') || p.is(b'-')) {
+            return Ok(false);
+        }
+        // Look one token further without consuming: a cloned lexer is cheap (no allocation).
+        let mut probe = self.lx.clone();
+        probe.next()?;
+        Ok(probe.next()?.kind == Tok::Num)
+    }
+
+    pub(super) fn list(&mut self, close: u8, depth: usize) -> Result<Vec<Operand<'a>>> {
+        let mut v = Vec::new();
+        if self.eat_punct(close)? {
+            return Ok(v);
+        }
+        loop {
+            v.push(self.operand(depth + 1)?);
+            if v.len() > MAX_PTX_OPERANDS {
+                let t = self.lx.peek()?;
+                return Err(error_at((&t).into(), ErrorKind::LimitExceeded, "too many operands"));
+            }
+            let t = self.lx.next()?;
+            if t.is(close) {
+                return Ok(v);
+            }
+            if !t.is(b',') {
+                return Err(unexpected(&t, &format!("',' or '{}'", close as char)));
+            }
+        }
+    }
+
+    pub(super) fn num(&mut self, t: &Token<'a>, neg: bool) -> Result<Operand<'a>> {
+        let v =
+            number(t.text).ok_or_else(|| error_at(t.into(), ErrorKind::Malformed, format!("bad number {}", t.text)))?;
+        Ok(match v {
+            Number::Int(x) => {
+                let x = x as i64;
+                Operand::Int(if neg { x.wrapping_neg() } else { x })
+            }
+            Number::F32(b) => Operand::Float(u64::from(if neg { b ^ 0x8000_0000 } else { b }), 32),
+            Number::F64(b) => Operand::Float(if neg { b ^ (1 << 63) } else { b }, 64),
+        })
+    }
+}

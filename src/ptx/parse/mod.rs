@@ -1,0 +1,327 @@
+//! PTX text → a borrowed syntax tree: module directives, variables, functions
+//! and their statements. Instruction words are kept as written (modifiers are
+//! read as a set later, see [`super::Opcode`]); unknown instructions are
+//! ordinary statements. Every error names line and column.
+
+use super::lex::{error_at, number, Lexer, Number, Pos, Tok, Token};
+use crate::read::{ErrorKind, Result};
+use smallvec::SmallVec;
+
+mod directives;
+mod instructions;
+
+/// A state space (`.reg`, `.global`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// `.reg`
+    Reg,
+    /// `.global`
+    Global,
+    /// `.shared`
+    Shared,
+    /// `.const`
+    Const,
+    /// `.local`
+    Local,
+    /// `.param`
+    Param,
+    /// `.tex`
+    Tex,
+}
+
+impl Space {
+    fn from_dir(d: &str) -> Option<Space> {
+        Some(match d.split("::").next().unwrap_or(d) {
+            ".reg" => Space::Reg,
+            ".global" => Space::Global,
+            ".shared" => Space::Shared,
+            ".const" => Space::Const,
+            ".local" => Space::Local,
+            ".param" => Space::Param,
+            ".tex" => Space::Tex,
+            _ => return None,
+        })
+    }
+
+    /// The LLVM NVPTX address-space number (generic 0, global 1, shared 3, const 4, local 5, param 101).
+    pub fn address_space(self) -> u32 {
+        match self {
+            Space::Global => 1,
+            Space::Shared => 3,
+            Space::Const => 4,
+            Space::Local => 5,
+            Space::Param => 101,
+            Space::Reg | Space::Tex => 0,
+        }
+    }
+
+    /// Directive spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Reg => ".reg",
+            Space::Global => ".global",
+            Space::Shared => ".shared",
+            Space::Const => ".const",
+            Space::Local => ".local",
+            Space::Param => ".param",
+            Space::Tex => ".tex",
+        }
+    }
+}
+
+/// A variable, parameter or register declaration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VarDecl<'a> {
+    /// State space.
+    pub space: Space,
+    /// Linkage (`.visible`, `.extern`, `.weak`, `.common`), if any.
+    pub linkage: Option<&'a str>,
+    /// Element type (`.b32`, `.u64`, `.pred`); `None` when not written.
+    pub ty: Option<&'a str>,
+    /// `.v2`/`.v4`/`.v8` vector width.
+    pub vector: Option<u32>,
+    /// `.align N`.
+    pub align: Option<u64>,
+    /// Name (without the `<N>` range).
+    pub name: &'a str,
+    /// `%r<N>`: N registers `%r0 … %r{N-1}`.
+    pub range: Option<u32>,
+    /// Array dimensions (`None` for `[]`).
+    pub dims: Vec<Option<u64>>,
+    /// Has an initializer.
+    pub init: bool,
+    /// Where it is declared.
+    pub pos: Pos,
+}
+
+/// An operand.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Operand<'a> {
+    /// A register (`%r1`, `%tid.x`).
+    Reg(&'a str),
+    /// A negated predicate `!%p1`.
+    NotReg(&'a str),
+    /// A symbol or label (`global_smem`, `$L__BB0_2`, `mm_param_0`).
+    Sym(&'a str),
+    /// The sink `_`.
+    Sink,
+    /// An integer immediate (two's complement).
+    Int(i64),
+    /// A float immediate: bits and width (32 or 64).
+    Float(u64, u16),
+    /// A vector `{a, b, …}`.
+    Vector(Vec<Operand<'a>>),
+    /// A parenthesised list (call arguments and returns).
+    List(Vec<Operand<'a>>),
+    /// `a|b` (two predicate results).
+    Pair(Box<Operand<'a>>, Box<Operand<'a>>),
+    /// An address `[base + offset]`, optionally with `, extra` inside the brackets
+    /// (tensor coordinates: `[%rd1, {%r1, %r2}]`).
+    Addr(Box<Address<'a>>),
+}
+
+/// The inside of `[…]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Address<'a> {
+    /// Register, symbol or immediate base.
+    pub base: Operand<'a>,
+    /// Constant byte offset.
+    pub offset: i64,
+    /// Operands after a comma (tensor coordinates).
+    pub extra: Vec<Operand<'a>>,
+}
+
+/// An instruction statement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instruction<'a> {
+    /// Guard predicate `@%p` (`true` when negated `@!%p`).
+    pub guard: Option<(&'a str, bool)>,
+    /// Instruction word with every modifier (`ld.global.v4.b32`).
+    pub op: &'a str,
+    /// Operands in order.
+    pub operands: SmallVec<[Operand<'a>; 4]>,
+    /// Where it starts (the guard, when present).
+    pub pos: Pos,
+}
+
+/// A statement in a function body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stmt<'a> {
+    /// `name:`
+    Label(&'a str, Pos),
+    /// `{` (an inner scope: inline asm, call sequences).
+    Open(Pos),
+    /// `}`
+    Close(Pos),
+    /// A declaration (`.reg`, `.local`, `.shared`, `.param`, …).
+    Decl(VarDecl<'a>),
+    /// `.loc file line column[, … inlined_at file line column]`.
+    Loc(LocDirective),
+    /// `label: .branchtargets a, b, …;`
+    BranchTargets(&'a str, Vec<&'a str>, Pos),
+    /// An instruction.
+    Inst(Instruction<'a>),
+}
+
+/// A `.loc` directive: file index, line, column and the call site it was
+/// inlined at (`inlined_at f l c`), if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LocDirective {
+    /// `.file` index.
+    pub file: u32,
+    /// Line.
+    pub line: u32,
+    /// Column (0 when not written).
+    pub col: u32,
+    /// `inlined_at` file, line, column.
+    pub inlined_at: Option<(u32, u32, u32)>,
+}
+
+/// A function (`.entry` or `.func`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FuncDecl<'a> {
+    /// Name.
+    pub name: &'a str,
+    /// True for `.entry`.
+    pub entry: bool,
+    /// Linkage directive, if any.
+    pub linkage: Option<&'a str>,
+    /// Return parameters of a `.func`.
+    pub rets: Vec<VarDecl<'a>>,
+    /// Parameters.
+    pub params: Vec<VarDecl<'a>>,
+    /// Performance and attribute directives (`.reqntid 128`, `.maxnreg 255`, `.noreturn`).
+    pub attrs: Vec<(&'a str, Vec<u64>)>,
+    /// Body statements; `None` for a prototype.
+    pub body: Option<Vec<Stmt<'a>>>,
+    /// Where the `.entry`/`.func` word is.
+    pub pos: Pos,
+}
+
+/// A parsed PTX module.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PtxModule<'a> {
+    /// `.version major.minor`.
+    pub version: Option<(u32, u32)>,
+    /// `.target` words (`sm_100a`, `debug`, `texmode_independent`).
+    pub target: Vec<&'a str>,
+    /// `.address_size`.
+    pub address_size: Option<u32>,
+    /// `.file` index and name.
+    pub files: Vec<(u32, String)>,
+    /// Module-scope variables.
+    pub globals: Vec<VarDecl<'a>>,
+    /// Functions in order.
+    pub functions: Vec<FuncDecl<'a>>,
+    /// `.section` names (`-G` debug sections), skipped.
+    pub sections: Vec<&'a str>,
+    /// `.pragma` strings.
+    pub pragmas: Vec<&'a str>,
+}
+
+struct Parser<'a> {
+    lx: Lexer<'a>,
+    statements: usize,
+    files: Vec<(u32, String)>,
+}
+
+fn unexpected(t: &Token<'_>, expected: &str) -> crate::read::ReadError {
+    let found = match t.kind {
+        Tok::Eof => "end of input".to_string(),
+        _ => format!("'{}'", t.text.chars().take(40).collect::<String>()),
+    };
+    let kind = if t.kind == Tok::Eof { ErrorKind::UnexpectedEof } else { ErrorKind::Malformed };
+    error_at(t.into(), kind, format!("expected {expected}, found {found}"))
+}
+
+const LINKAGE: [&str; 4] = [".visible", ".extern", ".weak", ".common"];
+const ATTRS: [&str; 10] = [
+    ".maxntid",
+    ".reqntid",
+    ".minnctapersm",
+    ".maxnctapersm",
+    ".maxnreg",
+    ".noreturn",
+    ".explicitcluster",
+    ".reqnctapercluster",
+    ".maxclusterrank",
+    ".blocksareclusters",
+];
+
+impl<'a> Parser<'a> {
+    fn expect_punct(&mut self, c: u8) -> Result<Token<'a>> {
+        let t = self.lx.next()?;
+        if t.is(c) {
+            Ok(t)
+        } else {
+            Err(unexpected(&t, &format!("'{}'", c as char)))
+        }
+    }
+
+    fn eat_punct(&mut self, c: u8) -> Result<bool> {
+        if self.lx.peek()?.is(c) {
+            self.lx.next()?;
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    }
+
+    fn uint(&mut self) -> Result<u64> {
+        let t = self.lx.next()?;
+        match (t.kind, number(t.text)) {
+            (Tok::Num, Some(Number::Int(v))) => Ok(v),
+            _ => Err(unexpected(&t, "an integer")),
+        }
+    }
+
+    fn uint32(&mut self) -> Result<u32> {
+        let t = self.lx.peek()?;
+        let v = self.uint()?;
+        u32::try_from(v).map_err(|_| error_at((&t).into(), ErrorKind::Malformed, "integer out of range"))
+    }
+
+    /// Skips tokens up to and including the `;` that ends a statement, balancing braces.
+    fn skip_statement(&mut self) -> Result<()> {
+        let mut depth = 0u32;
+        loop {
+            let t = self.lx.next()?;
+            match t.kind {
+                Tok::Eof => return Err(unexpected(&t, "';'")),
+                Tok::Punct(b'{') => depth = depth.saturating_add(1),
+                Tok::Punct(b'}') => depth = depth.saturating_sub(1),
+                Tok::Punct(b';') if depth == 0 => return Ok(()),
+                _ => {}
+            }
+        }
+    }
+
+    /// Skips a balanced `{ … }` (the opening brace is next).
+    fn skip_braces(&mut self) -> Result<()> {
+        self.expect_punct(b'{')?;
+        let mut depth = 1u32;
+        loop {
+            let t = self.lx.next()?;
+            match t.kind {
+                Tok::Eof => return Err(unexpected(&t, "'}'")),
+                Tok::Punct(b'{') => depth = depth.saturating_add(1),
+                Tok::Punct(b'}') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn unquote(s: &str) -> String {
+    s.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(s).to_string()
+}
+
+/// Parses PTX text into a module.
+pub fn parse(text: &str) -> Result<PtxModule<'_>> {
+    Parser { lx: Lexer::new(text), statements: 0, files: Vec::new() }.module()
+}
