@@ -80,6 +80,9 @@ pub const MAX_BASELINE_BYTES: u64 = 64 << 20;
 pub const MAX_IGNORE_FILE_BYTES: u64 = 1 << 20;
 /// Patterns kept from one ignore file; the walk stops with an error past it.
 pub const MAX_IGNORE_PATTERNS: usize = 10_000;
+/// Directories with ignore files above one walked path; past it the walk
+/// stops with an error (each is consulted for every entry below it).
+pub const MAX_IGNORE_FILES_ON_PATH: usize = 64;
 /// Largest source file read from disk for a finding's line or its
 /// suppressions (`.file`/`.loc`, DebugSource, HLSL `#include`s) (bytes).
 pub const MAX_SOURCE_FILE_BYTES: u64 = 16 << 20;

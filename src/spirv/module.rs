@@ -232,6 +232,9 @@ impl Lowerer<'_> {
         let name = self.ann.name(self.w, id);
         let g = self.m.globals.append(Global { name, ty, value_ty, space: sc, init, is_const: false, span });
         self.set_slot(id, Slot::Global(g));
+        if let Some(b) = self.ann.deco(id).builtin {
+            self.m.builtins.push((g, b));
+        }
         self.resource(g, id, value_ty, sc, span);
     }
 
@@ -265,6 +268,11 @@ impl Lowerer<'_> {
             last_array,
             last_member_non_writable: last
                 .is_some_and(|i| self.ann.member_non_writable.contains(&(struct_id, i as u32))),
+            declared_raw: self
+                .ann
+                .deco(id)
+                .user_type_raw
+                .or_else(|| struct_name.as_deref().and_then(decorations::buffer_type_is_raw)),
         };
         let Some((class, kind, stride, binding)) = decorations::classify(&shape) else { return };
         let name = self.ann.name(self.w, id).or_else(|| struct_name.clone());
