@@ -79,7 +79,7 @@ pub struct Inputs {
 pub fn collect_inputs(paths: &[PathBuf], config: Option<&Config>, gitignore: bool) -> Result<Inputs, String> {
     let paths = filters::expand_globs(paths)?;
     let mut filters = ProjectFilters::new(config.map(|c| (c.path.as_path(), &c.settings)), gitignore);
-    let inputs = filters.filter_inputs(&paths, input::discover(&paths));
+    let inputs = filters.filter_inputs(&paths, input::discover(&paths))?;
     Ok(Inputs { inputs, filters })
 }
 

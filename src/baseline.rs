@@ -154,8 +154,8 @@ impl Baseline {
 
     /// Reads a baseline file.
     pub fn load(path: &Path) -> Result<Baseline, String> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("cannot read baseline {}: {e}", path.display()))?;
+        let text = crate::input::batch::read_bounded_text(path, crate::read::limits::MAX_BASELINE_BYTES, "baseline")
+            .map_err(|e| format!("cannot read baseline {}: {e}", path.display()))?;
         Baseline::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 

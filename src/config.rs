@@ -133,6 +133,10 @@ impl Settings {
 }
 
 fn check_glob(glob: &str, key: &str) -> Result<(), String> {
+    let max = crate::read::limits::MAX_CONFIG_GLOB_BYTES;
+    if glob.len() > max {
+        return Err(format!("a glob of {} bytes in `{key}`, over the {max}-byte limit", glob.len()));
+    }
     globset::Glob::new(glob).map(|_| ()).map_err(|e| format!("invalid glob {glob:?} in `{key}`: {e}"))
 }
 
@@ -141,10 +145,22 @@ fn glob_list(value: &toml::Value, key: &str) -> Result<Vec<String>, String> {
         .as_array()
         .and_then(|a| a.iter().map(|v| v.as_str().map(str::to_string)).collect::<Option<Vec<_>>>())
         .ok_or_else(|| format!("`{key}` must be an array of glob strings, not {}", describe(value)))?;
+    too_many_globs(list.len(), key)?;
     for g in &list {
         check_glob(g, key)?;
     }
     Ok(list)
+}
+
+/// Refuses more than [`MAX_CONFIG_GLOBS`](crate::read::limits::MAX_CONFIG_GLOBS)
+/// globs in one list (`exclude`, `per-file-ignores`): each is compiled into a
+/// matcher every walked file is tested against.
+fn too_many_globs(n: usize, key: &str) -> Result<(), String> {
+    let max = crate::read::limits::MAX_CONFIG_GLOBS;
+    if n > max {
+        return Err(format!("`{key}` has {n} globs, over the limit of {max}"));
+    }
+    Ok(())
 }
 
 /// Finds `irlint.toml` by walking up from `start` (a directory).
@@ -162,8 +178,8 @@ pub fn discover(start: &Path) -> Option<PathBuf> {
 
 /// Loads and validates a config file into settings.
 pub fn load(path: &Path) -> Result<Settings, ConfigError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError { path: path.display().to_string(), message: e.to_string() })?;
+    let text = crate::input::batch::read_bounded_text(path, crate::read::limits::MAX_CONFIG_BYTES, "config")
+        .map_err(|message| ConfigError { path: path.display().to_string(), message })?;
     parse(&text, &path.display().to_string())
 }
 
@@ -204,6 +220,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Settings, ConfigError> {
             let Some(table) = value.as_table() else {
                 return Err(err(format!("`per-file-ignores` must be a table, not {}", describe(value))));
             };
+            too_many_globs(table.len(), "per-file-ignores").map_err(err)?;
             for (glob, rules) in table {
                 let full = format!("per-file-ignores.\"{glob}\"");
                 check_glob(glob, &full).map_err(err)?;

@@ -44,8 +44,55 @@ pub fn covered_lines(m: &crate::ir::Module) -> Covered {
     out
 }
 
-/// Files read from disk for suppressions are at most this large.
-const MAX_SOURCE_BYTES: u64 = 16 << 20;
+/// A source file's text with its line starts indexed once, so that the line
+/// of each finding is found without rescanning the file.
+#[derive(Debug, Default)]
+pub struct SourceLines {
+    text: String,
+    /// Byte offset of each line's start.
+    starts: Vec<usize>,
+}
+
+impl SourceLines {
+    /// Indexes `text`.
+    pub fn new(text: String) -> Self {
+        let starts = line_starts(&text);
+        SourceLines { text, starts }
+    }
+
+    /// The whole text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Line `n` (1-based) without its line ending, as `str::lines` gives it.
+    pub fn line(&self, n: u32) -> Option<&str> {
+        line_at(&self.text, &self.starts, n)
+    }
+}
+
+/// The byte offset where each line of `text` starts (one pass).
+pub fn line_starts(text: &str) -> Vec<usize> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let mut starts = vec![0];
+    starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+    if starts.len() > 1 && starts.last() == Some(&text.len()) {
+        starts.pop();
+    }
+    starts
+}
+
+/// Line `n` (1-based) of `text`, whose [`line_starts`] are `starts`, without
+/// its line ending (`\n` or `\r\n`), as `str::lines` gives it.
+pub fn line_at<'a>(text: &'a str, starts: &[usize], n: u32) -> Option<&'a str> {
+    let i = (n as usize).checked_sub(1)?;
+    let start = *starts.get(i)?;
+    let end = starts.get(i + 1).copied().unwrap_or(text.len());
+    let raw = text.get(start..end)?;
+    Some(raw.strip_suffix('\n').map_or(raw, |l| l.strip_suffix('\r').unwrap_or(l)))
+}
 
 /// The rule ids a line suppresses (`irlint: allow(a, b)` → `["a", "b"]`),
 /// every occurrence of the marker on the line.
@@ -89,9 +136,11 @@ pub fn read_source_near(input: &str, file: &str) -> Option<String> {
     let dir = Path::new(input).parent().map(|p| p.to_path_buf()).unwrap_or_default();
     let p = Path::new(file);
     let candidates = [p.to_path_buf(), dir.join(p), dir.join(p.file_name()?)];
-    candidates.iter().filter(|c| c.is_file()).find_map(|c| {
-        std::fs::metadata(c).ok().filter(|m| m.len() < MAX_SOURCE_BYTES).and(std::fs::read_to_string(c).ok())
-    })
+    let limit = crate::read::limits::MAX_SOURCE_FILE_BYTES;
+    candidates
+        .iter()
+        .filter(|c| c.is_file())
+        .find_map(|c| crate::input::batch::read_bounded_text_lossy(c, limit, "source file").ok())
 }
 
 /// Applies the suppressions of one module's sources to its diagnostics
@@ -107,11 +156,13 @@ pub fn apply(
     embedded: &[(String, String)],
     covered: &Covered,
 ) {
+    // Findings name files as reports do (cut at `MAX_REPORT_PATH_BYTES`).
+    let embedded: Vec<(String, &String)> = embedded.iter().map(|(n, t)| (crate::report::capped_path(n), t)).collect();
     let embedded_names: HashSet<&str> = embedded.iter().map(|(n, _)| n.as_str()).collect();
     // file → suppressions (only files that have some).
     let mut files: Vec<(String, Vec<Suppression>)> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
-    for (name, text) in embedded {
+    for (name, text) in &embedded {
         if text.contains(MARKER) && !index.contains_key(name) {
             index.insert(name.clone(), files.len());
             files.push((name.clone(), suppressions(text)));
@@ -131,6 +182,15 @@ pub fn apply(
     if files.is_empty() {
         return;
     }
+    // (file, rule, line) → the suppressions there, so that each finding
+    // looks up its two lines instead of scanning every suppression.
+    let mut by_line: HashMap<(usize, &str, u32), Vec<usize>> = HashMap::new();
+    for (fi, (_, sups)) in files.iter().enumerate() {
+        for (si, s) in sups.iter().enumerate() {
+            by_line.entry((fi, s.rule.as_str(), s.line)).or_default().push(si);
+        }
+    }
+    let mut used: HashSet<(usize, usize)> = HashSet::new();
     diags.retain(|d| {
         let Some(src) = &d.location.source else { return true };
         let Some(&i) = index.get(&src.file) else { return true };
@@ -138,14 +198,20 @@ pub fn apply(
             return true;
         }
         let mut hidden = false;
-        for s in files[i].1.iter_mut() {
-            if s.rule == d.rule && (s.line == src.line || s.line + 1 == src.line) {
-                s.used = true;
+        for line in [Some(src.line), src.line.checked_sub(1)].into_iter().flatten() {
+            if let Some(sups) = by_line.get(&(i, d.rule.as_str(), line)) {
+                used.extend(sups.iter().map(|&s| (i, s)));
                 hidden = true;
             }
         }
         !hidden
     });
+    drop(by_line);
+    for (fi, si) in used {
+        if let Some(s) = files.get_mut(fi).and_then(|f| f.1.get_mut(si)) {
+            s.used = true;
+        }
+    }
     for (file, sups) in files {
         let on_disk = !embedded_names.contains(file.as_str());
         let lines = covered.get(&file);
@@ -170,6 +236,17 @@ pub fn apply(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_index_matches_str_lines() {
+        for text in ["", "a", "a\n", "a\nb", "a\r\nb\r\n", "\n\nx\n", "é\nü\r\n\n", "a\r", "a\rb\n"] {
+            let s = SourceLines::new(text.to_string());
+            let want: Vec<&str> = text.lines().collect();
+            let got: Vec<&str> = (1..=want.len() as u32 + 1).map_while(|n| s.line(n)).collect();
+            assert_eq!(got, want, "{text:?}");
+            assert_eq!(s.line(0), None);
+        }
+    }
 
     #[test]
     fn parses() {

@@ -25,12 +25,21 @@ impl AtomsRun {
 
 /// Reads an input: a file, or stdin for `-`.
 pub fn read_input(path: &str) -> Result<String, String> {
-    let mut text = String::new();
-    if path == "-" {
-        std::io::stdin().lock().read_to_string(&mut text).map_err(|e| format!("cannot read stdin: {e}"))?;
-        return Ok(text);
-    }
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    let limit = crate::read::limits::MAX_ATOMS_INPUT_BYTES;
+    let bytes = if path == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .take(limit + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read stdin: {e}"))?;
+        if bytes.len() as u64 > limit {
+            return Err(format!("stdin is over the {limit}-byte atoms input limit"));
+        }
+        bytes
+    } else {
+        crate::input::batch::read_bounded(std::path::Path::new(path), limit, "atoms input")?
+    };
     String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text (byte offset 0x{:X})", e.utf8_error().valid_up_to()))
 }
 

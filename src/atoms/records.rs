@@ -148,13 +148,28 @@ pub const VERIFIERS: [&str; 9] = [
     "tma",
 ];
 
-/// Parses a whole input: a JSON array of records, else JSON Lines. `Err` only
+/// The error for an input of `n` records, over
+/// [`MAX_ATOMS_RECORDS`](crate::read::limits::MAX_ATOMS_RECORDS).
+fn too_many_records(n: usize) -> String {
+    let max = crate::read::limits::MAX_ATOMS_RECORDS;
+    format!("{n} records, over the limit of {max} per input; split the input into several files")
+}
+
+/// Parses a whole input: a JSON array of records, else JSON Lines. `Err`
 /// when the input is a JSON array that does not parse (no record can be
-/// told apart); a bad JSON Lines line is an input error of that record.
+/// told apart) or holds more than
+/// [`MAX_ATOMS_RECORDS`](crate::read::limits::MAX_ATOMS_RECORDS) records
+/// (counted before any is parsed); a bad JSON Lines line is an input error
+/// of that record.
 pub fn parse_input(text: &str) -> Result<Vec<Record>, String> {
+    let max = crate::read::limits::MAX_ATOMS_RECORDS;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let trimmed = text.trim();
     if trimmed.starts_with('[') {
+        let n = element_lines(text).len();
+        if n > max {
+            return Err(too_many_records(n));
+        }
         let v: Value = serde_json::from_str(trimmed).map_err(|e| format!("invalid JSON array of records: {e}"))?;
         let Value::Array(items) = v else {
             return Err("expected a JSON array of records".into());
@@ -170,6 +185,10 @@ pub fn parse_input(text: &str) -> Result<Vec<Record>, String> {
     if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(trimmed) {
         let line = text.lines().position(|l| !l.trim().is_empty()).and_then(|n| u32::try_from(n + 1).ok());
         return Ok(vec![Record { line, ..parse_record(0, v) }]);
+    }
+    let n = text.lines().filter(|l| !l.trim().is_empty()).count();
+    if n > max {
+        return Err(too_many_records(n));
     }
     Ok(text
         .lines()

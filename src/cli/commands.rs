@@ -6,6 +6,11 @@ use crate::api;
 
 pub(super) fn atoms(args: &AtomsArgs) -> i32 {
     let format = output_format(args.format);
+    if let Some(code) =
+        refuse_output_input("--output", args.output.as_deref(), args.files.iter().filter(|f| *f != "-").map(Path::new))
+    {
+        return code;
+    }
     let run = crate::atoms::cli::run_paths(&args.files);
     let color = format == Format::Human
         && args.output.is_none()
@@ -19,6 +24,9 @@ pub(super) fn atoms(args: &AtomsArgs) -> i32 {
 
 pub(super) fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> i32 {
     let format = output_format(args.format);
+    if let Err(e) = check_jobs(args.jobs) {
+        return usage_error(e);
+    }
     if let Some((rule, _)) = overrides.iter().find(|(r, l)| *l == RuleLevel::Deny && r.contains('=')) {
         return usage_error(format!(
             "`-D {rule}`: -D makes a rule an error (deny), as in other linters; for a DXC preprocessor define \
@@ -63,6 +71,11 @@ pub(super) fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> i3
         Ok(i) => i,
         Err(e) => return usage_error(e),
     };
+    for (flag, out) in [("--output", &args.output), ("--write-baseline", &args.write_baseline)] {
+        if let Some(code) = refuse_output_input(flag, out.as_deref(), inputs.inputs.iter().map(|i| i.path.as_path())) {
+            return code;
+        }
+    }
     inputs.inputs.extend(stdin.as_ref().map(|s| s.input()));
     let progress = !args.no_progress && format == Format::Human && std::io::stderr().is_terminal();
     let opts = BatchOptions {
@@ -196,7 +209,10 @@ pub(super) fn dump(args: &DumpArgs) -> i32 {
             if args.blobs || kind == crate::check::InputKind::Binary { embedded::scan(&bytes) } else { Vec::new() };
         if args.blobs {
             text.push_str(&embedded::render_blobs(&path, &blobs));
-            blob_lists.push(embedded::blobs_json(&path, &blobs));
+            text.push_str(&input::containers::render_blobs(&path, &bytes));
+            let mut listed = embedded::blobs_json(&path, &blobs);
+            input::containers::add_json(&mut listed, &path, &bytes);
+            blob_lists.push(listed);
             continue;
         }
         if kind == crate::check::InputKind::Binary && !blobs.is_empty() {

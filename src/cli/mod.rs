@@ -96,7 +96,7 @@ struct CheckArgs {
     /// Make a rule an error.
     #[arg(short = 'D', value_name = "RULE", action = ArgAction::Append)]
     deny: Vec<String>,
-    /// Worker threads (default: one per core).
+    /// Worker threads (default: one per core; more than 4 per core, or 64 on small machines, is refused).
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     jobs: Option<usize>,
     /// Print throughput statistics and the slowest inputs.
@@ -267,6 +267,53 @@ fn overrides_in_order(m: &clap::ArgMatches) -> Vec<(String, RuleLevel)> {
     }
     all.sort_by_key(|(i, _, _)| *i);
     all.into_iter().map(|(_, r, l)| (r, l)).collect()
+}
+
+/// The input that `--output` names, if any: the same file by device and
+/// inode (a hard link, a symlink or another spelling of an input is caught
+/// too). Nothing is compared when the output does not exist yet.
+fn output_among_inputs<'a>(output: &Path, inputs: impl IntoIterator<Item = &'a Path>) -> Option<&'a Path> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let out = std::fs::metadata(output).ok()?;
+        let id = (out.dev(), out.ino());
+        inputs.into_iter().find(|p| std::fs::metadata(p).is_ok_and(|m| (m.dev(), m.ino()) == id))
+    }
+    #[cfg(not(unix))]
+    {
+        let out = std::fs::canonicalize(output).ok()?;
+        inputs.into_iter().find(|p| std::fs::canonicalize(p).is_ok_and(|c| c == out))
+    }
+}
+
+/// The usage error for a file `flag` writes (`--output`, `--write-baseline`)
+/// that is one of the inputs, or `None`.
+fn refuse_output_input<'a>(
+    flag: &str,
+    output: Option<&Path>,
+    inputs: impl IntoIterator<Item = &'a Path>,
+) -> Option<i32> {
+    let output = output?;
+    let input = output_among_inputs(output, inputs)?;
+    Some(usage_error(format!(
+        "{flag} {} is the input {}: writing it would replace the input; name another file",
+        output.display(),
+        input.display()
+    )))
+}
+
+/// `-j N` above [`batch::max_jobs`] is a usage error.
+fn check_jobs(jobs: Option<usize>) -> Result<(), String> {
+    let max = batch::max_jobs();
+    match jobs {
+        Some(n) if n > max => Err(format!(
+            "-j {n}: at most {max} worker threads ({} per core, at least {})",
+            crate::read::limits::MAX_JOBS_PER_CORE,
+            crate::read::limits::MAX_JOBS_FLOOR
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn emit(text: &str, output: Option<&Path>) -> Result<(), String> {

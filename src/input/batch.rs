@@ -74,10 +74,18 @@ pub(super) struct Outcome {
     pub(super) read_seconds: f64,
 }
 
+/// The most worker threads a run starts: [`limits::MAX_JOBS_PER_CORE`] per
+/// available core, and at least [`limits::MAX_JOBS_FLOOR`].
+pub fn max_jobs() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cores.saturating_mul(limits::MAX_JOBS_PER_CORE).max(limits::MAX_JOBS_FLOOR)
+}
+
 /// Loads a config file: rule settings plus its `[hlsl]` table.
 pub fn load_config(path: &Path) -> Result<(Settings, HlslOptions), String> {
-    let settings = config::load(path).map_err(|e| e.to_string())?;
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text =
+        read_bounded_text(path, limits::MAX_CONFIG_BYTES, "config").map_err(|e| format!("{}: {e}", path.display()))?;
+    let settings = config::parse(&text, &path.display().to_string()).map_err(|e| e.to_string())?;
     let hlsl = dxc::parse_config(&text, path)?;
     Ok((settings, hlsl))
 }
@@ -91,42 +99,68 @@ pub fn apply_overrides(mut s: Settings, overrides: &[(String, RuleLevel)]) -> Re
 }
 
 /// Reads a whole input file, refusing files over [`limits::MAX_FILE_BYTES`] and
-/// anything that is not a regular file.
+/// anything that is not a regular file (see [`read_bounded`]).
+pub fn read_input(path: &Path) -> Result<Vec<u8>, String> {
+    read_bounded(path, limits::MAX_FILE_BYTES, "input")
+}
+
+/// Reads a file that the walk listed as a regular file: no `stat` before the
+/// `open` (the listing gave the type), the rest as [`read_bounded`] — the open
+/// is non-blocking and the handle is checked to be a regular file before
+/// reading, so a FIFO swapped in after the listing is still refused unread.
+pub fn read_walked(path: &Path) -> Result<Vec<u8>, String> {
+    read_open(path, limits::MAX_FILE_BYTES, "input")
+}
+
+/// Reads any file irlint opens — inputs, `irlint.toml`, baselines, ignore
+/// files, source files named by debug info, `irlint atoms` records, DXC
+/// includes — refusing anything that is not a regular file and anything over
+/// `limit` bytes (`what` names the limit in the error: "file is N bytes, over
+/// the L-byte config limit").
 ///
 /// A FIFO, socket or device is refused from its `stat`, before it is opened:
 /// opening a FIFO for reading blocks until a writer appears, and a device such
 /// as `/dev/zero` reports size 0 and never ends. The file is then opened
 /// non-blocking and checked again on the open handle (it may have been replaced
-/// in between), and the size limit is enforced while reading.
-pub fn read_input(path: &Path) -> Result<Vec<u8>, String> {
+/// in between), and the size limit is enforced while reading (`/proc` files
+/// report size 0 and may be endless).
+pub fn read_bounded(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
     if !meta.is_file() {
         return Err(not_regular(&meta));
     }
-    read_file(path)
+    read_open(path, limit, what)
 }
 
-/// Reads a file that the walk listed as a regular file: no `stat` before the
-/// `open` (the listing gave the type), the rest as [`read_input`] — the open
-/// is non-blocking and the handle is checked to be a regular file before
-/// reading, so a FIFO swapped in after the listing is still refused unread.
-pub fn read_walked(path: &Path) -> Result<Vec<u8>, String> {
-    read_file(path)
+/// [`read_bounded`] as text: invalid UTF-8 is replaced (`U+FFFD`), as for
+/// source lines shown in reports.
+pub fn read_bounded_text_lossy(path: &Path, limit: u64, what: &str) -> Result<String, String> {
+    read_bounded(path, limit, what).map(|b| match String::from_utf8(b) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
 }
 
-fn read_file(path: &Path) -> Result<Vec<u8>, String> {
+/// [`read_bounded`] as UTF-8 text (an error otherwise), for files irlint parses.
+pub fn read_bounded_text(path: &Path, limit: u64, what: &str) -> Result<String, String> {
+    read_bounded(path, limit, what).and_then(|b| {
+        String::from_utf8(b).map_err(|e| format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
+    })
+}
+
+fn read_open(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, String> {
     let f = open_nonblocking(path).map_err(|e| format!("cannot read: {e}"))?;
     let meta = f.metadata().map_err(|e| format!("cannot read: {e}"))?;
     if !meta.is_file() {
         return Err(not_regular(&meta));
     }
     let declared = meta.len();
-    if declared > limits::MAX_FILE_BYTES {
-        return Err(format!("file is {declared} bytes, over the {}-byte input limit", limits::MAX_FILE_BYTES));
+    if declared > limit {
+        return Err(format!("file is {declared} bytes, over the {limit}-byte {what} limit"));
     }
-    let bytes = read_to_end(f, declared).map_err(|e| format!("cannot read: {e}"))?;
-    if bytes.len() as u64 > limits::MAX_FILE_BYTES {
-        return Err(format!("file is over the {}-byte input limit", limits::MAX_FILE_BYTES));
+    let bytes = read_to_end(f, declared, limit).map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > limit {
+        return Err(format!("file is over the {limit}-byte {what} limit"));
     }
     Ok(bytes)
 }
@@ -135,10 +169,10 @@ fn read_file(path: &Path) -> Result<Vec<u8>, String> {
 /// `fstat` reported, into a buffer of that capacity (not zeroed first). A file
 /// that shrank ends early; bytes appended after the `fstat` are not read. Size
 /// 0 (procfs and the like) reads until `read` returns 0, within the limit.
-fn read_to_end(f: std::fs::File, declared: u64) -> std::io::Result<Vec<u8>> {
-    let limit = if declared == 0 { limits::MAX_FILE_BYTES + 1 } else { declared };
+fn read_to_end(f: std::fs::File, declared: u64, limit: u64) -> std::io::Result<Vec<u8>> {
+    let take = if declared == 0 { limit.saturating_add(1) } else { declared };
     let mut bytes = Vec::with_capacity(usize::try_from(declared).unwrap_or(0));
-    f.take(limit).read_to_end(&mut bytes)?;
+    f.take(take).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
@@ -540,7 +574,8 @@ fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, data: bool, out:
         d.location.path = path.to_string();
         out.diagnostics.push(d);
     }
-    if blobs.is_empty() {
+    let found = super::containers::check(path, bytes, opts);
+    if blobs.is_empty() && found.is_empty() {
         let named = check::named_as_shader(path);
         if data || named {
             let message = if named { check::not_a_shader(path, bytes) } else { check::data_not_a_shader(bytes) };
@@ -553,17 +588,21 @@ fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, data: bool, out:
                 path,
                 InputKind::Binary,
                 bytes.len() as u64,
-                "no embedded shader found".into(),
+                super::containers::skip_reason(bytes),
             ));
         }
         return;
     }
     let n = blobs.len();
+    let mut message = format!("{n} embedded shader{}", if n == 1 { "" } else { "s" });
+    if !found.is_empty() {
+        message = if n == 0 { found.summary() } else { format!("{message}; {}", found.summary()) };
+    }
     out.files.push(FileReport {
         path: path.to_string(),
         kind: InputKind::Binary,
         status: FileStatus::Ok,
-        message: Some(format!("{n} embedded shader{}", if n == 1 { "" } else { "s" })),
+        message: Some(message),
         blob_offset: None,
         section: None,
         bytes: bytes.len() as u64,
@@ -580,6 +619,7 @@ fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, data: bool, out:
         out.files.push(f);
         out.diagnostics.extend(diags);
     }
+    found.into_outcome(out);
 }
 
 /// Expands `paths` and checks every input — the library entry point for

@@ -436,7 +436,8 @@ struct FileIncludes;
 #[cfg(feature = "dxc")]
 impl hassle_rs::DxcIncludeHandler for FileIncludes {
     fn load_source(&mut self, filename: String) -> Option<String> {
-        std::fs::read_to_string(filename).ok()
+        let limit = crate::read::limits::MAX_SOURCE_FILE_BYTES;
+        super::batch::read_bounded_text(std::path::Path::new(&filename), limit, "source file").ok()
     }
 }
 

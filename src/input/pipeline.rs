@@ -212,9 +212,12 @@ impl Totals {
 }
 
 impl Batch {
-    /// Worker threads for this run (`-j N`, else one per core).
+    /// Worker threads for this run (`-j N`, else one per core), at most
+    /// [`max_jobs`](super::batch::max_jobs) (the command line refuses more;
+    /// library callers are held to it).
     fn threads(&self) -> usize {
-        self.opts.jobs.filter(|&n| n > 0).unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        self.opts.jobs.filter(|&n| n > 0).unwrap_or(cores).min(super::batch::max_jobs())
     }
 
     /// Checks every input of `source` and feeds the sink in report order;

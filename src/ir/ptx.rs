@@ -177,6 +177,13 @@ pub struct Tcgen05Mma {
     pub zero_column_mask: bool,
     /// Operands written.
     pub operand_count: u32,
+    /// Operands after idesc (scale operands, disable-output-lane, enable-input-d, ...).
+    pub operands_after_idesc: u32,
+    /// Leading `[address]` operands after idesc (the `[scale-A], [scale-B]` of `.block_scale`).
+    pub addresses_after_idesc: u32,
+    /// `.ws` written somewhere other than directly after `tcgen05.mma` (ptxas: "Unknown
+    /// modifier '.ws'"); such a form is decoded as not weight-stationary.
+    pub ws_misplaced: bool,
     /// The seed's 9-bit kind word with D1–D3 applied (bit 0 ws, 1 cta_group::2,
     /// 2–3 scale vector, 4 scale-input-d, 5 block_scale, 6–8 kind).
     pub kind_word: u16,
@@ -196,8 +203,16 @@ pub struct Tcgen05Mma {
 /// Block-scaled `mma.sync` / `mma.sp` for sm_120 (§2.5).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BlockScaledMma {
-    /// `mma.sp…`.
+    /// `.sp::ordered_metadata` (or `.sp`) anywhere among the modifiers.
     pub sparse: bool,
+    /// The sparsity modifier as written (`sp::ordered_metadata`, `sp`), if any.
+    pub sparse_modifier: Option<String>,
+    /// The layouts in written order (`row.col`).
+    pub layouts: String,
+    /// Every type word in written order (D, A, B, C, scale: `f32.e4m3.e4m3.f32.ue8m0`).
+    pub types: String,
+    /// Registers in the D, A, B and C vectors (0 for an operand that is not a vector).
+    pub fragments: [u32; 4],
     /// Shape M, N, K as written.
     pub m: u32,
     /// N.
@@ -245,6 +260,18 @@ pub struct TensorCopy {
     pub mode: TmaMode,
     /// Destination state space (`shared::cta`, `shared::cluster`, `global`; empty for prefetch).
     pub dst: String,
+    /// Source state space (the second one written; empty for prefetch).
+    pub src: String,
+    /// Completion mechanism (`mbarrier::complete_tx::bytes`, `bulk_group`, or empty).
+    pub completion: String,
+    /// Elements of the `{im2colInfo}` vector operand (`None` when there is none).
+    pub im2col_offsets: Option<u32>,
+    /// The reduction of `cp.reduce.async.bulk.tensor` (`add`, `min`, ...), if written.
+    pub reduction: Option<String>,
+    /// `.L2::cache_hint` (a trailing cache-policy operand).
+    pub cache_hint: bool,
+    /// Operands written.
+    pub operand_count: u32,
     /// Global → shared.
     pub load: bool,
     /// `.multicast::cluster`.
@@ -261,9 +288,28 @@ pub struct TensorCopy {
     pub mbarrier: Option<Operand>,
 }
 
-/// `wgmma.mma_async{.sp}` (sm_90): its shared-memory matrix descriptors.
+/// `wgmma.mma_async{.sp}` (sm_90a): shape, types, register counts and the
+/// shared-memory matrix descriptors.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Wgmma {
+    /// `.sp`.
+    pub sparse: bool,
+    /// Shape M, N, K as written (0 when missing).
+    pub m: u32,
+    /// N.
+    pub n: u32,
+    /// K.
+    pub k: u32,
+    /// The type words in written order (D, A, B: `f32.bf16.bf16`).
+    pub types: String,
+    /// `.satfinite`.
+    pub satfinite: bool,
+    /// `.and.popc` (the b1 form's operation), as written (`and.popc`, or empty).
+    pub bit_op: String,
+    /// Registers in the accumulator vector `d`.
+    pub d_registers: u32,
+    /// Registers of A when it is a register vector (`None` for an a-desc).
+    pub a_registers: Option<u32>,
     /// The A descriptor (`None` when A is in registers).
     #[serde(skip)]
     pub a_desc: Option<Operand>,

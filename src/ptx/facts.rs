@@ -95,9 +95,9 @@ pub(crate) fn recognise(
     let payload = match op.base() {
         "ldmatrix" | "stmatrix" => PtxOp::LdStMatrix(ldst(op, ins, values)),
         "tcgen05" if op.second() == Some("mma") => PtxOp::Tcgen05Mma(tcgen05(op, ins, values)),
-        "mma" if op.find("kind::").is_some() || op.has("block_scale") => PtxOp::BlockScaledMma(block_mma(op)),
+        "mma" if op.find("kind::").is_some() || op.has("block_scale") => PtxOp::BlockScaledMma(block_mma(op, ins)),
         "cp" => PtxOp::TensorCopy(tensor_copy(op, ins, values)?),
-        "wgmma" if op.second() == Some("mma_async") => PtxOp::Wgmma(wgmma(ins, values)),
+        "wgmma" if op.second() == Some("mma_async") => PtxOp::Wgmma(wgmma(op, ins, values)),
         "mbarrier" => PtxOp::Mbarrier(Mbarrier { address: Some(mbarrier_address(ins, values)?) }),
         // `tcgen05.commit…mbarrier::arrive::one.b64 [mbar]`: an arrive on an mbarrier object.
         "tcgen05" if op.second() == Some("commit") && op.find("mbarrier::").is_some() => {
@@ -115,9 +115,10 @@ fn ldst(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> LdStMatrix 
     for x in op.mods() {
         match x {
             "sync" | "aligned" | "trans" | "shared" | "shared::cta" => {}
-            "x1" => num = 1,
-            "x2" => num = 2,
-            "x4" => num = 4,
+            // Any `.xN` is the matrix count (`.x3` is decoded as 3 and rejected by the verifier).
+            _ if x.len() > 1 && x.starts_with('x') && x.as_bytes()[1..].iter().all(u8::is_ascii_digit) => {
+                num = x[1..].parse().unwrap_or(u32::MAX);
+            }
             _ => match shape(x) {
                 Some((a, b)) if x.starts_with('m') => (m, n) = (a, b),
                 _ => format.push(x),
@@ -126,6 +127,7 @@ fn ldst(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> LdStMatrix 
     }
     let (reg_op, addr_index) = if store { (ins.operands.get(1), 0) } else { (ins.operands.first(), 0) };
     let per = if !store && m == 16 && n == 16 { 2 } else { 1 };
+    let num = if num == u32::MAX { 0 } else { num };
     LdStMatrix {
         store,
         m,
@@ -135,13 +137,16 @@ fn ldst(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> LdStMatrix 
         format: format.join("."),
         shared: op.has("shared") || op.has("shared::cta"),
         registers: vector_len(reg_op),
-        expected_registers: num * per,
+        expected_registers: num.saturating_mul(per),
         address: operand_of(values, addr_index),
     }
 }
 
 fn tcgen05(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Tcgen05Mma {
-    let ws = op.has("ws");
+    // `.ws` is part of the instruction name `tcgen05.mma.ws`: anywhere else ptxas
+    // does not know it. `.sp` and every other modifier may come in any order.
+    let ws = op.mods().nth(1) == Some("ws");
+    let ws_misplaced = !ws && op.has("ws");
     let sparse = op.has("sp");
     let cta_group = op.find("cta_group::").and_then(|c| c.strip_prefix("cta_group::")?.parse().ok()).unwrap_or(0);
     let kind_text = op.find("kind::").and_then(|k| k.strip_prefix("kind::"));
@@ -154,6 +159,7 @@ fn tcgen05(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Tcgen05M
     // [d], A, b-desc, {[sp-meta],} idesc, …
     let idesc_index = if sparse { 4 } else { 3 };
     let rest = ops.get(idesc_index + 1..).unwrap_or(&[]);
+    let addresses_after_idesc = rest.iter().take_while(|o| matches!(o, Syn::Addr(_))).count() as u32;
     let mut disable_output_lane = None;
     let mut scale_input_d = None;
     let mut zero_column_mask = false;
@@ -193,6 +199,9 @@ fn tcgen05(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Tcgen05M
         disable_output_lane,
         zero_column_mask,
         operand_count: ops.len() as u32,
+        operands_after_idesc: rest.len() as u32,
+        addresses_after_idesc,
+        ws_misplaced,
         kind_word,
         collector_a_use_or_fill: matches!(collector, Some("a::use" | "a::fill")),
         idesc,
@@ -201,20 +210,49 @@ fn tcgen05(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Tcgen05M
     }
 }
 
-fn block_mma(op: &Opcode<'_>) -> BlockScaledMma {
+/// A type word of an MMA (`f32`, `bf16`, `e4m3`, `ue8m0`, `s8`, `b1`, ...).
+fn is_type_word(x: &str) -> bool {
+    matches!(
+        x,
+        "e4m3" | "e5m2" | "e3m2" | "e2m3" | "e2m1" | "ue8m0" | "ue4m3" | "tf32" | "bf16" | "f16" | "f32" | "f64"
+    ) || scalar_type_word(x)
+}
+
+fn scalar_type_word(x: &str) -> bool {
+    matches!(x, "s4" | "u4" | "b1") || super::scalar_type(x).is_some()
+}
+
+/// Block-scaled `mma`: every modifier may come in any order (ptxas 13.5 accepts
+/// `mma.sync.aligned.kind::mxf8f6f4.sp::ordered_metadata.block_scale…`, as CUTLASS
+/// writes it) except the two sequences: the layouts (`row.col`) and the types
+/// (D, A, B, C, scale).
+fn block_mma(op: &Opcode<'_>, ins: &Instruction<'_>) -> BlockScaledMma {
     let (mut m, mut n, mut k) = (0, 0, 0);
     let mut types = Vec::new();
+    let mut layouts = Vec::new();
+    let mut sparse_modifier = None;
     for x in op.mods() {
         if let Some(s) = shape3(x) {
             (m, n, k) = s;
-        } else if matches!(x, "e4m3" | "e5m2" | "e3m2" | "e2m3" | "e2m1" | "ue8m0" | "ue4m3" | "f32" | "f16" | "bf16") {
+        } else if x == "sp" || x.starts_with("sp::") {
+            sparse_modifier.get_or_insert(x);
+        } else if matches!(x, "row" | "col") {
+            layouts.push(x);
+        } else if is_type_word(x) {
             types.push(x);
         }
     }
     // Types in order: D, A, B, C, scale.
     let get = |i: usize| types.get(i).map_or(String::new(), |s| s.to_string());
     BlockScaledMma {
-        sparse: op.second().is_some_and(|s| s.starts_with("sp")),
+        sparse: sparse_modifier.is_some(),
+        sparse_modifier: sparse_modifier.map(str::to_string),
+        layouts: layouts.join("."),
+        types: types.join("."),
+        fragments: [0, 1, 2, 3].map(|i| match ins.operands.get(i) {
+            Some(Syn::Vector(v)) => v.len() as u32,
+            _ => 0,
+        }),
         m,
         n,
         k,
@@ -229,11 +267,38 @@ fn block_mma(op: &Opcode<'_>) -> BlockScaledMma {
 
 /// `wgmma.mma_async d, a-desc|{a}, b-desc, …`: the flattened sources start
 /// after `d`; A in registers takes one value per register.
-fn wgmma(ins: &Instruction<'_>, values: &[Value]) -> Wgmma {
-    match ins.operands.get(1) {
-        Some(Syn::Vector(v)) => Wgmma { a_desc: None, b_desc: operand_of(values, v.len()) },
-        Some(_) => Wgmma { a_desc: operand_of(values, 0), b_desc: operand_of(values, 1) },
-        None => Wgmma { a_desc: None, b_desc: None },
+/// Every modifier but the instruction name (`wgmma.mma_async`) may come in any
+/// order; the types are a sequence (D, A, B) and `.popc` ends the b1 operation.
+fn wgmma(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Wgmma {
+    let (mut m, mut n, mut k) = (0, 0, 0);
+    let mut types = Vec::new();
+    let mut bit_op = Vec::new();
+    for x in op.mods().skip(1) {
+        if let Some(s) = shape3(x) {
+            (m, n, k) = s;
+        } else if matches!(x, "and" | "popc") {
+            bit_op.push(x);
+        } else if is_type_word(x) {
+            types.push(x);
+        }
+    }
+    let (a_desc, b_desc, a_registers) = match ins.operands.get(1) {
+        Some(Syn::Vector(v)) => (None, operand_of(values, v.len()), Some(v.len() as u32)),
+        Some(_) => (operand_of(values, 0), operand_of(values, 1), None),
+        None => (None, None, None),
+    };
+    Wgmma {
+        sparse: op.has("sp"),
+        m,
+        n,
+        k,
+        types: types.join("."),
+        satfinite: op.has("satfinite"),
+        bit_op: bit_op.join("."),
+        d_registers: vector_len(ins.operands.first()),
+        a_registers,
+        a_desc,
+        b_desc,
     }
 }
 
@@ -254,7 +319,9 @@ fn tensor_copy(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Opti
         .find(|f| t.starts_with(f) && t.as_bytes().get(f.len()) == Some(&b'.'))?;
     let mut rank = 0;
     let mut mode = TmaMode::Tile;
-    let mut dst = None;
+    let mut spaces = Vec::new();
+    let mut completion = "";
+    let mut reduction = None;
     for x in op.mods() {
         match x {
             "1d" | "2d" | "3d" | "4d" | "5d" => rank = u32::from(x.as_bytes()[0] - b'0'),
@@ -266,12 +333,16 @@ fn tensor_copy(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Opti
             "im2col::w::128" => mode = TmaMode::Im2colW128,
             "im2col_no_offs" => mode = TmaMode::Im2colNoOffs,
             "im2col_no_offs::w" => mode = TmaMode::Im2colNoOffsW,
-            "shared::cta" | "shared::cluster" | "global" | "shared" if dst.is_none() => dst = Some(x),
+            "shared::cta" | "shared::cluster" | "global" | "shared" => spaces.push(x),
+            "mbarrier::complete_tx::bytes" | "bulk_group" => completion = x,
+            "add" | "min" | "max" | "inc" | "dec" | "and" | "or" | "xor" => reduction = Some(x),
             _ => {}
         }
     }
     let prefetch = family.contains("prefetch");
-    let dst = if prefetch { "" } else { dst.unwrap_or("") };
+    // The state spaces are a sequence: destination, then source.
+    let (dst, src) =
+        if prefetch { ("", "") } else { (spaces.first().copied().unwrap_or(""), spaces.get(1).copied().unwrap_or("")) };
     let load = prefetch || dst.starts_with("shared");
     // The tensor operand: [tensorMap, {coords}] — second operand of a load, first of a store.
     let tensor = if load && !prefetch { ins.operands.get(1) } else { ins.operands.first() };
@@ -291,11 +362,28 @@ fn tensor_copy(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Opti
         let src = matches!(ins.operands.get(1), Some(Syn::Addr(_))).then(|| operand_of(values, 1 + coords as usize));
         (src.flatten(), None)
     };
+    // `{im2colInfo}`: the vector operand after the mbarrier of a load, after the
+    // tensor operand of a prefetch.
+    let info_index = if prefetch { 1 } else { 3 };
+    let im2col_offsets = if load {
+        match ins.operands.get(info_index) {
+            Some(Syn::Vector(v)) => Some(v.len() as u32),
+            _ => None,
+        }
+    } else {
+        None
+    };
     Some(TensorCopy {
         family: family.to_string(),
         rank,
         mode,
         dst: dst.to_string(),
+        src: src.to_string(),
+        completion: completion.to_string(),
+        im2col_offsets,
+        reduction: reduction.map(str::to_string),
+        cache_hint: op.find("L2::cache_hint").is_some(),
+        operand_count: ins.operands.len() as u32,
         load,
         multicast: op.has("multicast::cluster"),
         cta_group: op.find("cta_group::").and_then(|c| c.strip_prefix("cta_group::")?.parse().ok()),

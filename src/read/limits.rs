@@ -68,6 +68,83 @@ pub const MAX_PTX_OPERANDS: usize = 4096;
 pub const MAX_PTX_NESTING: usize = 64;
 /// Registers declared in one PTX function (`%r<N>` ranges summed).
 pub const MAX_PTX_REGISTERS: usize = 1 << 22;
+/// Largest `irlint.toml` read (bytes); past it the config is an input error.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+/// Globs in one `exclude` list or `[per-file-ignores]` table of `irlint.toml`.
+pub const MAX_CONFIG_GLOBS: usize = 1024;
+/// Bytes of one glob in `irlint.toml`.
+pub const MAX_CONFIG_GLOB_BYTES: usize = 1024;
+/// Largest `--baseline` file read (bytes).
+pub const MAX_BASELINE_BYTES: u64 = 64 << 20;
+/// Largest `.gitignore` (or `.git/info/exclude`) read (bytes).
+pub const MAX_IGNORE_FILE_BYTES: u64 = 1 << 20;
+/// Patterns kept from one ignore file; the walk stops with an error past it.
+pub const MAX_IGNORE_PATTERNS: usize = 10_000;
+/// Directories with ignore files above one walked path; past it the walk
+/// stops with an error (each is consulted for every entry below it).
+pub const MAX_IGNORE_FILES_ON_PATH: usize = 64;
+/// Largest source file read from disk for a finding's line or its
+/// suppressions (`.file`/`.loc`, DebugSource, HLSL `#include`s) (bytes).
+pub const MAX_SOURCE_FILE_BYTES: u64 = 16 << 20;
+/// Largest `irlint atoms` input (file or stdin) (bytes).
+pub const MAX_ATOMS_INPUT_BYTES: u64 = 64 << 20;
+/// Records read from one `irlint atoms` input; past it the input is an error.
+pub const MAX_ATOMS_RECORDS: usize = 1 << 16;
+/// Bytes of one input-derived name (function, resource, source file, value)
+/// in a report; longer names are cut at a character boundary and end in `…`.
+pub const MAX_REPORT_NAME_BYTES: usize = 1024;
+/// Bytes of one source file name in a report (Linux `PATH_MAX`: no longer
+/// name can be opened, so cutting it loses no source line).
+pub const MAX_REPORT_PATH_BYTES: usize = 4096;
+/// Bytes of one message, note, source line or IR text in a report (cut as names).
+pub const MAX_REPORT_TEXT_BYTES: usize = 2048;
+/// `-j` above this many threads per available core is a usage error.
+pub const MAX_JOBS_PER_CORE: usize = 4;
+/// `-j` is allowed up to this many threads whatever the core count.
+pub const MAX_JOBS_FLOOR: usize = 64;
+/// Bytes one compressed entry (a CUDA fatbin entry, a Fossilize payload) may
+/// decompress to; a larger declared size is not decompressed.
+pub const MAX_DECOMPRESSED_BYTES: u64 = 256 << 20;
+/// Decompressed bytes per compressed byte one entry may produce (beyond
+/// [`DECOMPRESSION_SLACK`]); nvcc's zstd and LZ4 reach about 10 on PTX,
+/// deflate about 4 on Fossilize's varint SPIR-V.
+pub const MAX_DECOMPRESSION_RATIO: u64 = 1000;
+/// Decompressed bytes any entry may produce whatever its ratio.
+pub const DECOMPRESSION_SLACK: u64 = 1 << 20;
+/// Decompressed bytes all the entries of one file may produce together, per
+/// byte of the file (plus [`MAX_DECOMPRESSED_BYTES`]); past it the file's
+/// remaining entries are not decompressed (an `analysis-budget-exceeded`
+/// note), so the time spent stays linear in the file size.
+pub const DECOMPRESSED_PER_FILE_BYTE: u64 = 64;
+/// Entries (PTX, SASS, LTO-IR, ...) read from the CUDA fatbins of one file.
+pub const MAX_FATBIN_ENTRIES: usize = 1 << 20;
+/// Size of one fatbin entry header (nvcc writes 64 to 128 bytes; the table
+/// of a concatenated entry holds one header per member).
+pub const MAX_FATBIN_ENTRY_HEADER: u64 = 1 << 20;
+/// Nesting of fatbin entries: a concatenated entry (`nvcc --concat`) holds
+/// member entries, which may not nest further.
+pub const MAX_FATBIN_NESTING: u32 = 1;
+/// Entries read from one Fossilize database.
+pub const MAX_FOSSILIZE_ENTRIES: usize = 1 << 20;
+/// Pipeline uses (stage, entry point) remembered per Fossilize shader module.
+pub const MAX_FOSSILIZE_MODULE_USES: usize = 16;
+/// Bytes of embedded source text one module keeps (SPIR-V `OpSource`,
+/// `OpSourceContinued`, `DebugSource`, `DebugSourceContinued`; DXIL
+/// `dx.source.contents`), counting every copy made; text past it is dropped
+/// with a remark, so N instructions that share one large string cost at most
+/// this much time and memory.
+pub const MAX_SOURCE_TEXT_BYTES: u64 = 32 << 20;
+/// Index operands of a SPIR-V access chain counted from its root variable
+/// through access chains on access chains; deeper paths index past any type
+/// (which nests at most [`MAX_TYPE_DEPTH`] levels) and are an input error.
+pub const MAX_ACCESS_PATH: usize = MAX_TYPE_DEPTH as usize + 1;
+/// Index operands of access chains one function may accumulate from their
+/// roots (each chain's whole path counted); past it the module is an input
+/// error, so resolving every pointer's path stays linear in the input.
+pub const MAX_ACCESS_PATH_TOTAL: u64 = 1 << 22;
+/// Sections of an ELF, PE or Mach-O host file whose names label embedded
+/// shaders; later sections are not read.
+pub const MAX_HOST_SECTIONS: usize = 1 << 16;
 /// `brx.idx` branch-table edges in one PTX module (a table of N labels used
 /// by M `brx.idx` counts N·M).
 pub const MAX_PTX_SWITCH_EDGES: usize = 1 << 22;

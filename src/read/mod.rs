@@ -8,8 +8,10 @@
 
 pub mod bitstream;
 pub mod cursor;
+pub mod decompress;
 pub mod dxbc;
 pub mod error;
+pub mod fatbin;
 pub mod limits;
 
 pub use error::{ErrorKind, ReadError, Result};

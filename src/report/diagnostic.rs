@@ -272,6 +272,47 @@ impl Diagnostic {
         self
     }
 
+    /// Cuts every input-derived string to its report limit
+    /// ([`MAX_REPORT_NAME_BYTES`](crate::read::limits::MAX_REPORT_NAME_BYTES) for
+    /// names, [`MAX_REPORT_TEXT_BYTES`](crate::read::limits::MAX_REPORT_TEXT_BYTES)
+    /// for messages, notes, source lines and IR text), so that a huge name in
+    /// the input is not copied whole into every finding. The input path is
+    /// kept: it comes from the command line or the walk.
+    pub fn cap_strings(&mut self) {
+        use crate::read::limits::{MAX_REPORT_NAME_BYTES as NAME, MAX_REPORT_TEXT_BYTES as TEXT};
+        cap(&mut self.message, TEXT);
+        if let Some(h) = &mut self.help {
+            cap(h, TEXT);
+        }
+        for n in &mut self.notes {
+            cap(n, TEXT);
+        }
+        let l = &mut self.location;
+        for s in [&mut l.section, &mut l.function, &mut l.value].into_iter().flatten() {
+            cap(s, NAME);
+        }
+        for s in [&mut l.ir, &mut l.source_text].into_iter().flatten() {
+            cap(s, TEXT);
+        }
+        for src in l.source.iter_mut().chain(l.inlined_from.iter_mut()) {
+            cap(&mut src.file, crate::read::limits::MAX_REPORT_PATH_BYTES);
+        }
+        if let Some(r) = &mut l.resource {
+            cap(&mut r.label, NAME);
+            if let Some(n) = &mut r.name {
+                cap(n, NAME);
+            }
+            if let ResourceBinding::Heap { function, .. } = &mut r.binding {
+                cap(function, NAME);
+            }
+        }
+        for (_, v) in &mut self.values {
+            if let FindingValue::Text(t) = v {
+                cap(t, NAME);
+            }
+        }
+    }
+
     /// Deterministic order: path, blob offset, function, instruction, rule,
     /// resource, message.
     pub fn sort_key(&self) -> impl Ord + '_ {
@@ -285,6 +326,53 @@ impl Diagnostic {
             &self.message,
         )
     }
+}
+
+/// Cuts `s` to at most `max` bytes at a character boundary, ending in `…`
+/// when anything was cut.
+pub fn cap(s: &mut String, max: usize) {
+    if s.len() <= max {
+        return;
+    }
+    let mut end = max.saturating_sub('…'.len_utf8());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s.truncate(end);
+    s.push('…');
+}
+
+/// A copy of a name cut to
+/// [`MAX_REPORT_NAME_BYTES`](crate::read::limits::MAX_REPORT_NAME_BYTES) (see
+/// [`cap`]), without copying the rest.
+pub fn capped_name(s: &str) -> String {
+    capped(s, crate::read::limits::MAX_REPORT_NAME_BYTES)
+}
+
+/// A copy of a source file name cut to
+/// [`MAX_REPORT_PATH_BYTES`](crate::read::limits::MAX_REPORT_PATH_BYTES).
+pub fn capped_path(s: &str) -> String {
+    capped(s, crate::read::limits::MAX_REPORT_PATH_BYTES)
+}
+
+/// A copy of a text cut to
+/// [`MAX_REPORT_TEXT_BYTES`](crate::read::limits::MAX_REPORT_TEXT_BYTES).
+pub fn capped_text(s: &str) -> String {
+    capped(s, crate::read::limits::MAX_REPORT_TEXT_BYTES)
+}
+
+fn capped(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut end = max.saturating_sub('…'.len_utf8());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut out = String::with_capacity(end + 3);
+    out.push_str(&s[..end]);
+    out.push('…');
+    out
 }
 
 /// Reserved id: a malformed or unreadable input.

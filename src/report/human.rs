@@ -166,6 +166,7 @@ fn footer(d: &Diagnostic) -> Vec<(&'static str, String)> {
 /// the snippet is drawn by annotate-snippets; otherwise the same layout is
 /// written directly (`  --> location` and `   = label: text` lines).
 pub fn render_diagnostic(d: &Diagnostic, color: bool) -> String {
+    let d = &*super::escape::diagnostic(d);
     let loc = &d.location;
     let source_text = loc.source_text.as_deref().map(|t| t.trim_end_matches(['\n', '\r']));
     if let (Some(src), Some(text)) = (&loc.source, source_text) {
@@ -236,11 +237,13 @@ pub fn skipped_lines(report: &RunReport) -> String {
     if skipped.is_empty() {
         return String::new();
     }
-    let reason = |f: &&crate::check::FileReport| f.message.clone().unwrap_or_else(|| "skipped".into());
+    let reason = |f: &&crate::check::FileReport| {
+        f.message.as_deref().map_or_else(|| "skipped".into(), |m| super::escape::clean(m, false).into_owned())
+    };
     let mut out = String::from("skipped:\n");
     if skipped.len() <= MAX_SKIP_LINES {
         for f in &skipped {
-            let mut loc = f.path.clone();
+            let mut loc = super::escape::clean(&f.path, false).into_owned();
             if let Some(off) = f.blob_offset {
                 loc.push_str(&format!("@0x{off:X}"));
             }

@@ -1,6 +1,7 @@
 //! Diagnostics and their emitters.
 
 pub mod diagnostic;
+pub mod escape;
 pub mod github;
 pub mod human;
 pub mod json;

@@ -115,7 +115,7 @@ impl Stats {
         if !self.slowest.is_empty() {
             out.push_str("  slowest:\n");
             for (path, secs) in &self.slowest {
-                out.push_str(&format!("    {:>9.3} s  {}\n", secs, path));
+                out.push_str(&format!("    {:>9.3} s  {}\n", secs, super::escape::clean(path, false)));
             }
         }
         out
@@ -253,26 +253,35 @@ pub(crate) fn plural(n: usize, noun: &str) -> String {
     }
 }
 
-/// Writes `contents` to `path` atomically: a temporary file in the same
-/// directory, flushed, then renamed over the target — readers never see a
-/// half-written report.
-pub fn write_atomic(path: &std::path::Path, contents: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
+/// A new temporary file in the directory of `path`, for replacing `path`
+/// atomically: a random name (`.NAME.irlint-XXXXXX.tmp`) created with
+/// `O_CREAT|O_EXCL`, so a file or symlink planted at a predictable name is
+/// never opened or followed. Its mode is `0666` less the umask, as a plain
+/// create gives. It is removed when dropped unless persisted.
+pub fn temp_beside(path: &std::path::Path) -> std::io::Result<tempfile::NamedTempFile> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
     };
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "report".into());
-    let tmp = dir.join(format!(".{name}.irlint-{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(contents)?;
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    let prefix = format!(".{name}.irlint-");
+    let mut b = tempfile::Builder::new();
+    b.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    result
+    b.tempfile_in(dir)
+}
+
+/// Writes `contents` to `path` atomically: a temporary file in the same
+/// directory ([`temp_beside`]), flushed, then renamed over the target —
+/// readers never see a half-written report.
+pub fn write_atomic(path: &std::path::Path, contents: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = temp_beside(path)?;
+    f.write_all(contents)?;
+    f.as_file().sync_all()?;
+    f.persist(path).map(|_| ()).map_err(|e| e.error)
 }

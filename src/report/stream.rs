@@ -336,21 +336,10 @@ impl Write for Spill {
     }
 }
 
-/// An anonymous temporary file (created, then unlinked at once).
-#[cfg(unix)]
+/// An anonymous temporary file (`O_TMPFILE`, or a random name created with
+/// `O_EXCL` and unlinked at once).
 fn temp_file() -> Option<File> {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    let n = N.fetch_add(1, Ordering::Relaxed);
-    let path = std::env::temp_dir().join(format!(".irlint-{}-{n}.spill", std::process::id()));
-    let f = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path).ok()?;
-    let _ = std::fs::remove_file(&path);
-    Some(f)
-}
-
-#[cfg(not(unix))]
-fn temp_file() -> Option<File> {
-    None
+    tempfile::tempfile().ok()
 }
 
 /// One element of a pretty-printed JSON array whose elements sit at `indent`:
@@ -508,12 +497,10 @@ pub enum Output {
         /// The reader went away.
         closed: bool,
     },
-    /// A temporary file next to `target`.
+    /// A temporary file next to `target` ([`temp_beside`](super::run::temp_beside)).
     File {
-        /// Buffered temporary file.
-        out: BufWriter<File>,
-        /// Its path.
-        tmp: PathBuf,
+        /// Buffered temporary file (removed when dropped unless persisted).
+        out: BufWriter<tempfile::NamedTempFile>,
         /// The report's path.
         target: PathBuf,
     },
@@ -525,14 +512,8 @@ impl Output {
         let Some(path) = path else {
             return Ok(Output::Stdout { out: BufWriter::with_capacity(1 << 16, io::stdout()), closed: false });
         };
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "report".into());
-        let tmp = dir.join(format!(".{name}.irlint-{}.tmp", std::process::id()));
-        let f = File::create(&tmp)?;
-        Ok(Output::File { out: BufWriter::with_capacity(1 << 16, f), tmp, target: path.to_path_buf() })
+        let f = super::run::temp_beside(path)?;
+        Ok(Output::File { out: BufWriter::with_capacity(1 << 16, f), target: path.to_path_buf() })
     }
 
     /// Flushes; for a file, syncs it and renames it over the target.
@@ -544,26 +525,19 @@ impl Output {
                 }
                 Ok(())
             }
-            Output::File { out, tmp, target } => {
-                let result = (|| {
-                    let f = out.into_inner().map_err(|e| e.into_error())?;
-                    f.sync_all()?;
-                    drop(f);
-                    std::fs::rename(&tmp, &target)
-                })();
-                if result.is_err() {
-                    let _ = std::fs::remove_file(&tmp);
-                }
-                result
+            Output::File { out, target } => {
+                let f = out.into_inner().map_err(|e| e.into_error())?;
+                f.as_file().sync_all()?;
+                f.persist(&target).map(|_| ()).map_err(|e| e.error)
             }
         }
     }
 
     /// Removes the temporary file (a run that failed).
     pub fn abandon(self) {
-        if let Output::File { out, tmp, .. } = self {
+        if let Output::File { out, .. } = self {
+            // Dropping the temporary file removes it.
             drop(out);
-            let _ = std::fs::remove_file(&tmp);
         }
     }
 }

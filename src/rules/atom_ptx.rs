@@ -93,23 +93,31 @@ pub fn check_stsm(cx: &mut RuleContext<'_>) {
     ldst(cx, true);
 }
 
+/// The seed verifier's verdict on an `ldmatrix`/`stmatrix` (None when the form
+/// has no count, element format or mode the seed's tables name).
+pub fn ldst_verdict(l: &LdStMatrix) -> Option<Result<u64, AtomDiag>> {
+    if l.num == 0 {
+        return None;
+    }
+    let size = size_pattern(&l.format)?;
+    let shape = [u64::from(l.registers)];
+    Some(if l.store {
+        let mode = stsm_mode(l)?;
+        atoms::verify_stsm(&StsmTuple { mode, size, num_matrices: l.num, transpose: l.trans, result_shape: &shape })
+    } else {
+        let mode = ldsm_mode(l)?;
+        atoms::verify_ldsm(&LdsmTuple { mode, size, num_matrices: l.num, transpose: l.trans, result_shape: &shape })
+    })
+}
+
 fn ldst(cx: &mut RuleContext<'_>, store: bool) {
     let m = cx.m;
     for (f, inst, p) in ptx_facts(m) {
         let PtxOp::LdStMatrix(l) = &p.op else { continue };
-        if l.store != store || l.num == 0 {
+        if l.store != store {
             continue;
         }
-        let Some(size) = size_pattern(&l.format) else { continue };
-        let shape = [u64::from(l.registers)];
-        let r = if store {
-            let Some(mode) = stsm_mode(l) else { continue };
-            atoms::verify_stsm(&StsmTuple { mode, size, num_matrices: l.num, transpose: l.trans, result_shape: &shape })
-        } else {
-            let Some(mode) = ldsm_mode(l) else { continue };
-            atoms::verify_ldsm(&LdsmTuple { mode, size, num_matrices: l.num, transpose: l.trans, result_shape: &shape })
-        };
-        if let Err(e) = r {
+        if let Some(Err(e)) = ldst_verdict(l) {
             emit(cx, f, inst, p, e);
         }
     }
@@ -164,13 +172,29 @@ pub fn tcgen05_input(t: &Tcgen05Mma, target: Target) -> Option<Tcgen05Input> {
     })
 }
 
+/// The target the kind-word ladder runs under. Its target gates (rules 1-4) speak
+/// of arch-conditional variants and SM100-class ISAs, so they run only where
+/// they are true: on a target without tcgen05.mma, and for `.kind::i8` on a
+/// target outside sm_100a/sm_110a (sm_103a is arch-conditional and still lacks
+/// it), `atom-ptx-form` states the target error in its own words and the
+/// ladder runs as on sm_100a, keeping the checks that hold on every target.
+pub fn ladder_target(t: &Tcgen05Mma, target: Target) -> Target {
+    let has_tcgen05 = matches!(target.sm, 100 | 101 | 103 | 107 | 110) && target.suffix != Suffix::None;
+    let i8_elsewhere = t.kind == Some(MmaKind::I8) && !matches!(target.sm, 100 | 101 | 110);
+    if has_tcgen05 && !i8_elsewhere {
+        target
+    } else {
+        Target::new(100, Suffix::A)
+    }
+}
+
 /// `atom-tcgen05-kind` on `tcgen05.mma*`.
 pub fn check_tcgen05(cx: &mut RuleContext<'_>) {
     let m = cx.m;
     for (f, inst, p) in ptx_facts(m) {
         let PtxOp::Tcgen05Mma(t) = &p.op else { continue };
         let Some(target) = p.target.and_then(atom_target) else { continue };
-        let Some(input) = tcgen05_input(t, target) else { continue };
+        let Some(input) = tcgen05_input(t, ladder_target(t, target)) else { continue };
         if let Err(e) = atoms::verify_tcgen05(&input) {
             emit(cx, f, inst, p, e);
         }
@@ -227,14 +251,93 @@ pub fn tma_mode(c: &TensorCopy) -> atoms::TmaMode {
     }
 }
 
-/// `atom-tma-rank-mode` on `cp.async.bulk.tensor`.
+/// The PTX spelling of a tensor-copy mode.
+pub fn tma_mode_name(m: TmaMode) -> &'static str {
+    match m {
+        TmaMode::Tile => "tile",
+        TmaMode::Im2col => "im2col",
+        TmaMode::Im2colW => "im2col::w",
+        TmaMode::Im2colW128 => "im2col::w::128",
+        TmaMode::Gather4 => "tile::gather4",
+        TmaMode::Scatter4 => "tile::scatter4",
+        TmaMode::Im2colNoOffs => "im2col_no_offs",
+        TmaMode::Im2colNoOffsW => "im2col_no_offs::w",
+    }
+}
+
+/// The operand-list checks of a tensor copy that the seed's rank/mode gate does
+/// not make (irlint's own words): the coordinate count of `[tensorMap, {coords}]`
+/// against `.Nd` (5 for gather4/scatter4: a column and four rows) and the
+/// `{im2colInfo}` offsets of a load (`.im2col`: rank − 2; `.im2col::w`,
+/// `::w::128`: wHalo and wOffset; none otherwise).
+pub fn tma_operand_problems(c: &TensorCopy) -> Vec<String> {
+    let mut out = Vec::new();
+    let mode = tma_mode_name(c.mode);
+    let expected = match c.mode {
+        TmaMode::Gather4 | TmaMode::Scatter4 => 5,
+        _ => c.rank,
+    };
+    if (1..=5).contains(&c.rank) && c.coords != expected {
+        let why = if expected == 5 { " (a column and four rows)" } else { "" };
+        out.push(format!(
+            "{}.{}d .{mode} has {} tensor coordinates, expected {expected}{why}",
+            c.family, c.rank, c.coords
+        ));
+    }
+    if c.load {
+        let want = match c.mode {
+            TmaMode::Im2col if c.rank >= 3 => Some(c.rank - 2),
+            TmaMode::Im2colW | TmaMode::Im2colW128 => Some(2),
+            TmaMode::Im2col => None,
+            _ => Some(0),
+        };
+        let got = c.im2col_offsets.unwrap_or(0);
+        match want {
+            Some(w) if w != got && c.im2col_offsets.is_none() => out.push(format!(
+                "{}.{}d .{mode} has no {{im2colInfo}} operand, expected {w} im2col offsets",
+                c.family, c.rank
+            )),
+            Some(w) if w != got => {
+                out.push(format!("{}.{}d .{mode} has {got} im2col offsets, expected {w}", c.family, c.rank))
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `atom-tma-rank-mode` on `cp.async.bulk.tensor` (and `cp.reduce…`/`prefetch`):
+/// the seed's rank/mode/target gate, the coordinate and im2col-offset counts, and
+/// the instruction itself below sm_90 (reported only for a form valid on sm_90).
 pub fn check_tma(cx: &mut RuleContext<'_>) {
     let m = cx.m;
     for (f, inst, p) in ptx_facts(m) {
         let PtxOp::TensorCopy(c) = &p.op else { continue };
         let Some(target) = p.target.and_then(atom_target) else { continue };
-        if let Err(e) = atoms::verify_tma(tma_mode(c), c.rank, target) {
+        let seed = atoms::verify_tma(tma_mode(c), c.rank, target);
+        let own = tma_operand_problems(c);
+        let valid_elsewhere = seed.is_ok() && own.is_empty();
+        if let Err(e) = seed {
             emit(cx, f, inst, p, e);
+        }
+        let mut own = own;
+        if valid_elsewhere && target.sm < 90 {
+            own.push(format!("{} needs sm_90 or later, not {}", c.family, target));
+        }
+        let line = ptx_line(cx, f, inst);
+        for message in own {
+            cx.emit(Finding {
+                rule: atoms::AtomRule::TmaRankMode.id(),
+                certainty: Certainty::Proven,
+                force_error: false,
+                message,
+                help: None,
+                values: vec![
+                    ("ptx-line", FindingValue::Int(line)),
+                    ("instruction", FindingValue::Text(p.word.clone())),
+                ],
+                at: At::Inst(f, inst),
+            });
         }
     }
 }

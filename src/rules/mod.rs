@@ -19,6 +19,7 @@ pub mod coopvec_transpose_with_non_optimal_layout;
 pub mod long_vector_bytebuf_misaligned;
 pub mod ptx_desc;
 pub mod ptx_shared_address_misaligned;
+pub mod ptx_smem_layout;
 pub mod ptx_tcgen05_instr_descriptor;
 pub mod ptx_tcgen05_smem_descriptor;
 pub mod structured_buffer_stride;
@@ -153,6 +154,7 @@ pub fn check_module(m: &Module, a: &Analysis, s: &Settings) -> Vec<Diagnostic> {
         positions: FxHashMap::default(),
         fact_resources: None,
         pending_spec: Default::default(),
+        line_starts: Default::default(),
     };
     for (meta, check) in RULES {
         if s.level_for(meta.id).is_some() {
@@ -258,6 +260,8 @@ pub struct RuleContext<'a> {
     /// Spec constants the last [`RuleContext::spec_note`] found; the next
     /// [`RuleContext::emit`] takes them.
     pending_spec: std::cell::RefCell<Vec<(u32, u64)>>,
+    /// Line starts of each embedded source file (by index), built on first use.
+    line_starts: std::cell::RefCell<FxHashMap<u32, Vec<usize>>>,
 }
 
 impl RuleContext<'_> {
@@ -358,6 +362,7 @@ impl RuleContext<'_> {
         d.help = f.help;
         d.location = location;
         d.values = f.values.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        d.cap_strings();
         self.out.push(d);
     }
 
@@ -365,10 +370,10 @@ impl RuleContext<'_> {
     pub fn function_name(&self, f: FuncH) -> String {
         let func = self.m.functions.try_get(f);
         if let Some(func) = func.filter(|x| !x.name.is_empty()) {
-            return func.name.clone();
+            return crate::report::capped_name(&func.name);
         }
         if let Some(e) = self.m.entry_points.iter().find(|e| e.function == Some(f)) {
-            return e.name.clone();
+            return crate::report::capped_name(&e.name);
         }
         format!("function {}", f.index())
     }
@@ -462,7 +467,12 @@ impl RuleContext<'_> {
             if frames.len() > crate::read::limits::MAX_RECURSION as usize {
                 break;
             }
-            let file = self.m.source_files.get(dl.file as usize).map(|f| f.name.clone()).unwrap_or_default();
+            let file = self
+                .m
+                .source_files
+                .get(dl.file as usize)
+                .map(|f| crate::report::capped_path(&f.name))
+                .unwrap_or_default();
             frames.push(SourceLocation { file, line: dl.line, column: dl.column });
             outer_file = Some((dl.file, dl.line));
             cur = dl.inlined_at;
@@ -471,13 +481,11 @@ impl RuleContext<'_> {
         loc.source = Some(outer);
         loc.inlined_from = frames;
         if let Some((file, line)) = outer_file {
-            loc.source_text = self
-                .m
-                .source_files
-                .get(file as usize)
-                .and_then(|f| f.text.as_deref())
-                .and_then(|t| t.lines().nth((line as usize).checked_sub(1)?))
-                .map(|s| s.to_string());
+            if let Some(t) = self.m.source_files.get(file as usize).and_then(|f| f.text.as_deref()) {
+                let mut starts = self.line_starts.borrow_mut();
+                let starts = starts.entry(file).or_insert_with(|| crate::suppress::line_starts(t));
+                loc.source_text = crate::suppress::line_at(t, starts, line).map(crate::report::capped_text);
+            }
         }
     }
 
@@ -539,10 +547,9 @@ pub fn resource_ref(m: &Module, r: &Resource, site: &Location) -> ResourceRef {
         },
         Binding::Descriptor { set, binding } => ResourceBinding::Descriptor { set: *set, binding: *binding },
         Binding::Heap { function, .. } => ResourceBinding::Heap {
-            function: site
-                .function
-                .clone()
-                .unwrap_or_else(|| m.functions.try_get(*function).map(|f| f.name.clone()).unwrap_or_default()),
+            function: site.function.clone().unwrap_or_else(|| {
+                m.functions.try_get(*function).map(|f| crate::report::capped_name(&f.name)).unwrap_or_default()
+            }),
             instruction: site.instruction,
         },
     };
@@ -554,7 +561,7 @@ pub fn resource_ref(m: &Module, r: &Resource, site: &Location) -> ResourceRef {
     };
     ResourceRef {
         label: describe_resource(m, r),
-        name: r.name.clone().filter(|n| !n.is_empty()),
+        name: r.name.as_deref().filter(|n| !n.is_empty()).map(crate::report::capped_name),
         class: class.to_string(),
         kind: r.kind.name().to_string(),
         id: (!matches!(r.binding, Binding::Heap { .. })).then_some(r.id),
@@ -573,7 +580,7 @@ fn register_letter(c: ResourceClass) -> char {
 
 /// `g_Buf (t0 space0)`, `Buf (set 0, binding 2)`, `ResourceDescriptorHeap (main)`.
 pub fn describe_resource(m: &Module, r: &Resource) -> String {
-    let name = r.name.as_deref().filter(|n| !n.is_empty());
+    let name = r.name.as_deref().filter(|n| !n.is_empty()).map(crate::report::capped_name);
     let binding = match &r.binding {
         Binding::Register { space, lower_bound, .. } => {
             format!("{}{lower_bound} space{space}", register_letter(r.class))
@@ -584,7 +591,7 @@ pub fn describe_resource(m: &Module, r: &Resource) -> String {
             format!("set {s}, binding {b}")
         }
         Binding::Heap { function, .. } => {
-            let f = m.functions.try_get(*function).map(|f| f.name.as_str()).unwrap_or("?");
+            let f = m.functions.try_get(*function).map_or_else(|| "?".into(), |f| crate::report::capped_name(&f.name));
             format!("ResourceDescriptorHeap in {f}")
         }
     };
