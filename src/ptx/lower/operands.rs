@@ -7,6 +7,7 @@ use crate::ptx::lex::error_at;
 use crate::ptx::parse::{Address, LocDirective, Operand, Space, Stmt, VarDecl};
 use crate::read::limits::MAX_PTX_REGISTERS;
 use crate::read::{ErrorKind, Result};
+use smallvec::{smallvec, SmallVec};
 
 impl<'c, 'a> Body<'c, 'a> {
     // ---- names ----------------------------------------------------------------------
@@ -219,7 +220,8 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     /// The registers an operand defines: one per element (`None` for `_` or a non-register).
-    pub(super) fn dest_vars(&self, op: &Operand<'a>) -> Option<Vec<Option<u32>>> {
+    /// (Inline up to four: no allocation for the usual one destination.)
+    pub(super) fn dest_vars(&self, op: &Operand<'a>) -> Option<SmallVec<[Option<u32>; 4]>> {
         let one = |o: &Operand<'a>| -> Option<Option<u32>> {
             match o {
                 Operand::Reg(n) | Operand::Sym(n) => match self.lookup(n) {
@@ -231,9 +233,9 @@ impl<'c, 'a> Body<'c, 'a> {
             }
         };
         match op {
-            Operand::Reg(_) | Operand::Sym(_) | Operand::Sink => Some(vec![one(op)?]),
+            Operand::Reg(_) | Operand::Sym(_) | Operand::Sink => Some(smallvec![one(op)?]),
             Operand::Vector(items) => items.iter().map(one).collect(),
-            Operand::Pair(a, b) => Some(vec![one(a)?, one(b)?]),
+            Operand::Pair(a, b) => Some(smallvec![one(a)?, one(b)?]),
             _ => None,
         }
     }
