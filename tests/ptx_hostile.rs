@@ -169,6 +169,27 @@ fn nested_loops(depth: usize) -> String {
     s
 }
 
+/// The verifier refuses an operand naming an instruction no block lists (a
+/// phi folded away but still used): take one phi out of its block.
+#[test]
+fn class1_the_verifier_refuses_a_removed_value() {
+    let text = nested_loops(3);
+    let mut m = irlint::ptx::lower(text.as_bytes(), 0).unwrap();
+    irlint::ir::verify::verify(&m).unwrap();
+    let fh = m.functions.iter().map(|(h, _)| h).next().unwrap();
+    let f = &mut m.functions[fh];
+    let (bh, pos) = f
+        .blocks
+        .iter()
+        .find_map(|(bh, b)| {
+            b.insts.iter().position(|i| matches!(f.insts[*i].kind, irlint::ir::InstKind::Phi { .. })).map(|p| (bh, p))
+        })
+        .expect("a loop counter phi");
+    let removed = f.blocks[bh].insts.remove(pos);
+    let e = irlint::ir::verify::verify(&m).unwrap_err();
+    assert_eq!(e.message, format!("operand %{} names a removed instruction (in no block)", removed.index()));
+}
+
 #[test]
 fn class1_a_constant_address_keeps_its_finding_in_any_loop_nest() {
     for depth in [1, 64, 65, 200, 1000] {
