@@ -619,7 +619,7 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
         };
         // Each instruction marked `U` (uniform) or `D` (divergent across a wave).
         let u = crate::analysis::uniformity::analyze_module(m);
-        let mark = |fh: ir::FuncH, ih| {
+        let mark = |fh: ir::FuncH, ih: ir::InstH| {
             let fu = u.get(fh.index())?.as_ref()?;
             crate::analysis::uniformity::marker(fu, m.functions.try_get(fh)?, ih)
         };
