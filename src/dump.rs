@@ -607,7 +607,23 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
     }
     d.insert("remarks".into(), json!(m.remarks));
     if opts.ir {
-        out.ir = Some(ir::print::module(m));
+        // Every function's values, for the notes on phis and parameters.
+        let all = crate::analysis::AnalysisOptions { all_functions: true, ..Default::default() };
+        let a = crate::analysis::analyze(m, &all);
+        let note = |fh: ir::FuncH, v: Value| -> Option<String> {
+            let av = match v {
+                Value::Arg(i) => a.params(fh).get(i as usize).cloned()?,
+                v => a.value(m, fh, ir::Operand::Value(v)),
+            };
+            matches!(av, AbsValue::Set(_) | AbsValue::Known(_)).then(|| av.describe())
+        };
+        // Each instruction marked `U` (uniform) or `D` (divergent across a wave).
+        let u = crate::analysis::uniformity::analyze_module(m);
+        let mark = |fh: ir::FuncH, ih: ir::InstH| {
+            let fu = u.get(fh.index())?.as_ref()?;
+            crate::analysis::uniformity::marker(fu, m.functions.try_get(fh)?, ih)
+        };
+        out.ir = Some(ir::print::module_annotated(m, &note, &mark));
     }
     out
 }

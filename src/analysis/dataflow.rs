@@ -9,12 +9,16 @@
 //! `{0, …, 128}` share when the set passes 8 members, and the carries of `+ 16`
 //! then clear the known high zeros until `0 mod 16` is left.
 //!
-//! Known bits make the lattice taller than it needs to be for loops: a counter
-//! `i + 1` loses one known high zero per trip. So after an instruction's value
-//! has grown `WIDEN_AFTER` (2) times as known bits, it keeps only its run of
-//! known low bits (the congruence `r mod 2^k`), which the carries of `+` do not
-//! erode; values that are not loop-carried (descriptor fields, masks) settle
-//! long before that.
+//! Known bits have finite height, so a loop-carried value converges in that
+//! domain: a descriptor advanced in the K loop, `phi(desc0, desc + step)` on a
+//! 32-bit low half packed with a constant high half, keeps every bit the
+//! carries of `+ step` cannot reach (an add's carry stops at a bit known 0 in
+//! both operands). To keep loops cheap, after an instruction's value has grown
+//! `WIDEN_AFTER` (2) times as known bits, a growth also drops the known bits
+//! from the lowest bit it lost to the top of that bit's 32-bit half
+//! (`Val::widen_from`): a counter `i + 1` is unknown after a few trips
+//! instead of losing one known high zero per trip, while the other half (the
+//! descriptor's version, layout, SBO) stays known.
 //!
 //! Memory: a function-local variable (`alloca` / SPIR-V `Function` storage) whose
 //! address never escapes (only loaded, stored to, or indexed) is tracked
@@ -35,8 +39,8 @@ use std::collections::BinaryHeap;
 
 pub(crate) use super::value::{global_address, PathElem, Val, MAX_AGG_LEAVES};
 
-/// Times an instruction's value may grow as known bits before it is widened to
-/// its known low bits.
+/// Times an instruction's value may grow as known bits before it is widened
+/// ([`Val::widen_from`]).
 pub(crate) const WIDEN_AFTER: u8 = 2;
 
 /// What a pointer is rooted at.
@@ -53,6 +57,30 @@ pub(crate) enum Root {
 pub(crate) struct Ptr {
     pub root: Root,
     pub path: Vec<Value>,
+    /// For a PTX `.local` / `.param` byte array (`__local_depot0[16]`): the
+    /// constant byte offset an integer `add` (through `cvta.local`) reached,
+    /// read as the path `[offset]` ([`Ptr::elems_tail`]).
+    pub bytes: Option<u64>,
+}
+
+impl Ptr {
+    /// The path element the byte offset adds, if any.
+    pub(crate) fn elems_tail(&self) -> Option<PathElem> {
+        self.bytes.map(PathElem::Idx)
+    }
+}
+
+/// True when the alloca is a PTX byte array (`.local .align 8 .b8 a[16]`),
+/// whose accesses are addressed by byte offsets.
+fn byte_array(m: &Module, f: &Function, h: InstH) -> bool {
+    if m.source != SourceKind::Ptx {
+        return false;
+    }
+    let Some(InstKind::Alloca { ty }) = f.insts.try_get(h).map(|i| &i.kind) else { return false };
+    match m.types.try_get(*ty) {
+        Some(Type::Array { elem, count: Some(_), .. }) => matches!(m.types.try_get(*elem), Some(Type::Int { bits: 8 })),
+        _ => false,
+    }
 }
 
 /// The scalar integer width of a type.
@@ -143,12 +171,29 @@ pub(crate) struct FuncValues {
     pub escaped: Vec<bool>,
     /// Stores by alloca index.
     pub stores: FxHashMap<usize, Vec<usize>>,
+    /// Return slots of PTX calls: alloca index → (callee, return index).
+    pub ret_slots: FxHashMap<usize, (FuncH, usize)>,
+}
+
+/// What calls contribute to a PTX function's values (context-insensitive):
+/// each parameter is the join of what every call site stores to that
+/// argument's `.param` slot, each return value the join of what the callee
+/// stores to its return slot. A function without an entry here (a kernel, or
+/// one never called in the module) has unknown parameters.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Summaries {
+    /// Parameter values by function index.
+    pub params: FxHashMap<usize, Vec<Val>>,
+    /// Return values by function index.
+    pub rets: FxHashMap<usize, Vec<Val>>,
 }
 
 /// The per-function engine.
 struct Engine<'a, 'm> {
     ce: &'a mut ConstEval<'m>,
     f: &'m Function,
+    me: usize,
+    sum: &'a Summaries,
     fv: FuncValues,
     store_recs: Vec<Option<(Vec<PathElem>, Val)>>,
     steps: &'a mut u64,
@@ -169,7 +214,7 @@ fn resolve_ptr(m: &Module, f: &Function, memo: &mut Vec<Option<Option<Ptr>>>, v:
         Some(p)
     };
     match v {
-        Value::Global(g) => Some(Ptr { root: Root::Global(g), path: Vec::new() }),
+        Value::Global(g) => Some(Ptr { root: Root::Global(g), path: Vec::new(), bytes: None }),
         Value::Const(c) => match &m.constants.try_get(c)?.kind {
             ConstKind::Expr(e) => match &**e {
                 ConstExpr::Gep { base, indices } => gep(memo, *base, indices),
@@ -183,8 +228,26 @@ fn resolve_ptr(m: &Module, f: &Function, memo: &mut Vec<Option<Option<Ptr>>>, v:
                 return done.clone();
             }
             let r = match &f.insts.try_get(h)?.kind {
-                InstKind::Alloca { .. } => Some(Ptr { root: Root::Alloca(i), path: Vec::new() }),
+                InstKind::Alloca { .. } => {
+                    let bytes = byte_array(m, f, h).then_some(0);
+                    Some(Ptr { root: Root::Alloca(i), path: Vec::new(), bytes })
+                }
                 InstKind::Gep { base, indices } => gep(memo, *base, indices),
+                // PTX byte arithmetic on a local byte array: `[%SPL+8]`,
+                // `cvta.local.u64 %SP, %SPL; add.u64 %rd, %SP, 8`.
+                InstKind::Binary { op: BinOp::Add, lhs, rhs } if m.source == SourceKind::Ptx => {
+                    let (base, c) = match (m.const_int(*lhs), m.const_int(*rhs)) {
+                        (_, Some(c)) => (*lhs, c),
+                        (Some(c), None) => (*rhs, c),
+                        _ => return None,
+                    };
+                    let p = resolve_ptr(m, f, memo, base, depth + 1)?;
+                    let at = p.bytes?.checked_add(c)?;
+                    Some(Ptr { bytes: Some(at), ..p })
+                }
+                InstKind::Cast { op: CastOp::AddrSpaceCast, value } if m.source == SourceKind::Ptx => {
+                    resolve_ptr(m, f, memo, *value, depth + 1).filter(|p| p.bytes.is_some())
+                }
                 _ => None,
             };
             if let Some(slot) = memo.get_mut(i) {
@@ -197,8 +260,79 @@ fn resolve_ptr(m: &Module, f: &Function, memo: &mut Vec<Option<Option<Ptr>>>, v:
 }
 
 /// Structural facts about memory: resolved pointers, escaping allocas, stores.
-/// Resolved pointers, escaping allocas and stores by alloca.
-type MemoryFacts = (Vec<Option<Ptr>>, Vec<bool>, FxHashMap<usize, Vec<usize>>);
+/// Resolved pointers, escaping allocas, stores by alloca, and the return slots
+/// of PTX calls (alloca → the callee and the index of its return value).
+type MemoryFacts = (Vec<Option<Ptr>>, Vec<bool>, FxHashMap<usize, Vec<usize>>, FxHashMap<usize, (FuncH, usize)>);
+
+/// The number of `.param` arguments of a PTX call to a function with a body
+/// (the lowering passes its arguments, then its return slots, as the `.param`
+/// variables of the call sequence); `None` for other calls.
+pub(crate) fn ptx_call_params(m: &Module, callee: Value) -> Option<(FuncH, usize)> {
+    if m.source != SourceKind::Ptx {
+        return None;
+    }
+    let Value::Function(g) = callee else { return None };
+    let func = m.functions.try_get(g)?;
+    (!func.is_declaration && !func.blocks.is_empty()).then_some((g, func.params.len()))
+}
+
+/// The allocas of a PTX function's return `.param` variables, in order: its
+/// first `n` allocas (the lowering declares them before the body).
+pub(crate) fn ptx_ret_slots(f: &Function, n: usize) -> Vec<usize> {
+    f.insts.iter().filter(|(_, i)| matches!(i.kind, InstKind::Alloca { .. })).map(|(h, _)| h.index()).take(n).collect()
+}
+
+/// The accesses of PTX byte arrays must not overlap in part: every two that
+/// share a byte start at the same offset, with the same width when both are
+/// known (a stored global address has none: only its low bits are known, and
+/// they are the low bytes of any width). Otherwise the array escapes.
+fn byte_overlaps(m: &Module, f: &Function, ptrs: &[Option<Ptr>], escaped: &mut [bool]) {
+    let width = |v: Value| -> Option<u64> {
+        let ty = match v {
+            Value::Inst(h) => f.insts.try_get(h)?.ty,
+            Value::Const(c) => m.constants.try_get(c)?.ty,
+            _ => return None,
+        };
+        scalar_bits(m, ty).map(|b| u64::from(b).div_ceil(8))
+    };
+    let mut acc: FxHashMap<usize, Vec<(u64, Option<u64>)>> = FxHashMap::default();
+    for (_, inst) in f.insts.iter() {
+        let (ptr, w) = match &inst.kind {
+            InstKind::Load { ptr } => (*ptr, scalar_bits(m, inst.ty).map(|b| u64::from(b).div_ceil(8))),
+            InstKind::Store { ptr, value } => (*ptr, width(*value)),
+            _ => continue,
+        };
+        let Value::Inst(p) = ptr else { continue };
+        let Some(Some(Ptr { root: Root::Alloca(a), bytes: Some(o), .. })) = ptrs.get(p.index()) else { continue };
+        acc.entry(*a).or_default().push((*o, w));
+    }
+    for (a, mut v) in acc {
+        v.sort_unstable();
+        // One sweep: groups of accesses at one offset, each group ending
+        // before the next begins (an access of unknown width counts 8 bytes).
+        let mut bad = false;
+        let mut group: Option<(u64, u64, Option<u64>)> = None; // offset, end, known width
+        for (o, w) in v {
+            let end = o.saturating_add(w.unwrap_or(8));
+            group = match group {
+                Some((go, gend, gw)) if go == o => {
+                    bad |= matches!((gw, w), (Some(p), Some(q)) if p != q);
+                    Some((go, gend.max(end), gw.or(w)))
+                }
+                Some((_, gend, _)) if o < gend => {
+                    bad = true;
+                    break;
+                }
+                _ => Some((o, end, w)),
+            };
+        }
+        if bad {
+            if let Some(e) = escaped.get_mut(a) {
+                *e = true;
+            }
+        }
+    }
+}
 
 fn memory_facts(m: &Module, f: &Function) -> MemoryFacts {
     let n = f.insts.len();
@@ -218,9 +352,23 @@ fn memory_facts(m: &Module, f: &Function) -> MemoryFacts {
     };
     let mut escaped = vec![false; n];
     let mut stores: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
+    let mut ret_slots: FxHashMap<usize, (FuncH, usize)> = FxHashMap::default();
     for (h, inst) in f.insts.iter() {
         match &inst.kind {
             InstKind::Load { .. } => {}
+            // A PTX call reads its argument slots and writes its return slots
+            // (their values come from the callee's summary); nothing else.
+            InstKind::Call { callee, args, .. } if ptx_call_params(m, *callee).is_some() => {
+                let Some((g, np)) = ptx_call_params(m, *callee) else { continue };
+                for (k, v) in args.iter().enumerate() {
+                    let Some(a) = alloca_of(*v, &ptrs) else { continue };
+                    let direct = matches!(v, Value::Inst(x) if x.index() == a);
+                    let twice = direct && k >= np && ret_slots.insert(a, (g, k - np)).is_some();
+                    if !direct || twice {
+                        escaped[a] = true;
+                    }
+                }
+            }
             InstKind::Store { ptr, value } => {
                 if let Some(a) = alloca_of(*ptr, &ptrs) {
                     stores.entry(a).or_default().push(h.index());
@@ -249,6 +397,8 @@ fn memory_facts(m: &Module, f: &Function) -> MemoryFacts {
                     }
                 }
             }
+            // Byte arithmetic that stays a resolved local address (like a GEP).
+            InstKind::Binary { .. } | InstKind::Cast { .. } if ptrs[h.index()].is_some() => {}
             other => for_each_operand(other, |v| {
                 if let Some(a) = alloca_of(v, &ptrs) {
                     escaped[a] = true;
@@ -256,7 +406,8 @@ fn memory_facts(m: &Module, f: &Function) -> MemoryFacts {
             }),
         }
     }
-    (ptrs, escaped, stores)
+    byte_overlaps(m, f, &ptrs, &mut escaped);
+    (ptrs, escaped, stores, ret_slots)
 }
 
 impl<'a, 'm> Engine<'a, 'm> {
@@ -265,7 +416,8 @@ impl<'a, 'm> Engine<'a, 'm> {
             Value::Const(c) => self.ce.value(c),
             Value::Inst(h) => self.fv.vals.get(h.index()).cloned().unwrap_or(Val::Top),
             Value::Global(g) => global_address(self.ce.m, g),
-            _ => Val::Top,
+            Value::Arg(i) => self.sum.params.get(&self.me).and_then(|p| p.get(i as usize)).cloned().unwrap_or(Val::Top),
+            Value::Function(_) => Val::Top,
         }
     }
 
@@ -296,7 +448,7 @@ impl<'a, 'm> Engine<'a, 'm> {
     fn load(&mut self, ptr: Value) -> Val {
         let p = match ptr {
             Value::Inst(h) => self.fv.ptrs.get(h.index()).cloned().flatten(),
-            Value::Global(g) => Some(Ptr { root: Root::Global(g), path: Vec::new() }),
+            Value::Global(g) => Some(Ptr { root: Root::Global(g), path: Vec::new(), bytes: None }),
             Value::Const(_) => {
                 let mut memo = Vec::new();
                 resolve_ptr(self.ce.m, self.f, &mut memo, ptr, 0)
@@ -306,7 +458,8 @@ impl<'a, 'm> Engine<'a, 'm> {
         let Some(p) = p else {
             return Val::Top;
         };
-        let path = self.path_elems(&p.path);
+        let mut path = self.path_elems(&p.path);
+        path.extend(p.elems_tail());
         if path.contains(&PathElem::Pending) {
             return Val::Bottom;
         }
@@ -326,7 +479,14 @@ impl<'a, 'm> Engine<'a, 'm> {
                 }
                 let stores = self.fv.stores.get(&a).cloned().unwrap_or_default();
                 *self.steps += stores.len() as u64;
-                let mut out = Val::Bottom;
+                let mut out = match self.fv.ret_slots.get(&a) {
+                    // A call's return slot: what the callee returns there.
+                    Some((g, j)) => match self.sum.rets.get(&g.index()).and_then(|r| r.get(*j)) {
+                        Some(v) => v.navigate(&path),
+                        None => Val::Top,
+                    },
+                    None => Val::Bottom,
+                };
                 for s in stores {
                     let Some(Some((spath, sval))) = self.store_recs.get(s) else {
                         continue;
@@ -408,7 +568,8 @@ impl<'a, 'm> Engine<'a, 'm> {
                 }
                 out
             }
-            InstKind::Load { ptr } => self.load(*ptr),
+            // Read at the load's width (a PTX `ld.u32` of a spilled 64-bit address).
+            InstKind::Load { ptr } => self.load(*ptr).retag(bits),
             InstKind::ExtractValue { agg, indices } => {
                 let path: Vec<PathElem> = indices.iter().map(|i| PathElem::Idx(u64::from(*i))).collect();
                 self.operand(*agg).navigate(&path)
@@ -449,6 +610,14 @@ impl<'a, 'm> Engine<'a, 'm> {
                 Val::agg(items)
             }
             InstKind::Other { opcode, operands } => match (m.op_semantics(*opcode), bits) {
+                (OpSemantics::Opaque, _) if m.source == SourceKind::Ptx => {
+                    let name = m.op_names.get(*opcode as usize).map_or("", |s| s.as_str());
+                    let first = operands.first().map(|o| self.operand(*o));
+                    match (ptxops::lane_op(name), first) {
+                        (Some(op), Some(v)) => self.lane_value(op, v, inst.ty, bits),
+                        _ => Val::Top,
+                    }
+                }
                 (OpSemantics::Opaque, _) | (_, None) => Val::Top,
                 (sem, Some(b)) => {
                     let ops: Vec<AbsValue> = operands.iter().map(|o| self.operand(*o).abs()).collect();
@@ -456,6 +625,34 @@ impl<'a, 'm> Engine<'a, 'm> {
                 }
             },
             _ => Val::Top,
+        }
+    }
+
+    /// The result of a PTX operation that moves its first operand's value
+    /// ([`ptxops::LaneOp`]): an integer of width `bits`, or the first member of
+    /// a `{value, predicate}` pair (`shfl.sync d|p`).
+    fn lane_value(&self, op: ptxops::LaneOp, v: Val, ty: TypeH, bits: Option<u32>) -> Val {
+        let m = self.ce.m;
+        // The operand is read at the instruction's width (a global's address
+        // is tagged 64 bits wide).
+        let one = |v: Val, b: u32| -> Val {
+            match v.retag(Some(b)) {
+                v @ Val::Int(..) => Val::int(ptxops::lane_result(op, &v.abs(), b, b), b),
+                Val::Bottom => Val::Bottom,
+                _ => Val::Top,
+            }
+        };
+        match bits {
+            Some(b) => one(v, b),
+            None => match m.types.try_get(ty) {
+                Some(Type::Struct { members, .. }) if members.len() == 2 => {
+                    match members.first().and_then(|t| scalar_bits(m, *t)) {
+                        Some(b) => Val::agg(vec![one(v, b), Val::Top]),
+                        None => Val::Top,
+                    }
+                }
+                _ => Val::Top,
+            },
         }
     }
 
@@ -471,7 +668,8 @@ impl<'a, 'm> Engine<'a, 'm> {
         }) else {
             return false;
         };
-        let path = self.path_elems(&p.path);
+        let mut path = self.path_elems(&p.path);
+        path.extend(p.elems_tail());
         let v = self.operand(value);
         let Some(slot) = self.store_recs.get_mut(h.index()) else {
             return false;
@@ -559,7 +757,8 @@ pub(crate) fn backward_slice(f: &Function, roots: &[Value]) -> Vec<bool> {
 /// others keep ⊥. Returns `None` when the budget ran out.
 pub(crate) fn analyze_function_slice<'m>(
     ce: &mut ConstEval<'m>,
-    f: &'m Function,
+    (fh, f): (FuncH, &'m Function),
+    sum: &Summaries,
     steps: &mut u64,
     only: Option<&[bool]>,
 ) -> Option<FuncValues> {
@@ -574,8 +773,11 @@ pub(crate) fn analyze_function_slice<'m>(
                 && o.get(h.index()).copied().unwrap_or(false)
         })
     });
-    let (ptrs, escaped, stores) =
-        if touches_memory { memory_facts(m, f) } else { (vec![None; n], vec![false; n], FxHashMap::default()) };
+    let (ptrs, escaped, stores, ret_slots) = if touches_memory {
+        memory_facts(m, f)
+    } else {
+        (vec![None; n], vec![false; n], FxHashMap::default(), FxHashMap::default())
+    };
 
     // Positions in reverse post-order; unreachable instructions have none.
     let mut pos = vec![u32::MAX; n];
@@ -628,7 +830,9 @@ pub(crate) fn analyze_function_slice<'m>(
     let mut eng = Engine {
         ce,
         f,
-        fv: FuncValues { vals: vec![Val::Bottom; n], ptrs, escaped, stores },
+        me: fh.index(),
+        sum,
+        fv: FuncValues { vals: vec![Val::Bottom; n], ptrs, escaped, stores, ret_slots },
         store_recs: vec![None; n],
         steps,
     };
@@ -670,7 +874,7 @@ pub(crate) fn analyze_function_slice<'m>(
                     let g = &mut grown[h.index()];
                     *g = g.saturating_add(1);
                     if *g > WIDEN_AFTER {
-                        joined = joined.widen().join(old);
+                        joined = joined.widen_from(old).join(old);
                     }
                 }
                 eng.fv.vals[h.index()] = joined;

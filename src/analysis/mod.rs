@@ -20,12 +20,14 @@
 //! assert_eq!(a.value(&m, f, Operand::Imm(16)), AbsValue::Set(vec![16]));
 //! ```
 
+mod calls;
 pub mod cfg;
 pub mod consteval;
 pub mod dataflow;
 pub mod knownbits;
 pub mod lattice;
 pub mod ptxops;
+pub mod uniformity;
 mod value;
 
 pub use knownbits::KnownBits;
@@ -55,6 +57,8 @@ pub struct Analysis {
     pub steps: u64,
     funcs: Vec<Option<FuncValues>>,
     spec_constants: Vec<(u32, u64)>,
+    /// PTX `.func` parameters joined over the module's call sites, by function index.
+    params: rustc_hash::FxHashMap<usize, Vec<dataflow::Val>>,
 }
 
 /// Most nodes the spec-constant dependency walk visits.
@@ -74,8 +78,18 @@ impl Analysis {
                 .map(|v| v.abs())
                 .unwrap_or(AbsValue::Top),
             Operand::Value(Value::Global(g)) => dataflow::global_address(m, g).abs(),
+            Operand::Value(Value::Arg(i)) => {
+                self.params.get(&f.index()).and_then(|p| p.get(i as usize)).map_or(AbsValue::Top, |v| v.abs())
+            }
             Operand::Value(_) => AbsValue::Top,
         }
+    }
+
+    /// What the call sites of PTX function `f` pass as its parameters (joined
+    /// over the module's calls); empty when `f` is never called in the module
+    /// (a kernel) or was not analysed.
+    pub fn params(&self, f: FuncH) -> Vec<AbsValue> {
+        self.params.get(&f.index()).map(|p| p.iter().map(|v| v.abs()).collect()).unwrap_or_default()
     }
 
     /// True when `--spec-constant` overrode SpecId `id` (so its value is the
@@ -269,12 +283,12 @@ impl DepWalk<'_> {
 }
 
 /// Analyses a module: functions that carry facts first, then the others, until
-/// the work budget ([`crate::read::limits::MAX_DATAFLOW_STEPS`]) runs out.
+/// the work budget ([`crate::read::limits::MAX_DATAFLOW_STEPS`]) runs out. In
+/// a PTX module with calls (`analysis::calls`), the callers and callees of those
+/// functions too, round after round until the call summaries stop growing.
 pub fn analyze(m: &Module, opts: &AnalysisOptions) -> Analysis {
     let mut ce = ConstEval::new(m, &opts.spec_constants);
-    let mut funcs: Vec<Option<FuncValues>> = vec![None; m.functions.len()];
     let mut steps = 0u64;
-    let mut exceeded = false;
     let mut order: Vec<FuncH> = Vec::new();
     let mut listed = vec![false; m.functions.len()];
     // Rules only read values of fact operands, in the fact's own function, so
@@ -288,15 +302,86 @@ pub fn analyze(m: &Module, opts: &AnalysisOptions) -> Analysis {
             }
         }
     }
-    for h in order {
+    let graph = if order.is_empty() { calls::CallGraph::default() } else { calls::CallGraph::new(m) };
+    if !graph.is_empty() {
+        order = graph.closure(m.functions.len(), &order);
+    }
+    // Summaries start at ⊥ (no call evaluated yet) and only grow.
+    let mut sum = graph.bottom(m);
+    let mut rounds = 0;
+    loop {
+        let (funcs, exceeded) = analyze_functions(m, opts, &mut ce, &graph, &sum, &order, &mut steps);
+        rounds += 1;
+        let done = graph.is_empty() || exceeded || rounds > calls::MAX_ROUNDS;
+        if !done {
+            let new = graph.summaries(m, &funcs, &mut |f, v| summary_value(m, &mut ce, &funcs, &sum, f, v));
+            let before = sum.clone();
+            if calls::grow(&mut sum, &new) {
+                if rounds == calls::MAX_ROUNDS {
+                    calls::give_up(&before, &mut sum);
+                }
+                continue;
+            }
+        }
+        let exceeded = exceeded || ce.exhausted();
+        let steps = steps.saturating_add(ce.steps);
+        return Analysis {
+            budget_exceeded: exceeded,
+            steps,
+            funcs,
+            spec_constants: opts.spec_constants.clone(),
+            params: sum.params,
+        };
+    }
+}
+
+/// What the analysis of `f` knows of `v`, for a call summary.
+fn summary_value(
+    m: &Module,
+    ce: &mut ConstEval<'_>,
+    funcs: &[Option<FuncValues>],
+    sum: &dataflow::Summaries,
+    f: FuncH,
+    v: Value,
+) -> dataflow::Val {
+    match v {
+        Value::Const(c) => ce.value(c),
+        Value::Inst(h) => funcs
+            .get(f.index())
+            .and_then(|x| x.as_ref())
+            .and_then(|fv| fv.vals.get(h.index()))
+            .cloned()
+            .unwrap_or(dataflow::Val::Top),
+        Value::Global(g) => dataflow::global_address(m, g),
+        Value::Arg(i) => {
+            sum.params.get(&f.index()).and_then(|p| p.get(i as usize)).cloned().unwrap_or(dataflow::Val::Top)
+        }
+        Value::Function(_) => dataflow::Val::Top,
+    }
+}
+
+/// One round: every function of `order` analysed with the call summaries
+/// `sum`; true when the budget ran out.
+fn analyze_functions<'m>(
+    m: &'m Module,
+    opts: &AnalysisOptions,
+    ce: &mut ConstEval<'m>,
+    graph: &calls::CallGraph,
+    sum: &dataflow::Summaries,
+    order: &[FuncH],
+    steps: &mut u64,
+) -> (Vec<Option<FuncValues>>, bool) {
+    let mut funcs: Vec<Option<FuncValues>> = vec![None; m.functions.len()];
+    for &h in order {
         let Some(f) = m.functions.try_get(h) else { continue };
         if f.is_declaration || f.blocks.is_empty() {
             continue;
         }
         // PTX kernels are large and their facts few: evaluate only what the
-        // fact operands depend on (DXIL and SPIR-V keep the whole function).
+        // fact operands (and the call summaries) depend on (DXIL and SPIR-V
+        // keep the whole function).
         let slice = (m.source == crate::ir::SourceKind::Ptx && !opts.all_functions).then(|| {
-            let roots: Vec<Value> = m
+            let mut roots: Vec<Value> = m
                 .facts
                 .iter()
                 .filter(|x| x.function == h)
@@ -310,17 +395,13 @@ pub fn analyze(m: &Module, opts: &AnalysisOptions) -> Analysis {
                     Operand::Imm(_) => None,
                 })
                 .collect();
+            roots.extend(graph.roots(h, f));
             dataflow::backward_slice(f, &roots)
         });
-        match dataflow::analyze_function_slice(&mut ce, f, &mut steps, slice.as_deref()) {
+        match dataflow::analyze_function_slice(ce, (h, f), sum, steps, slice.as_deref()) {
             Some(fv) => funcs[h.index()] = Some(fv),
-            None => {
-                exceeded = true;
-                break;
-            }
+            None => return (funcs, true),
         }
     }
-    let exceeded = exceeded || ce.exhausted();
-    let steps = steps.saturating_add(ce.steps);
-    Analysis { budget_exceeded: exceeded, steps, funcs, spec_constants: opts.spec_constants.clone() }
+    (funcs, false)
 }

@@ -176,3 +176,45 @@ pub fn prmt(a: &AbsValue, b: &AbsValue, selector: &AbsValue) -> AbsValue {
     };
     AbsValue::from_known(KnownBits::prmt_known(x, y, s), 32)
 }
+
+/// PTX operations whose result is a copy of their first operand's value
+/// (another thread's, or the same variable's address in another CTA), which
+/// the lowering leaves opaque.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaneOp {
+    /// `shfl.sync.{up,down,bfly,idx}.b32 d[|p], a, …`: the value of `a` in
+    /// some lane of the warp (its own when the source lane is out of range).
+    /// What the dataflow knows of `a` holds in every thread, so it holds of
+    /// the result: the same set or known bits.
+    Shuffle,
+    /// `mapa{.shared::cluster}.{u32,u64} d, a, cta`: the address of the same
+    /// shared variable in CTA `cta` of the cluster, `a` moved to that CTA's
+    /// window; like [`address_space_cast`], its run of known low bits up to
+    /// [`ADDRESS_CAST_KEPT_BITS`] survives.
+    MapShared,
+}
+
+/// The [`LaneOp`] of a PTX instruction word (`shfl.sync.idx.b32`,
+/// `mapa.shared::cluster.u32`), if it is one.
+pub fn lane_op(word: &str) -> Option<LaneOp> {
+    let base = word.split('.').next()?;
+    match base {
+        "shfl" => Some(LaneOp::Shuffle),
+        "mapa" => Some(LaneOp::MapShared),
+        _ => None,
+    }
+}
+
+/// The result of a [`LaneOp`] of width `to` whose first operand, of width
+/// `from`, is `a`.
+pub fn lane_result(op: LaneOp, a: &AbsValue, from: u32, to: u32) -> AbsValue {
+    match op {
+        LaneOp::Shuffle if from == to => a.clone(),
+        LaneOp::Shuffle => AbsValue::Top,
+        LaneOp::MapShared => address_space_cast(a, to),
+    }
+}
+
+#[cfg(test)]
+#[path = "values_tests.rs"]
+mod values_tests;

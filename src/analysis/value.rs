@@ -84,18 +84,32 @@ impl Val {
         }
     }
 
-    /// Widening: known bits keep only their run of known low bits.
-    pub(crate) fn widen(&self) -> Val {
-        match self {
-            Val::Int(a @ AbsValue::Known(_), bits) => {
-                let bits = u32::from(*bits);
-                match a.to_congruence(bits) {
-                    Some((rem, k)) => Val::int(AbsValue::congruence(rem, k, bits), bits),
-                    None => Val::Top,
+    /// Widening of a value that grew from `old` to `self`: known bits lose
+    /// every known bit from the lowest one this growth lost to the top of its
+    /// 32-bit half (a counter `i + 1` becomes unknown at once instead of
+    /// losing one high zero per trip; the carries of a 32-bit add never cross
+    /// into the other half, so the constant high half of a descriptor advanced
+    /// as `mov.b64 %rd, {%lo + step, %hi}` keeps its fields). Sets and other
+    /// values are left as they are (a set widens by itself past 8 members).
+    pub(crate) fn widen_from(&self, old: &Val) -> Val {
+        match (self, old) {
+            (Val::Int(AbsValue::Known(kb), bits), Val::Int(o, ob)) if bits == ob => {
+                let w = u32::from(*bits);
+                let Some(okb) = o.known_bits(w) else { return self.clone() };
+                let lost = okb.known() & !kb.known();
+                if lost == 0 {
+                    return self.clone();
                 }
+                let p = lost.trailing_zeros();
+                let top = (p | 31).min(63);
+                let drop = super::lattice::mask(top + 1) & !super::lattice::mask(p);
+                let k = super::KnownBits { zero: kb.zero & !drop, one: kb.one & !drop };
+                Val::int(AbsValue::from_known(k, w), w)
             }
-            Val::Agg(v) => Val::Agg(v.iter().map(Val::widen).collect()),
-            other => other.clone(),
+            (Val::Agg(v), Val::Agg(o)) if v.len() == o.len() => {
+                Val::Agg(v.iter().zip(o.iter()).map(|(x, y)| x.widen_from(y)).collect())
+            }
+            _ => self.clone(),
         }
     }
 

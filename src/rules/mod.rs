@@ -19,6 +19,7 @@ pub mod coopvec_transpose_with_non_optimal_layout;
 pub mod long_vector_bytebuf_misaligned;
 pub mod ptx_desc;
 pub mod ptx_shared_address_misaligned;
+pub mod ptx_smem_layout;
 pub mod ptx_tcgen05_instr_descriptor;
 pub mod ptx_tcgen05_smem_descriptor;
 pub mod structured_buffer_stride;

@@ -39,12 +39,13 @@ CUTLASS `UMMA::InstrDescriptor`) and Tables 43 and 44 for the block-scaled kinds
 | `negate` | 13, 14 | 0 for `.kind::i8` |
 | `a_major`, `b_major` | 15, 16 | 0 (K-major) for `.kind::mxf4`, `::mxf4nvf4` (Table 49: no transpose); 0 for 4- and 6-bit elements (E2M3, E3M2, E2M1; Table 52) |
 | `max_shift` | 30–31 | 0 unless the instruction is `.ws` |
+| `format_combination` | 4–5 with 7–12 | `.kind::f16`: D = F16 (0) needs A = B = F16 (0); BF16 inputs need D = F32 (1) (PTX ISA "tcgen05.mma" / "Instruction descriptor": the `.kind::f16` row of the valid type combinations) |
 | `reserved` | 6, 23, 29; block-scaled: 3, 6 | 0 |
 | `m` | 24–28 (M >> 4) | Table 39, below |
 | `n` | 17–22 (N >> 3) | Table 39, below; a transposed 8-bit B (E4M3, E5M2, U8, S8 with bit 16 set): N 16 to 256 in steps of 16 with `.cta_group::1`, 32 to 256 in steps of 32 with `::2` (Table 50) |
 | `scale_format` | 23 (block-scaled) | mxf8f6f4, mxf4: 1 UE8M0; mxf4nvf4: 0 UE4M3 or 1 UE8M0 |
 | `a_sf_id`, `b_sf_id` | 29–30, 4–5 (block-scaled) | mxf8f6f4: 0–3; mxf4, mxf4nvf4 with `.scale_vec::2X` / `.block32`: 0 or 2; with `.scale_vec::4X` / `.block16`: 0; at K = 96: block32 0–3, block16 0 or 2 ("Scale Factor A ID", "Scale Factor B ID") |
-| `k_size` | 31 (block-scaled) | 1 (K = 96) only for dense mxf4 / mxf4nvf4 with `.cta_group::2`, M 256, on sm_103a; reserved (0) for mxf8f6f4 |
+| `k_size` | 31 (block-scaled) | 1 (K = 96) only for dense mxf4 / mxf4nvf4 on sm_103a, with `.cta_group::1` and M 128 (CUTLASS `SM103_MXF4_ULTRA_SS_VS`) or `.cta_group::2` and M 256; reserved (0) for mxf8f6f4 |
 
 Shapes (PTX ISA Table 39, "Various combinations of .kind and shapes"):
 
@@ -107,6 +108,7 @@ None.
 
 - PTX ISA, tcgen05 instruction descriptor: <https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-instruction-descriptor>
 - PTX ISA, tcgen05 matrix shapes: <https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-matrix-shape>
+- PTX ISA, tcgen05 data types per kind (`.kind::f16`: F16 accumulator with F16 inputs, F32 with F16 or BF16; the `format_combination` check): <https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-matrix-math-data-types>
 - PTX ISA Table 39, "Various combinations of .kind and shapes": <https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-kind-shapes>
 - PTX ISA Tables 43 and 44, block-scaled descriptors: <https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-instuction-desc-kind-mxf8f6f4>, <https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-instuction-desc-kind-mxf4-mxf4nvf4>
 - PTX ISA Table 49, transpose and negate per kind: <https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-transpose-negate-mma-kind>
@@ -337,6 +339,9 @@ pub fn check(cx: &mut RuleContext<'_>) {
         if !t.ws && !scaled {
             x.field("max_shift", 30, 2, |v| v != 0, "max shift needs tcgen05.mma.ws");
         }
+        if kind == MmaKind::F16 {
+            f16_combination(&mut x);
+        }
         majors(&mut x, kind, ab_ok);
         if scaled {
             scale_factors(&mut x, kind, t, p.target);
@@ -362,6 +367,43 @@ pub fn check(cx: &mut RuleContext<'_>) {
             });
         }
     }
+}
+
+/// `.kind::f16`: the D, A and B formats are valid together (PTX ISA
+/// "tcgen05.mma": an F16 accumulator takes F16 A and B; BF16 inputs need an
+/// F32 accumulator). Judged only when each field alone admits a valid value
+/// (else the field is already reported) and every admitted combination is
+/// invalid.
+fn f16_combination(x: &mut Found) {
+    let (Some(d), Some(a), Some(b)) = (x.admitted(4, 2), x.admitted(7, 3), x.admitted(10, 3)) else { return };
+    let ok_alone = |v: &[u64], ok: &[u64]| v.iter().any(|x| ok.contains(x));
+    if !ok_alone(&d, &[0, 1]) || !ok_alone(&a, &[0, 1]) || !ok_alone(&b, &[0, 1]) {
+        return;
+    }
+    let valid = |d: u64, a: u64, b: u64| match d {
+        0 => a == 0 && b == 0,
+        1 => a <= 1 && b <= 1,
+        _ => false,
+    };
+    let any_valid = d.iter().any(|&dv| a.iter().any(|&av| b.iter().any(|&bv| valid(dv, av, bv))));
+    if any_valid {
+        return;
+    }
+    let name = |v: u64| match v {
+        0 => "F16",
+        1 => "BF16",
+        _ => "undefined",
+    };
+    let names = |v: &[u64]| v.iter().map(|x| name(*x)).collect::<Vec<_>>().join(" or ");
+    let msg = format!(
+        "d_format (bits 4-5) = {} (F16) with a_format = {} ({}) and b_format = {} ({}): an F16 accumulator needs F16 A and B (BF16 inputs need d_format 1, F32)",
+        list(&d),
+        list(&a),
+        names(&a),
+        list(&b),
+        names(&b)
+    );
+    x.out.push(("format_combination", msg, values_json(&d)));
 }
 
 /// Transpose (MN-major) bits 15 and 16: not supported by `.kind::mxf4` and
@@ -390,17 +432,18 @@ fn majors(x: &mut Found, kind: MmaKind, ab_ok: &[u64]) {
 
 /// Block-scaled kinds: the scale-factor ids and the K-size bit.
 fn scale_factors(x: &mut Found, kind: MmaKind, t: &Tcgen05Mma, target: Option<crate::ir::PtxTarget>) {
-    // Bit 31: K = 96 (dense mxf4/mxf4nvf4, `.cta_group::2`, M = 256, sm_103a only).
-    let m256 = x.admitted(24, 5).is_some_and(|v| v.contains(&16));
+    // Bit 31: K = 96 (dense mxf4/mxf4nvf4, sm_103a only): M = 128 with
+    // `.cta_group::1` (CUTLASS `SM103_MXF4_ULTRA_SS_VS`, CuTe DSL's 1-CTA
+    // sm103 kernels), M = 256 with `.cta_group::2`.
+    let m_k96 = if t.cta_group == 2 { 16 } else { 8 };
+    let m_ok = x.admitted(24, 5).is_some_and(|v| v.contains(&m_k96));
     let sm103a = target.is_none_or(|t| t.sm == 103 && t.suffix == Some('a'));
     let k96_why = if kind == MmaKind::Mxf8f6f4 {
         Some(format!("K = 96 is not a shape of .kind::{} (bit 31 is reserved there)", x.kname))
     } else if t.sparse {
         Some("K = 96 is dense only, and the instruction is .sp".to_string())
-    } else if t.cta_group != 2 {
-        Some("K = 96 needs .cta_group::2 (M = 256)".to_string())
-    } else if x.admitted(24, 5).is_some() && !m256 {
-        Some("K = 96 needs M = 256".to_string())
+    } else if x.admitted(24, 5).is_some() && !m_ok {
+        Some(format!("K = 96 needs M = {} with .cta_group::{}", m_k96 << 4, t.cta_group.max(1)))
     } else if !sm103a {
         Some(format!("K = 96 is only for sm_103a, and the target is {}", target.map(|t| t.name()).unwrap_or_default()))
     } else {
