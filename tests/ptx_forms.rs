@@ -199,6 +199,24 @@ fn forms_invalid_everywhere_are_not_sent_to_another_target() {
             ("atom-tma-rank-mode".into(), "cp.async.bulk.tensor needs sm_90 or later, not sm_80".into()),
         ]
     );
+    // The seed verifiers' target gates are quiet too when the form is wrong everywhere.
+    assert_eq!(
+        messages(
+            "sm_90a",
+            &one("cp.async.bulk.tensor.3d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes [%r1], [%rd3, {%r2, %r3}], [%r4], {%rs1, %rs2};")
+        ),
+        [(
+            "atom-tma-rank-mode".to_string(),
+            "cp.async.bulk.tensor.3d .im2col::w has 2 tensor coordinates, expected 3".to_string()
+        )]
+    );
+    assert_eq!(
+        messages("sm_100f", &one("tcgen05.mma.cta_group::1.kind::i8 [%r1], %rd2, %rd3, %r2, {%r3, %r4, %r5}, %p1;")),
+        [(
+            "atom-ptx-form".to_string(),
+            "disable-output-lane of .cta_group::1 is 4 registers, the vector has 3".to_string()
+        )]
+    );
     // A block-scaled mma with a kind/shape mismatch off sm_120: the shape (and the
     // seed lattice's verdict on it), not the target.
     let mma = "mma.sync.aligned.m16n8k64.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e4m3.f32.ue8m0 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8}, %r7, {%rs1, %rs2}, %r8, {%rs1, %rs2};";
