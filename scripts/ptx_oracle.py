@@ -90,6 +90,11 @@ def tcgen05_variants():
         head = ["[%r1]", "%rd2", "%rd3"] + (["[%r6]"] if sp else []) + ["%r2"]
         word = "tcgen05.mma" + (".sp" if sp else "") + ".cta_group::1.kind::f16"
         yield f"{word} {', '.join(head + ['[%r4]', '[%r7]', '%p1'])};"
+        # disable-output-lane: 4 registers for cta_group::1, 8 for ::2.
+        for cta, n in itertools.product([1, 2], [4, 8]):
+            lane = "{" + ", ".join(f"%r{10 + i}" for i in range(n)) + "}"
+            word = "tcgen05.mma" + (".sp" if sp else "") + f".cta_group::{cta}.kind::f16"
+            yield f"{word} {', '.join(head + [lane, '%p1'])};"
 
 
 def ldst_variants():
@@ -364,7 +369,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         rows = []
         for fam, target, c, notes in pool.map(lambda cell: run_cell(cell, tmp), cells):
-            if args.examples:
+            if args.examples and notes:
                 print("\n".join(notes))
             rows.append((fam, target, c))
             print(fam, target, c, flush=True)

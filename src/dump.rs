@@ -617,7 +617,13 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
             };
             matches!(av, AbsValue::Set(_) | AbsValue::Known(_)).then(|| av.describe())
         };
-        out.ir = Some(ir::print::module_noted(m, &note));
+        // Each instruction marked `U` (uniform) or `D` (divergent across a wave).
+        let u = crate::analysis::uniformity::analyze_module(m);
+        let mark = |fh: ir::FuncH, ih: ir::InstH| {
+            let fu = u.get(fh.index())?.as_ref()?;
+            crate::analysis::uniformity::marker(fu, m.functions.try_get(fh)?, ih)
+        };
+        out.ir = Some(ir::print::module_annotated(m, &note, &mark));
     }
     out
 }

@@ -12,7 +12,8 @@ fn reason(rule: &str, values: &str) -> String {
     match rule {
         "structured-buffer-stride-not-cache-aligned" => format!(
             "true: element stride {values} neither divides nor is a multiple of 32, so elements straddle \
-             32-byte lines (stride checked against the module's own metadata / ArrayStride)"
+             32-byte lines (stride checked against the module's own metadata / ArrayStride); kept because \
+             an access's element index may differ between lanes (index= and why= say which and why)"
         ),
         "coopvec-fp8-with-non-optimal-layout" => {
             "true for the default specialization, hence possible (assumed = {15: 0}): E4M3 matrix with \

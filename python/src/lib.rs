@@ -15,7 +15,7 @@ use irlint::report::{RunReport, INPUT_ERROR, INTERNAL_ERROR};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError, PyUserWarning};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyMemoryView, PyString};
 use report::{AtomResult, FileResult, Finding, Location, Report};
 use std::ffi::{CString, OsString};
 use std::path::PathBuf;
@@ -182,6 +182,16 @@ fn atoms<'py>(py: Python<'py>, records: &Bound<'py, PyAny>) -> PyResult<Bound<'p
                 .unwrap_or_else(|| InputError::new_err(format!("{PATH}: the records could not be read"))));
         }
         run.results
+    } else if records.is_instance_of::<PyBytes>()
+        || records.is_instance_of::<PyByteArray>()
+        || records.is_instance_of::<PyMemoryView>()
+    {
+        // Iterating bytes would run every byte as an integer "record".
+        let kind = records.get_type().name()?;
+        return Err(PyTypeError::new_err(format!(
+            "atoms() takes a record (dict), an iterable of records, or the JSON text as str, not {kind} \
+             (decode it first)"
+        )));
     } else {
         let items: Vec<Bound<'py, PyAny>> = if records.is_instance_of::<PyDict>() {
             vec![records.clone()]

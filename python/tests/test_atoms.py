@@ -152,3 +152,14 @@ def test_unreadable_input_raises(irlint_bin, tmp_path):
     loop.append(loop)
     with pytest.raises(TypeError, match="nested deeper than 64 levels"):
         irlint.atoms([{"verifier": loop}])
+
+
+@pytest.mark.parametrize("data", [b"[]", bytearray(b'{"verifier": "tma"}'), memoryview(b"[1]")])
+def test_bytes_are_not_records(data):
+    # Iterating bytes would run each byte as an integer record; bytes are refused
+    # like any other non-record (decode JSON text to str first).
+    with pytest.raises(TypeError, match=r"^atoms\(\) takes a record \(dict\), an iterable of records, or the JSON text as str, not (bytes|bytearray|memoryview) \(decode it first\)$"):
+        irlint.atoms(data)
+    with pytest.raises(TypeError):
+        irlint.atoms(5)
+    assert irlint.atoms(b"[]".decode()) == []

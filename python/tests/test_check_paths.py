@@ -18,6 +18,7 @@ from conftest import ROOT, cli_json, run_cli, zero_seconds
         ["shaders/examples"],
         ["tests/fixtures/ptx", "tests/fixtures/ptx_desc"],
         ["shaders/examples/*.spv", "tests/fixtures/ptx_loc/dot_scaled.ptx"],
+        ["tests/fixtures/fatbin", "tests/fixtures/fossilize"],
     ],
 )
 def test_report_is_the_cli_report(irlint_bin, paths):
@@ -44,6 +45,27 @@ def test_examples_findings():
     ]
     assert len(report.files) == 8
     assert all(f.status == "ok" for f in report.files)
+
+
+def test_fatbin_and_fossilize_entries_name_the_container():
+    report = irlint.check_paths(["tests/fixtures/fatbin/libk.so", "tests/fixtures/fossilize/sb.foz"])
+    assert [(f.rule, f.location.path, f.location.blob_offset, f.location.section, f.location.line) for f in report] == [
+        ("ptx-shared-address-misaligned", "tests/fixtures/fatbin/libk.so", 0x2028,
+         ".nv_fatbin: PTX compute_80, zstd", 37),
+        ("ptx-shared-address-misaligned", "tests/fixtures/fatbin/libk.so", 0x2200,
+         ".nv_fatbin: PTX compute_90, zstd", 37),
+        ("structured-buffer-stride-not-cache-aligned", "tests/fixtures/fossilize/sb.foz", 0xA0,
+         "SPIR-V module 005b1d4800c0ffee (compute main)", None),
+        ("structured-buffer-stride-not-cache-aligned", "tests/fixtures/fossilize/sb.foz", 0x2CC,
+         "SPIR-V module 5b1d3d0000000002 (fragment main)", None),
+    ]
+    skipped = [(f.section, f.message) for f in report.files if f.status == "skipped"]
+    assert skipped == []
+    sass = irlint.check_paths("tests/fixtures/fatbin/k.sass.fatbin")
+    assert [(f.section, f.message) for f in sass.files if f.status == "skipped"] == [
+        ("fatbin: SASS sm_80", "SASS (cubin) for sm_80, not analysed: irlint reads PTX"),
+        ("fatbin: SASS sm_90", "SASS (cubin) for sm_90, not analysed: irlint reads PTX"),
+    ]
 
 
 def test_jobs_do_not_change_the_report(irlint_bin):

@@ -27,6 +27,7 @@ pub mod dataflow;
 pub mod knownbits;
 pub mod lattice;
 pub mod ptxops;
+pub mod uniformity;
 mod value;
 
 pub use knownbits::KnownBits;

@@ -209,9 +209,9 @@ pub(super) fn dump(args: &DumpArgs) -> i32 {
             if args.blobs || kind == crate::check::InputKind::Binary { embedded::scan(&bytes) } else { Vec::new() };
         if args.blobs {
             text.push_str(&embedded::render_blobs(&path, &blobs));
-            text.push_str(&input::containers::render_blobs(&bytes));
+            text.push_str(&input::containers::render_blobs(&path, &bytes));
             let mut listed = embedded::blobs_json(&path, &blobs);
-            input::containers::add_json(&mut listed, &bytes);
+            input::containers::add_json(&mut listed, &path, &bytes);
             blob_lists.push(listed);
             continue;
         }

@@ -22,7 +22,7 @@ use super::batch::Outcome;
 use super::embedded;
 use super::fossilize;
 use crate::check::{self, CheckOptions, FileReport, FileStatus, InputKind};
-use crate::read::decompress::Codec;
+use crate::read::decompress::{self, Codec};
 use crate::read::fatbin::{self, EntryKind, GroupCache};
 use crate::read::{limits, ReadError};
 use crate::report::{Certainty, Diagnostic, Level, BUDGET_EXCEEDED, INPUT_ERROR};
@@ -144,9 +144,37 @@ pub fn skip_reason(bytes: &[u8]) -> String {
     }
 }
 
-/// The ELF/PE/Mach-O sections of a file, when it has fatbin data to place.
-fn fatbin_sections(bytes: &[u8]) -> Vec<(String, Range<u64>)> {
-    embedded::sections(bytes)
+/// The ELF/PE/Mach-O sections of a file, when it has fatbin data to place;
+/// for a static archive (`ar`), the sections of each member, named
+/// `libk.a(k.o) .nv_fatbin` (goblin under `catch_unwind`; a failure only
+/// loses the names). Inner ranges come first, so the lookup finds them.
+fn fatbin_sections(path: &str, bytes: &[u8]) -> Vec<(String, Range<u64>)> {
+    if !bytes.starts_with(b"!<arch>\n") {
+        return embedded::sections(bytes);
+    }
+    let file =
+        std::path::Path::new(path).file_name().map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned());
+    std::panic::catch_unwind(|| {
+        let mut out = Vec::new();
+        let Ok(archive) = goblin::archive::Archive::parse(bytes) else { return out };
+        for i in 0..archive.len() {
+            let Some(m) = archive.get_at(i) else { continue };
+            let start = m.offset;
+            let end = start.saturating_add(m.size() as u64);
+            let Some(data) =
+                usize::try_from(start).ok().zip(usize::try_from(end).ok()).and_then(|(s, e)| bytes.get(s..e))
+            else {
+                continue;
+            };
+            let member = format!("{file}({})", m.extended_name());
+            for (name, r) in embedded::sections(data) {
+                out.push((format!("{member} {name}"), r.start + start..r.end + start));
+            }
+            out.push((member, start..end));
+        }
+        out
+    })
+    .unwrap_or_default()
 }
 
 fn section_of(sections: &[(String, Range<u64>)], at: u64) -> Option<&str> {
@@ -155,14 +183,14 @@ fn section_of(sections: &[(String, Range<u64>)], at: u64) -> Option<&str> {
 
 /// Scans a file's fatbins (containers expected where the file is one, or in
 /// a `.nv_fatbin` / `__nv_relfatbin` section).
-pub fn scan_fatbins(bytes: &[u8]) -> (fatbin::Scan, Vec<(String, Range<u64>)>) {
+pub fn scan_fatbins(path: &str, bytes: &[u8]) -> (fatbin::Scan, Vec<(String, Range<u64>)>) {
     let whole = fatbin::is_fatbin(bytes);
     // Sections are only looked up when the magic occurs at all.
     let magic = fatbin::MAGIC.to_le_bytes();
     if !whole && !bytes.windows(4).any(|w| w == magic) {
         return (fatbin::Scan::default(), Vec::new());
     }
-    let sections = fatbin_sections(bytes);
+    let sections = fatbin_sections(path, bytes);
     let expected = |at: u64| {
         (whole && at == 0)
             || section_of(&sections, at)
@@ -196,7 +224,7 @@ pub fn check(path: &str, bytes: &[u8], opts: &CheckOptions) -> Found {
         check_fossilize(path, bytes, opts, &mut budget, &mut found);
         return found;
     }
-    let (scan, sections) = scan_fatbins(bytes);
+    let (scan, sections) = scan_fatbins(path, bytes);
     if scan.entries.is_empty() && scan.errors.is_empty() {
         return found;
     }
@@ -228,6 +256,10 @@ pub fn check(path: &str, bytes: &[u8], opts: &CheckOptions) -> Found {
             };
             let msg = format!("{what} for {}, not analysed: irlint reads PTX", e.arch_name());
             found.entry(path, e.offset, &label, FileStatus::Skipped, msg, e.data.end - e.data.start);
+            continue;
+        }
+        if let Some(why) = refusal(&scan, e) {
+            found.entry(path, e.offset, &label, FileStatus::Skipped, format!("not decompressed: {why}"), 0);
             continue;
         }
         let cost = scan.cost(e, &cache);
@@ -263,6 +295,15 @@ pub fn check(path: &str, bytes: &[u8], opts: &CheckOptions) -> Found {
     found
 }
 
+/// Why an entry's (or its group's) declared decompressed size is refused.
+fn refusal(scan: &fatbin::Scan, e: &fatbin::Entry) -> Option<String> {
+    let (codec, stored, declared) = match e.group.and_then(|g| scan.groups.get(g)) {
+        Some(g) => (g.codec, g.data.end - g.data.start, g.decompressed),
+        None => (e.codec, e.data.end - e.data.start, e.decompressed),
+    };
+    (codec != Codec::None).then(|| decompress::refuse_size(stored, declared)).flatten()
+}
+
 /// A declared size over the limits is a skip with the reason; any other
 /// decoding failure is an input error.
 fn entry_error(found: &mut Found, path: &str, offset: u64, label: &str, err: ReadError) {
@@ -282,6 +323,13 @@ fn check_fossilize(path: &str, bytes: &[u8], opts: &CheckOptions, budget: &mut u
     let mut spent = false;
     for e in db.entries.iter().filter(|e| e.tag == fossilize::TAG_SHADER_MODULE) {
         let label = fossilize::module_label(e.hash, uses.get(&e.hash));
+        let stored = e.stored.end - e.stored.start;
+        if let Some(why) =
+            (e.codec() == Some(Codec::Zlib)).then(|| decompress::refuse_size(stored, u64::from(e.size))).flatten()
+        {
+            found.entry(path, e.offset, &label, FileStatus::Skipped, format!("not decompressed: {why}"), 0);
+            continue;
+        }
         if spent || u64::from(e.size) > *budget {
             if !spent {
                 found.budget_note(path, e.offset);
@@ -318,9 +366,9 @@ fn check_fossilize(path: &str, bytes: &[u8], opts: &CheckOptions, budget: &mut u
 
 /// `irlint dump --blobs` lines for the fatbin entries and Fossilize modules
 /// of a file (empty when it has none).
-pub fn render_blobs(bytes: &[u8]) -> String {
+pub fn render_blobs(path: &str, bytes: &[u8]) -> String {
     let mut out = String::new();
-    for b in list(bytes) {
+    for b in list(path, bytes) {
         out.push_str(&format!("  offset 0x{:08X}  size {:>9}  {:<6}  {}", b.offset, b.size, b.kind, b.label));
         if let Some(d) = b.detail {
             out.push_str(&format!("  ({d})"));
@@ -332,8 +380,8 @@ pub fn render_blobs(bytes: &[u8]) -> String {
 
 /// `irlint dump --blobs --format json` entries, added to a file's object as
 /// `"entries"`.
-pub fn add_json(file: &mut serde_json::Value, bytes: &[u8]) {
-    let entries: Vec<serde_json::Value> = list(bytes)
+pub fn add_json(file: &mut serde_json::Value, path: &str, bytes: &[u8]) {
+    let entries: Vec<serde_json::Value> = list(path, bytes)
         .into_iter()
         .map(|b| {
             serde_json::json!({
@@ -357,7 +405,7 @@ struct Listed {
 
 /// Lists entries without decompressing anything (Fossilize pipeline entries
 /// are decoded for the module labels, within the file's budget).
-fn list(bytes: &[u8]) -> Vec<Listed> {
+fn list(path: &str, bytes: &[u8]) -> Vec<Listed> {
     let mut out = Vec::new();
     if fossilize::is_fossilize(bytes) {
         let db = fossilize::read(bytes);
@@ -378,7 +426,7 @@ fn list(bytes: &[u8]) -> Vec<Listed> {
         }
         return out;
     }
-    let (scan, sections) = scan_fatbins(bytes);
+    let (scan, sections) = scan_fatbins(path, bytes);
     for e in &scan.entries {
         let group_codec = e.group.and_then(|g| scan.groups.get(g)).map(|g| g.codec);
         let mut detail = vec![format!("version {}.{}", e.version.0, e.version.1)];

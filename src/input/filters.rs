@@ -337,29 +337,44 @@ impl ProjectFilters {
 }
 
 /// One directory's ignore patterns (`.git/info/exclude` first at a work
-/// tree's root, then `.gitignore`), compiled into one set: the last pattern
-/// that matches decides, as in git.
+/// tree's root, then `.gitignore`), compiled into two sets: patterns without a
+/// `/` match a path's last component only, so they are tested against the
+/// name, not the whole path; the others against the path from the file's
+/// directory. The last pattern that matches decides, as in git.
 #[derive(Default)]
 struct IgnoreFile {
-    set: GlobSet,
-    /// Per pattern of `set`, in order: `(negated, dir_only)`.
-    kinds: Vec<(bool, bool)>,
+    names: GlobSet,
+    paths: GlobSet,
+    /// Per pattern of `names`, then of `paths`: `(line order, negated, dir_only)`.
+    name_kinds: Vec<(usize, bool, bool)>,
+    path_kinds: Vec<(usize, bool, bool)>,
 }
 
 impl IgnoreFile {
+    fn is_empty(&self) -> bool {
+        self.name_kinds.is_empty() && self.path_kinds.is_empty()
+    }
+
     /// Whether the last pattern matching `sub` (relative to this file's
-    /// directory) ignores it (`Some(true)`), re-includes it (`Some(false)`),
-    /// or none matches (`None`). `hits` is scratch space.
-    fn decide(&self, sub: &str, is_dir: bool, hits: &mut Vec<usize>) -> Option<bool> {
-        if self.kinds.is_empty() {
-            return None;
+    /// directory; its last component is `name`) ignores it (`Some(true)`),
+    /// re-includes it (`Some(false)`), or none matches (`None`). `hits` is
+    /// scratch space.
+    fn decide(&self, sub: &str, name: &str, is_dir: bool, hits: &mut Vec<usize>) -> Option<bool> {
+        let mut best: Option<(usize, bool)> = None;
+        for (set, kinds, text) in [(&self.names, &self.name_kinds, name), (&self.paths, &self.path_kinds, sub)] {
+            if kinds.is_empty() {
+                continue;
+            }
+            set.matches_into(text, hits);
+            for &i in hits.iter() {
+                if let Some(&(order, negated, dir_only)) = kinds.get(i) {
+                    if (!dir_only || is_dir) && best.is_none_or(|(o, _)| order > o) {
+                        best = Some((order, !negated));
+                    }
+                }
+            }
         }
-        self.set.matches_into(sub, hits);
-        hits.iter()
-            .rev()
-            .find(|&&i| self.kinds.get(i).is_some_and(|&(_, dir_only)| !dir_only || is_dir))
-            .and_then(|&i| self.kinds.get(i))
-            .map(|&(negated, _)| !negated)
+        best.map(|(_, ignored)| ignored)
     }
 }
 
@@ -368,8 +383,9 @@ impl IgnoreFile {
 /// is an error.
 fn parse_gitignore(text: &str, origin: &Path) -> Result<IgnoreFile, String> {
     let max = crate::read::limits::MAX_IGNORE_PATTERNS;
-    let mut builder = GlobSetBuilder::new();
-    let mut kinds = Vec::new();
+    let (mut names, mut paths) = (GlobSetBuilder::new(), GlobSetBuilder::new());
+    let mut f = IgnoreFile::default();
+    let mut order = 0;
     for line in text.lines() {
         let line = line.trim_end();
         if line.is_empty() || line.starts_with('#') {
@@ -383,22 +399,29 @@ fn parse_gitignore(text: &str, origin: &Path) -> Result<IgnoreFile, String> {
             Some(rest) => (true, rest),
             None => (false, line),
         };
-        // A pattern with a `/` (other than at the end) is anchored to the
-        // `.gitignore`'s directory; one without matches at any depth.
-        let glob = if line.contains('/') { line.trim_start_matches('/').to_string() } else { format!("**/{line}") };
-        if let Ok(g) = GlobBuilder::new(&glob).literal_separator(true).build() {
-            if kinds.len() == max {
-                return Err(format!(
-                    "{}: more than {max} patterns (irlint's limit; --no-ignore reads no ignore files)",
-                    origin.display()
-                ));
-            }
-            builder.add(g);
-            kinds.push((negated, dir_only));
+        if order == max {
+            return Err(format!(
+                "{}: more than {max} patterns (irlint's limit; --no-ignore reads no ignore files)",
+                origin.display()
+            ));
         }
+        // A pattern with a `/` (other than at the end) is anchored to the
+        // `.gitignore`'s directory; one without matches a name at any depth.
+        if line.contains('/') {
+            if let Ok(g) = GlobBuilder::new(line.trim_start_matches('/')).literal_separator(true).build() {
+                paths.add(g);
+                f.path_kinds.push((order, negated, dir_only));
+            }
+        } else if let Ok(g) = GlobBuilder::new(line).literal_separator(true).build() {
+            names.add(g);
+            f.name_kinds.push((order, negated, dir_only));
+        }
+        order += 1;
     }
-    let set = builder.build().map_err(|e| format!("{}: {e}", origin.display()))?;
-    Ok(IgnoreFile { set, kinds })
+    let built = |b: GlobSetBuilder| b.build().map_err(|e| format!("{}: {e}", origin.display()));
+    f.names = built(names)?;
+    f.paths = built(paths)?;
+    Ok(f)
 }
 
 /// Reads an ignore file: `None` when there is none, an error when it cannot
@@ -413,9 +436,11 @@ fn read_ignore_file(path: &Path) -> Result<Option<String>, String> {
 }
 
 /// The ignore files that apply in a directory, deepest first: each with the
-/// number of path components from the work tree's root to its directory.
+/// number of path components from the work tree's root to its directory, and
+/// how many ignore files are in force there (itself included).
 struct Level {
     depth: usize,
+    count: usize,
     file: Arc<IgnoreFile>,
     up: Option<Arc<Level>>,
 }
@@ -487,7 +512,7 @@ impl GitIgnores {
             return None;
         }
         match parse_gitignore(&text, &dir.join(".gitignore")) {
-            Ok(f) if !f.kinds.is_empty() => Some(Arc::new(f)),
+            Ok(f) if !f.is_empty() => Some(Arc::new(f)),
             Ok(_) => None,
             Err(e) => {
                 self.error.get_or_insert(e);
@@ -499,10 +524,11 @@ impl GitIgnores {
     /// The last decision of the ignore files in force for `rel` (relative
     /// to the work tree's root, `/`-separated), deepest file first.
     fn decide(&mut self, levels: &Option<Arc<Level>>, rel: &str, starts: &[usize], is_dir: bool) -> bool {
+        let name = rel.rsplit('/').next().unwrap_or(rel);
         let mut cur = levels.as_ref();
         while let Some(l) = cur {
             let sub = starts.get(l.depth).and_then(|&i| rel.get(i..)).unwrap_or("");
-            if let Some(ignored) = l.file.decide(sub, is_dir, &mut self.hits) {
+            if let Some(ignored) = l.file.decide(sub, name, is_dir, &mut self.hits) {
                 return ignored;
             }
             cur = l.up.as_ref();
@@ -555,7 +581,20 @@ impl GitIgnores {
                     self.decide(&levels, target, &starts, true)
                 });
             let levels = match self.load(d, depth == 0) {
-                Some(file) => Some(Arc::new(Level { depth, file, up: state.levels.clone() })),
+                Some(file) => {
+                    let count = state.levels.as_ref().map_or(0, |l| l.count) + 1;
+                    let max = crate::read::limits::MAX_IGNORE_FILES_ON_PATH;
+                    if count > max {
+                        self.error.get_or_insert_with(|| {
+                            format!(
+                                "{}: more than {max} nested directories with ignore files on one path (irlint's \
+                                 limit; --no-ignore reads no ignore files)",
+                                d.join(".gitignore").display()
+                            )
+                        });
+                    }
+                    Some(Arc::new(Level { depth, count, file, up: state.levels.clone() }))
+                }
                 None => state.levels.clone(),
             };
             state = DirState { levels, ignored };
@@ -589,7 +628,7 @@ mod tests {
     fn gitignore_lines() {
         let f = parse_gitignore("# c\n*.tmp\n/build/\n!keep.tmp\nsub/x.spv\n", Path::new(".gitignore")).unwrap();
         let mut hits = Vec::new();
-        let mut m = |s: &str, dir: bool| f.decide(s, dir, &mut hits) == Some(true);
+        let mut m = |s: &str, dir: bool| f.decide(s, s.rsplit('/').next().unwrap(), dir, &mut hits) == Some(true);
         assert!(m("a/b.tmp", false));
         assert!(!m("a/keep.tmp", false));
         assert!(m("build", true));
@@ -608,6 +647,6 @@ mod tests {
             format!("x/.gitignore: more than {max} patterns (irlint's limit; --no-ignore reads no ignore files)")
         );
         let text: String = (0..max).map(|i| format!("p{i}\n")).collect();
-        assert_eq!(parse_gitignore(&text, Path::new(".gitignore")).unwrap().kinds.len(), max);
+        assert_eq!(parse_gitignore(&text, Path::new(".gitignore")).unwrap().name_kinds.len(), max);
     }
 }

@@ -599,6 +599,9 @@ pub struct Module {
     /// What the dataflow computes of an `InstKind::Other`, by opcode
     /// (parallel to `op_names`; empty, all opaque, for DXIL and SPIR-V).
     pub op_semantics: Vec<OpSemantics>,
+    /// SPIR-V `BuiltIn` decorations of globals, `(global, BuiltIn value)`:
+    /// the uniformity analysis tells thread ids from workgroup ids by them.
+    pub builtins: Vec<(GlobalH, u32)>,
 }
 
 /// The value an `InstKind::Other` computes, for the operations a front end
@@ -641,6 +644,7 @@ impl Module {
             op_names: Vec::new(),
             global_align: Vec::new(),
             op_semantics: Vec::new(),
+            builtins: Vec::new(),
         }
     }
 

@@ -293,16 +293,26 @@ pub fn inst(m: &Module, f: &Function, h: InstH) -> String {
 
 /// Prints a whole function.
 pub fn function(m: &Module, f: &Function) -> String {
-    function_noted(m, f, &|_| None)
+    function_noted(m, f, &|_| None, &|_| None)
 }
 
 /// A note on a value for [`module_noted`]: what the dataflow knows of a phi
 /// or an argument (`None`: nothing to say).
 pub type Note<'a> = &'a dyn Fn(FuncH, Value) -> Option<String>;
 
-/// [`function`] with a `; %argN = …` line per noted parameter and the note
-/// after each noted phi (`%7 = phi … ; = 0 mod 16`).
-fn function_noted(m: &Module, f: &Function, note: &dyn Fn(Value) -> Option<String>) -> String {
+/// A one-character marker per instruction for [`module_annotated`] (`U` / `D`
+/// in `dump --ir`: uniform / divergent; `None`: no marker).
+pub type Mark<'a> = &'a dyn Fn(FuncH, InstH) -> Option<char>;
+
+/// [`function`] with a `; %argN = …` line per noted parameter, the note
+/// after each noted phi (`%7 = phi … ; = 0 mod 16`), and each instruction's
+/// marker in place of its first column of indentation.
+fn function_noted(
+    m: &Module,
+    f: &Function,
+    note: &dyn Fn(Value) -> Option<String>,
+    mark: &dyn Fn(InstH) -> Option<char>,
+) -> String {
     let mut out = String::new();
     let params: Vec<String> = f.params.iter().map(|p| type_name(m, *p)).collect();
     let ret = f.ret.map(|r| type_name(m, r)).unwrap_or_else(|| "void".into());
@@ -321,12 +331,13 @@ fn function_noted(m: &Module, f: &Function, note: &dyn Fn(Value) -> Option<Strin
         for ih in &b.insts {
             let text = inst(m, f, *ih);
             let is_phi = matches!(f.insts.try_get(*ih).map(|i| &i.kind), Some(InstKind::Phi { .. }));
+            let lead = mark(*ih).map_or_else(|| "  ".to_string(), |c| format!("{c} "));
             match note(Value::Inst(*ih)).filter(|_| is_phi) {
                 Some(n) => {
-                    let _ = writeln!(out, "  {text} ; = {n}");
+                    let _ = writeln!(out, "{lead}{text} ; = {n}");
                 }
                 None => {
-                    let _ = writeln!(out, "  {text}");
+                    let _ = writeln!(out, "{lead}{text}");
                 }
             }
         }
@@ -343,6 +354,11 @@ pub fn module(m: &Module) -> String {
 /// [`module`] with notes on phis and parameters (`irlint dump --ir` gives
 /// what the dataflow recovered for loop phis and `.func` parameters).
 pub fn module_noted(m: &Module, note: Note<'_>) -> String {
+    module_annotated(m, note, &|_, _| None)
+}
+
+/// [`module_noted`] with a marker per instruction (`dump --ir`: uniformity).
+pub fn module_annotated(m: &Module, note: Note<'_>, mark: Mark<'_>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "; source {:?}, target {}", m.source, m.target.as_deref().unwrap_or("?"));
     for (h, r) in m.resources.iter() {
@@ -362,7 +378,7 @@ pub fn module_noted(m: &Module, note: Note<'_>) -> String {
     }
     for (fh, f) in m.functions.iter() {
         if !f.is_declaration {
-            out.push_str(&function_noted(m, f, &|v| note(fh, v)));
+            out.push_str(&function_noted(m, f, &|v| note(fh, v), &|ih| mark(fh, ih)));
         }
     }
     out

@@ -80,6 +80,9 @@ pub const MAX_BASELINE_BYTES: u64 = 64 << 20;
 pub const MAX_IGNORE_FILE_BYTES: u64 = 1 << 20;
 /// Patterns kept from one ignore file; the walk stops with an error past it.
 pub const MAX_IGNORE_PATTERNS: usize = 10_000;
+/// Directories with ignore files above one walked path; past it the walk
+/// stops with an error (each is consulted for every entry below it).
+pub const MAX_IGNORE_FILES_ON_PATH: usize = 64;
 /// Largest source file read from disk for a finding's line or its
 /// suppressions (`.file`/`.loc`, DebugSource, HLSL `#include`s) (bytes).
 pub const MAX_SOURCE_FILE_BYTES: u64 = 16 << 20;
@@ -125,3 +128,20 @@ pub const MAX_FATBIN_NESTING: u32 = 1;
 pub const MAX_FOSSILIZE_ENTRIES: usize = 1 << 20;
 /// Pipeline uses (stage, entry point) remembered per Fossilize shader module.
 pub const MAX_FOSSILIZE_MODULE_USES: usize = 16;
+/// Bytes of embedded source text one module keeps (SPIR-V `OpSource`,
+/// `OpSourceContinued`, `DebugSource`, `DebugSourceContinued`; DXIL
+/// `dx.source.contents`), counting every copy made; text past it is dropped
+/// with a remark, so N instructions that share one large string cost at most
+/// this much time and memory.
+pub const MAX_SOURCE_TEXT_BYTES: u64 = 32 << 20;
+/// Index operands of a SPIR-V access chain counted from its root variable
+/// through access chains on access chains; deeper paths index past any type
+/// (which nests at most [`MAX_TYPE_DEPTH`] levels) and are an input error.
+pub const MAX_ACCESS_PATH: usize = MAX_TYPE_DEPTH as usize + 1;
+/// Index operands of access chains one function may accumulate from their
+/// roots (each chain's whole path counted); past it the module is an input
+/// error, so resolving every pointer's path stays linear in the input.
+pub const MAX_ACCESS_PATH_TOTAL: u64 = 1 << 22;
+/// Sections of an ELF, PE or Mach-O host file whose names label embedded
+/// shaders; later sections are not read.
+pub const MAX_HOST_SECTIONS: usize = 1 << 16;

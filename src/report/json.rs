@@ -3,7 +3,7 @@
 //! ```json
 //! {"version": 1,
 //!  "findings": [{"rule", "level", "certainty", "message", "help", "path", "blob_offset",
-//!                "function", "instruction", "byte_offset", "value", "line" (PTX only: the instruction's line),
+//!                "section" (embedded blobs and container entries only), "function", "instruction", "byte_offset", "value", "line" (PTX only: the instruction's line),
 //!                "source": {"file", "line", "column"} | null,
 //!                "resource": {"name", "class", "kind", binding…, "id", "label"} | null,
 //!                "values": {...}}],
@@ -47,6 +47,9 @@ pub(crate) struct Finding<'a> {
     help: Option<&'a str>,
     path: &'a str,
     blob_offset: Option<u64>,
+    /// The section or container entry holding the blob (`.nv_fatbin: PTX compute_80, zstd`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    section: Option<&'a str>,
     function: Option<&'a str>,
     instruction: Option<u32>,
     /// 1-based line of the instruction in a text input (PTX).
@@ -69,6 +72,7 @@ impl<'a> Finding<'a> {
             help: d.help.as_deref(),
             path: &d.location.path,
             blob_offset: d.location.blob_offset,
+            section: d.location.section.as_deref(),
             function: d.location.function.as_deref(),
             instruction: d.location.instruction,
             line: d.location.line,

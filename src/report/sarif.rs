@@ -167,7 +167,10 @@ fn bytecode_text(loc: &Location) -> String {
     if let Some(off) = loc.byte_offset {
         parts.push(format!("byte offset 0x{off:X}"));
     } else if let Some(off) = loc.blob_offset {
-        parts.push(format!("blob at byte offset 0x{off:X}"));
+        match &loc.section {
+            Some(s) => parts.push(format!("blob at byte offset 0x{off:X} ({s})")),
+            None => parts.push(format!("blob at byte offset 0x{off:X}")),
+        }
     }
     if parts.is_empty() {
         "bytecode".into()
@@ -197,6 +200,10 @@ fn bytecode_location(loc: &Location, arts: &Artifacts) -> Value {
             l["decoratedName"] = json!(v);
         }
         logical.push(l);
+    }
+    // The section, or the container entry a blob was decoded from, last.
+    if let Some(s) = &loc.section {
+        logical.push(json!({ "name": s, "kind": "module" }));
     }
     if !logical.is_empty() {
         out.insert("logicalLocations".into(), Value::Array(logical));

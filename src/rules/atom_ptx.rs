@@ -335,8 +335,6 @@ pub fn check_tma(cx: &mut RuleContext<'_>) {
                 values: vec![
                     ("ptx-line", FindingValue::Int(line)),
                     ("instruction", FindingValue::Text(p.word.clone())),
-                    ("rank", FindingValue::Int(u64::from(c.rank))),
-                    ("coordinates", FindingValue::Int(u64::from(c.coords))),
                 ],
                 at: At::Inst(f, inst),
             });

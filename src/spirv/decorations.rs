@@ -23,6 +23,11 @@ pub struct Deco {
     pub buffer_block: bool,
     /// `NonWritable`.
     pub non_writable: bool,
+    /// `BuiltIn`.
+    pub builtin: Option<u32>,
+    /// The HLSL buffer type `UserTypeGOOGLE` names (DXC `-fspv-reflect`):
+    /// `Some(true)` a byte-address buffer, `Some(false)` a structured buffer.
+    pub user_type_raw: Option<bool>,
 }
 
 impl Deco {
@@ -34,6 +39,8 @@ impl Deco {
         self.block |= o.block;
         self.buffer_block |= o.buffer_block;
         self.non_writable |= o.non_writable;
+        self.builtin = self.builtin.or(o.builtin);
+        self.user_type_raw = self.user_type_raw.or(o.user_type_raw);
     }
 }
 
@@ -43,6 +50,7 @@ mod d {
     pub const BLOCK: u32 = 2;
     pub const BUFFER_BLOCK: u32 = 3;
     pub const ARRAY_STRIDE: u32 = 6;
+    pub const BUILTIN: u32 = 11;
     pub const NON_WRITABLE: u32 = 24;
     pub const BINDING: u32 = 33;
     pub const DESCRIPTOR_SET: u32 = 34;
@@ -103,6 +111,7 @@ impl Annotations {
                         d::BUFFER_BLOCK => e.buffer_block = true,
                         d::ARRAY_STRIDE => e.array_stride = lit,
                         d::NON_WRITABLE => e.non_writable = true,
+                        d::BUILTIN => e.builtin = lit,
                         d::BINDING => e.binding = lit,
                         d::DESCRIPTOR_SET => e.set = lit,
                         _ => {}
@@ -115,6 +124,15 @@ impl Annotations {
                 }
             }
             74 | 75 => groups.push(inst),
+            // OpDecorateString (OpDecorateStringGOOGLE) UserTypeGOOGLE "structuredbuffer:<uint>".
+            5632 => {
+                if let [target, 5636, rest @ ..] = ops {
+                    let (text, _) = super::reader::string(rest);
+                    if let Some(raw) = buffer_type_is_raw(&text) {
+                        self.decos.entry(*target).or_default().user_type_raw = Some(raw);
+                    }
+                }
+            }
             _ => return false,
         }
         true
@@ -139,6 +157,23 @@ impl Annotations {
     }
 }
 
+/// Whether an HLSL buffer type name (a `UserTypeGOOGLE` string such as
+/// `rwstructuredbuffer:<uint>`, or DXC's block name `type.RWStructuredBuffer.uint`)
+/// is a byte-address buffer (`true`) or a structured buffer (`false`).
+pub fn buffer_type_is_raw(name: &str) -> Option<bool> {
+    let name = name.strip_prefix("type.").unwrap_or(name).to_ascii_lowercase();
+    let base = name.split([':', '.', '<']).next().unwrap_or("");
+    match base {
+        "byteaddressbuffer" | "rwbyteaddressbuffer" => Some(true),
+        "structuredbuffer"
+        | "rwstructuredbuffer"
+        | "appendstructuredbuffer"
+        | "consumestructuredbuffer"
+        | "rasterizerorderedstructuredbuffer" => Some(false),
+        _ => None,
+    }
+}
+
 /// What a buffer variable is, from its storage class and the decorations of its
 /// block struct. `None` when it is not a buffer resource.
 pub struct BufferShape {
@@ -153,6 +188,10 @@ pub struct BufferShape {
     pub last_array: Option<(Option<u32>, bool)>,
     /// The last member (the array) is `NonWritable`.
     pub last_member_non_writable: bool,
+    /// The HLSL type the module names (`UserTypeGOOGLE`, then DXC's block
+    /// name): `Some(true)` byte-address, `Some(false)` structured; `None` when
+    /// it names none and the kind is guessed from the shape.
+    pub declared_raw: Option<bool>,
 }
 
 /// Resource class, kind, stride and binding of a buffer, or `None`.
@@ -164,8 +203,10 @@ pub fn classify(s: &BufferShape) -> Option<(ResourceClass, ResourceKind, Option<
         || (s.storage_class == UNIFORM && s.struct_deco.buffer_block);
     if is_ssbo {
         let (stride, raw_shape) = s.last_array?;
-        let kind =
-            if raw_shape && stride == Some(4) { ResourceKind::RAW_BUFFER } else { ResourceKind::STRUCTURED_BUFFER };
+        // Without a declared type a lone `uint[]` with stride 4 is a guess: a
+        // ByteAddressBuffer and a StructuredBuffer<uint> compile to the same shape.
+        let raw = s.declared_raw.unwrap_or(raw_shape && stride == Some(4));
+        let kind = if raw { ResourceKind::RAW_BUFFER } else { ResourceKind::STRUCTURED_BUFFER };
         let class =
             if s.var_deco.non_writable || s.last_member_non_writable { ResourceClass::Srv } else { ResourceClass::Uav };
         return Some((class, kind, stride, binding));

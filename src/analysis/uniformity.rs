@@ -1,0 +1,1133 @@
+//! Uniformity (divergence) analysis: which SSA values are the same in every
+//! lane of a wave (subgroup, warp) that executes them together, after LLVM's
+//! `UniformityAnalysis`. `docs/uniformity.md` states the model and argues its
+//! soundness; in short:
+//!
+//! - **uniform sources**: constants (spec constants included), global
+//!   addresses, loads at uniform addresses from memory no lane writes (push
+//!   constants, uniform / constant buffers, read-only storage buffers, PTX
+//!   kernel parameters and `.const`), workgroup- and dispatch-wide ids
+//!   (`SV_GroupID`, `WorkgroupId`, `NumWorkgroups`, `%ctaid`, `%nctaid`,
+//!   `%ntid`), wave broadcasts and reductions (`WaveReadLaneFirst`,
+//!   `WaveActive*`, `OpGroupNonUniformBroadcastFirst`, `Broadcast` /
+//!   `shfl.sync.idx` from a uniform lane);
+//! - **divergent sources**: thread and lane ids, per-lane inputs, loads from
+//!   writable or per-lane memory, atomics, calls and every operation the
+//!   analysis does not know (when in doubt, divergent);
+//! - an operation on uniform operands is uniform;
+//! - **control dependence**: a block that is control dependent (transitively)
+//!   on a divergent branch is in a *divergent region*; a phi with two
+//!   different incoming values whose predecessor is in a divergent region or
+//!   ends in a divergent branch is divergent (a join after a divergent
+//!   branch); a value defined in a loop and used outside it is divergent at
+//!   that use when the loop has a divergent exit (lanes leave at different
+//!   iterations); function-local memory is uniform only when every store to
+//!   it stores a uniform value at a uniform address outside every divergent
+//!   region and its address never escapes.
+//!
+//! The analysis is optimistic and monotone: every instruction starts uniform,
+//! passes in reverse post-order mark what becomes divergent until nothing
+//! changes. Irreducible control flow, a block that cannot reach a return, or a
+//! function over the size budget make every value of the function divergent.
+
+use super::dataflow::for_each_operand;
+use crate::ir::{
+    BinOp, BlockH, ConstKind, FuncH, Function, InstH, InstKind, Module, ResourceClass, SourceKind, Type, Value,
+};
+use rustc_hash::FxHashMap;
+
+/// Why a value is divergent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// A source of divergence (thread id, lane id, per-lane load, atomic, ...).
+    Source(&'static str),
+    /// A divergent operand (the chain continues there).
+    Operand(Value),
+    /// A phi at a join after the divergent branch that ends this block.
+    Join(BlockH),
+    /// Defined in a loop and used outside it; the loop's exit at this block is divergent.
+    LoopExit(BlockH),
+    /// A load of function-local memory that this store makes divergent.
+    Store(InstH),
+    /// The whole function is treated as divergent, for this reason.
+    Function(&'static str),
+}
+
+/// Most blocks and instructions a function may have to be analysed (beyond
+/// that, every value is divergent).
+const MAX_INSTS: usize = 1 << 20;
+/// Most control-dependence entries a function may produce.
+const MAX_CD: usize = 1 << 22;
+/// Most divergent branches a block's region list keeps (beyond: every join).
+const MAX_ORIGINS: usize = 8;
+/// Most reachability sets a function caches (beyond: every phi is a join).
+const MAX_REACH_SETS: usize = 4096;
+/// Most passes before giving up (every value divergent).
+const MAX_PASSES: usize = 256;
+
+/// Uniformity of one function's values.
+#[derive(Debug, Clone, Default)]
+pub struct FuncUniformity {
+    /// Per instruction: `None` uniform, else why divergent.
+    causes: Vec<Option<Cause>>,
+    /// Block index of each instruction.
+    inst_block: Vec<u32>,
+    /// Per block: the divergent branch whose region holds it.
+    region: Vec<Option<BlockH>>,
+    /// Per block: the loops (indices into `loop_exit`) that contain it.
+    block_loops: Vec<Vec<u32>>,
+    /// Per loop: its divergent exiting block, once known.
+    loop_exit: Vec<Option<BlockH>>,
+    /// Per argument: why divergent.
+    args: Vec<Option<Cause>>,
+    /// Every value divergent, for this reason.
+    all: Option<&'static str>,
+    /// Passes run.
+    pub passes: usize,
+}
+
+impl FuncUniformity {
+    /// Why `v` is divergent where it is defined, or `None` when uniform.
+    pub fn divergence(&self, v: Value) -> Option<Cause> {
+        match v {
+            Value::Const(_) | Value::Global(_) | Value::Function(_) => None,
+            _ if self.all.is_some() => self.all.map(Cause::Function),
+            Value::Arg(i) => self.args.get(i as usize).copied().unwrap_or(Some(Cause::Source("function argument"))),
+            Value::Inst(h) => self.causes.get(h.index()).copied().unwrap_or(Some(Cause::Source("unknown value"))),
+        }
+    }
+
+    /// Why `v` is divergent when used by instruction `user` (a value leaving a
+    /// loop with a divergent exit is divergent there even when uniform inside).
+    pub fn divergence_at(&self, v: Value, user: InstH) -> Option<Cause> {
+        let block = self.inst_block.get(user.index()).copied().unwrap_or(u32::MAX);
+        self.divergence_in_block(v, block)
+    }
+
+    fn divergence_in_block(&self, v: Value, block: u32) -> Option<Cause> {
+        if let Some(c) = self.divergence(v) {
+            return Some(c);
+        }
+        let Value::Inst(h) = v else { return None };
+        let def = *self.inst_block.get(h.index())?;
+        let def_loops = self.block_loops.get(def as usize)?;
+        let use_loops = self.block_loops.get(block as usize);
+        for l in def_loops {
+            if use_loops.is_some_and(|u| u.contains(l)) {
+                continue;
+            }
+            if let Some(Some(exit)) = self.loop_exit.get(*l as usize) {
+                return Some(Cause::LoopExit(*exit));
+            }
+        }
+        None
+    }
+
+    /// Is `v` uniform where it is defined?
+    pub fn is_uniform(&self, v: Value) -> bool {
+        self.divergence(v).is_none()
+    }
+
+    /// The divergent branch whose region holds block `b`, if any.
+    pub fn region_of(&self, b: BlockH) -> Option<BlockH> {
+        if self.all.is_some() {
+            return Some(b);
+        }
+        self.region.get(b.index()).copied().flatten()
+    }
+
+    /// The reason every value is divergent, when the function was not analysed.
+    pub fn whole_function(&self) -> Option<&'static str> {
+        self.all
+    }
+
+    /// Follows operand causes from `v` (used by `user`) to the root cause:
+    /// the chain of values and the root. Bounded.
+    pub fn root_cause(&self, v: Value, user: Option<InstH>) -> Option<(Vec<Value>, Cause)> {
+        let mut cause = match user {
+            Some(u) => self.divergence_at(v, u)?,
+            None => self.divergence(v)?,
+        };
+        let mut chain = vec![v];
+        for _ in 0..64 {
+            match cause {
+                Cause::Operand(o) if !chain.contains(&o) => {
+                    chain.push(o);
+                    match self.divergence(o) {
+                        Some(c) => cause = c,
+                        None => break,
+                    }
+                }
+                _ => break,
+            }
+        }
+        Some((chain, cause))
+    }
+}
+
+/// Describes a cause in words (for messages and `explain`).
+pub fn describe(m: &Module, f: &Function, cause: Cause) -> String {
+    match cause {
+        Cause::Source(s) => s.to_string(),
+        Cause::Operand(v) => format!("divergent operand {}", crate::ir::print::value(m, Some(f), v)),
+        Cause::Join(b) => format!("a join after the divergent branch ending bb{}", b.index()),
+        Cause::LoopExit(b) => format!("a value leaving a loop whose exit at bb{} is divergent", b.index()),
+        Cause::Store(s) => {
+            let at = f.insts.try_get(s).map(|i| i.span.offset).unwrap_or(0);
+            format!("function-local memory written per lane (store at byte offset {at})")
+        }
+        Cause::Function(why) => format!("the whole function is treated as divergent: {why}"),
+    }
+}
+
+/// Uniformity of every function of a module (declarations get none).
+pub fn analyze_module(m: &Module) -> Vec<Option<FuncUniformity>> {
+    m.functions.iter().map(|(h, f)| (!f.is_declaration && !f.blocks.is_empty()).then(|| analyze(m, h))).collect()
+}
+
+/// Analyses one function.
+pub fn analyze(m: &Module, fh: FuncH) -> FuncUniformity {
+    let Some(f) = m.functions.try_get(fh) else { return FuncUniformity::default() };
+    let entry = m.entry_points.iter().any(|e| e.function == Some(fh));
+    let args = (0..f.params.len())
+        .map(|_| {
+            if entry && m.source == SourceKind::Ptx {
+                None
+            } else {
+                Some(Cause::Source("function argument (call sites are not analysed)"))
+            }
+        })
+        .collect();
+    let mut out = FuncUniformity {
+        causes: vec![None; f.insts.len()],
+        inst_block: vec![u32::MAX; f.insts.len()],
+        region: vec![None; f.blocks.len()],
+        args,
+        ..Default::default()
+    };
+    for (bh, b) in f.blocks.iter() {
+        for ih in &b.insts {
+            if let Some(x) = out.inst_block.get_mut(ih.index()) {
+                *x = bh.index() as u32;
+            }
+        }
+    }
+    if f.insts.len() > MAX_INSTS || f.blocks.len() > MAX_INSTS {
+        out.all = Some("too large to analyse");
+        return out;
+    }
+    let Some(g) = Graph::new(f) else {
+        out.all = Some("irreducible control flow or a block that never returns");
+        return out;
+    };
+    let Some(cd) = g.control_dependence() else {
+        out.all = Some("too large to analyse");
+        return out;
+    };
+    out.block_loops = g.block_loops.clone();
+    out.loop_exit = vec![None; g.loops.len()];
+    let n = g.n;
+    let mut s = Solver {
+        m,
+        f,
+        g: &g,
+        cd: &cd,
+        u: out,
+        memory: MemoryRoots::new(m, f),
+        origins: vec![Vec::new(); n],
+        saturated: vec![false; n],
+        term_div: vec![false; n],
+        reach: Default::default(),
+        avoiding: Default::default(),
+    };
+    if !s.solve() {
+        s.u.all = Some("the analysis did not converge");
+    }
+    s.u
+}
+
+/// The CFG with what the analysis needs: reachable blocks in reverse
+/// post-order, predecessors, immediate post-dominators and natural loops.
+struct Graph {
+    n: usize,
+    succs: Vec<Vec<usize>>,
+    rpo: Vec<usize>,
+    /// Immediate post-dominator (`n` is the virtual exit).
+    ipdom: Vec<usize>,
+    loops: Vec<Loop>,
+    block_loops: Vec<Vec<u32>>,
+}
+
+struct Loop {
+    exiting: Vec<usize>,
+}
+
+/// Cooper, Harvey and Kennedy's iterative dominators over nodes numbered by
+/// `order` (the root first); `preds` in node numbering. Returns the idom by
+/// node (the root's is itself; unreachable nodes `usize::MAX`).
+fn idoms(n: usize, order: &[usize], preds: &[Vec<usize>]) -> Vec<usize> {
+    let mut pos = vec![usize::MAX; n];
+    for (i, b) in order.iter().enumerate() {
+        pos[*b] = i;
+    }
+    let mut idom = vec![usize::MAX; n];
+    let Some(&root) = order.first() else { return idom };
+    idom[root] = root;
+    let intersect = |idom: &[usize], mut a: usize, mut b: usize| {
+        while a != b {
+            while pos[a] > pos[b] {
+                a = idom[a];
+            }
+            while pos[b] > pos[a] {
+                b = idom[b];
+            }
+        }
+        a
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in order.iter().skip(1) {
+            let mut new = usize::MAX;
+            for &p in &preds[b] {
+                if idom[p] == usize::MAX {
+                    continue;
+                }
+                new = if new == usize::MAX { p } else { intersect(&idom, p, new) };
+            }
+            if new != usize::MAX && idom[b] != new {
+                idom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    idom
+}
+
+fn post_order(start: usize, next: &[Vec<usize>]) -> Vec<usize> {
+    let mut seen = vec![false; next.len()];
+    let mut out = Vec::new();
+    let mut stack = vec![(start, 0usize)];
+    seen[start] = true;
+    while let Some((b, i)) = stack.pop() {
+        if let Some(&s) = next[b].get(i) {
+            stack.push((b, i + 1));
+            if !seen[s] {
+                seen[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            out.push(b);
+        }
+    }
+    out
+}
+
+impl Graph {
+    fn new(f: &Function) -> Option<Graph> {
+        let n = f.blocks.len();
+        let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (bh, b) in f.blocks.iter() {
+            if let Some(term) = b.insts.last().and_then(|h| f.insts.try_get(*h)) {
+                for s in term.kind.successors() {
+                    if s.index() < n && !succs[bh.index()].contains(&s.index()) {
+                        succs[bh.index()].push(s.index());
+                    }
+                }
+            }
+        }
+        let mut rpo = post_order(0, &succs);
+        rpo.reverse();
+        let mut reachable = vec![false; n];
+        for b in &rpo {
+            reachable[*b] = true;
+        }
+        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for &b in &rpo {
+            for &s in &succs[b] {
+                preds[s].push(b);
+            }
+        }
+        let idom = idoms(n, &rpo, &preds);
+        let mut pos = vec![usize::MAX; n];
+        for (i, b) in rpo.iter().enumerate() {
+            pos[*b] = i;
+        }
+        let dominates = |a: usize, mut b: usize| loop {
+            if a == b {
+                return true;
+            }
+            let d = idom[b];
+            if d == b || d == usize::MAX {
+                return false;
+            }
+            b = d;
+        };
+        // Natural loops from back edges; a retreating edge that is no back edge
+        // means irreducible control flow.
+        let mut bodies: Vec<(usize, Vec<bool>)> = Vec::new();
+        for &b in &rpo {
+            for &s in &succs[b] {
+                if pos[s] > pos[b] {
+                    continue;
+                }
+                if !dominates(s, b) {
+                    return None;
+                }
+                let body = match bodies.iter_mut().find(|(h, _)| *h == s) {
+                    Some((_, body)) => body,
+                    None => {
+                        bodies.push((s, vec![false; n]));
+                        &mut bodies.last_mut()?.1
+                    }
+                };
+                body[s] = true;
+                let mut stack = vec![b];
+                while let Some(x) = stack.pop() {
+                    if body[x] {
+                        continue;
+                    }
+                    body[x] = true;
+                    stack.extend(preds[x].iter().copied());
+                }
+            }
+        }
+        let mut block_loops = vec![Vec::new(); n];
+        let mut loops = Vec::new();
+        for (li, (_, body)) in bodies.iter().enumerate() {
+            let mut exiting = Vec::new();
+            for (b, inside) in body.iter().enumerate() {
+                if !inside {
+                    continue;
+                }
+                block_loops[b].push(li as u32);
+                if succs[b].iter().any(|s| !body[*s]) {
+                    exiting.push(b);
+                }
+            }
+            loops.push(Loop { exiting });
+        }
+        // Post-dominators on the reversed graph with a virtual exit `n`.
+        let mut rsuccs: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+        let mut rpreds: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+        for &b in &rpo {
+            if succs[b].is_empty() {
+                rsuccs[n].push(b);
+                rpreds[b].push(n);
+            }
+            for &s in &succs[b] {
+                rsuccs[s].push(b);
+                rpreds[b].push(s);
+            }
+        }
+        let mut rorder = post_order(n, &rsuccs);
+        rorder.reverse();
+        let mut reaches_exit = vec![false; n + 1];
+        for b in &rorder {
+            reaches_exit[*b] = true;
+        }
+        if rpo.iter().any(|b| !reaches_exit[*b]) {
+            return None;
+        }
+        let ipdom = idoms(n + 1, &rorder, &rpreds);
+        Some(Graph { n, succs, rpo, ipdom, loops, block_loops })
+    }
+
+    /// Per branching block: the blocks control dependent on it (walk each
+    /// successor up the post-dominator tree to the branch's own post-dominator).
+    fn control_dependence(&self) -> Option<Vec<Vec<usize>>> {
+        let mut cd = vec![Vec::new(); self.n];
+        let mut total = 0usize;
+        // `added[r] == a + 1`: r is already in cd[a].
+        let mut added = vec![0usize; self.n];
+        for &a in &self.rpo {
+            if self.succs[a].len() < 2 {
+                continue;
+            }
+            let stop = self.ipdom[a];
+            for &s in &self.succs[a] {
+                let mut r = s;
+                while r != stop && r < self.n {
+                    if added[r] != a + 1 {
+                        added[r] = a + 1;
+                        cd[a].push(r);
+                        total += 1;
+                        if total > MAX_CD {
+                            return None;
+                        }
+                    }
+                    let up = self.ipdom[r];
+                    if up == r || up == usize::MAX {
+                        break;
+                    }
+                    r = up;
+                }
+            }
+        }
+        Some(cd)
+    }
+}
+
+/// What each pointer-typed instruction points into, for loads: the root of a
+/// chain of address computations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Root {
+    Alloca(InstH),
+    Global(crate::ir::GlobalH),
+    Arg(u32),
+    Other,
+}
+
+struct MemoryRoots {
+    /// Root of each instruction's pointer value.
+    root: Vec<Root>,
+    /// Allocas whose address escapes (is stored, passed, merged).
+    escaped: Vec<bool>,
+    /// Stores by alloca.
+    stores: FxHashMap<InstH, Vec<InstH>>,
+}
+
+impl MemoryRoots {
+    fn new(m: &Module, f: &Function) -> MemoryRoots {
+        let n = f.insts.len();
+        let mut root = vec![Root::Other; n];
+        let mut escaped = vec![false; n];
+        let mut stores: FxHashMap<InstH, Vec<InstH>> = FxHashMap::default();
+        let root_of = |root: &[Root], v: Value| match v {
+            Value::Inst(h) => root.get(h.index()).copied().unwrap_or(Root::Other),
+            Value::Global(g) => Root::Global(g),
+            Value::Arg(i) => Root::Arg(i),
+            Value::Const(c) => match m.constants.try_get(c).map(|c| &c.kind) {
+                Some(ConstKind::Expr(_)) => crate::dxil::resources::global_of(m, v).map_or(Root::Other, Root::Global),
+                _ => Root::Other,
+            },
+            Value::Function(_) => Root::Other,
+        };
+        // Blocks in order: a use follows its definition except through phis,
+        // and phis of pointers escape anyway.
+        for (_, b) in f.blocks.iter() {
+            for &ih in &b.insts {
+                let Some(inst) = f.insts.try_get(ih) else { continue };
+                let r = match &inst.kind {
+                    InstKind::Alloca { .. } => Root::Alloca(ih),
+                    InstKind::Gep { base, .. } => root_of(&root, *base),
+                    InstKind::Cast { value, .. } => root_of(&root, *value),
+                    // Integer address arithmetic (PTX `[%rd + 8]`, `ptrtoint` + offset).
+                    InstKind::Binary { op: BinOp::Add | BinOp::Sub, lhs, rhs } => match root_of(&root, *lhs) {
+                        Root::Other => root_of(&root, *rhs),
+                        r => r,
+                    },
+                    _ => Root::Other,
+                };
+                if let Some(x) = root.get_mut(ih.index()) {
+                    *x = r;
+                }
+                // Every use of an alloca-derived pointer other than as an
+                // address (load/store pointer, GEP base, cast) escapes it.
+                let mut escape = |v: Value| {
+                    if let Root::Alloca(a) = root_of(&root, v) {
+                        if let Some(e) = escaped.get_mut(a.index()) {
+                            *e = true;
+                        }
+                    }
+                };
+                match &inst.kind {
+                    InstKind::Load { .. } | InstKind::Alloca { .. } | InstKind::Cast { .. } => {}
+                    InstKind::Binary { op: BinOp::Add | BinOp::Sub, .. } => {}
+                    InstKind::Gep { indices, .. } => indices.iter().for_each(|v| escape(*v)),
+                    InstKind::Store { ptr, value } => {
+                        escape(*value);
+                        if let Root::Alloca(a) = root_of(&root, *ptr) {
+                            stores.entry(a).or_default().push(ih);
+                        }
+                    }
+                    k => for_each_operand(k, escape),
+                }
+            }
+        }
+        MemoryRoots { root, escaped, stores }
+    }
+
+    fn root(&self, v: Value) -> Root {
+        match v {
+            Value::Inst(h) => self.root.get(h.index()).copied().unwrap_or(Root::Other),
+            Value::Global(g) => Root::Global(g),
+            Value::Arg(i) => Root::Arg(i),
+            _ => Root::Other,
+        }
+    }
+}
+
+struct Solver<'a> {
+    m: &'a Module,
+    f: &'a Function,
+    g: &'a Graph,
+    cd: &'a [Vec<usize>],
+    u: FuncUniformity,
+    memory: MemoryRoots,
+    /// Per block: the divergent branches (block indices) whose region holds it.
+    origins: Vec<Vec<u32>>,
+    /// Per block: more origins than [`MAX_ORIGINS`] (every phi it feeds is a join).
+    saturated: Vec<bool>,
+    /// Per block: its terminator is divergent.
+    term_div: Vec<bool>,
+    /// Blocks reachable from a block, by block (for [`Solver::is_join`]).
+    reach: std::cell::RefCell<FxHashMap<usize, Vec<bool>>>,
+    /// Blocks reachable from a block without entering another (stores).
+    avoiding: std::cell::RefCell<FxHashMap<(usize, usize, usize), Vec<bool>>>,
+}
+
+impl Solver<'_> {
+    fn solve(&mut self) -> bool {
+        let n = self.g.n;
+        // Per block: its terminator is divergent; it was expanded with that.
+        let mut term_div = vec![false; n];
+        let mut expanded = vec![false; n];
+        for pass in 0..MAX_PASSES {
+            self.u.passes = pass + 1;
+            let mut changed = false;
+            let mut stack = Vec::new();
+            for &b in &self.g.rpo {
+                let Some(block) = BlockH::from_index(b).and_then(|h| self.f.blocks.try_get(h)) else { continue };
+                for &ih in &block.insts {
+                    if self.u.causes.get(ih.index()).copied().flatten().is_some() {
+                        continue;
+                    }
+                    if let Some(c) = self.transfer(ih, b) {
+                        self.u.causes[ih.index()] = Some(c);
+                        changed = true;
+                    }
+                }
+                let div = block.insts.last().and_then(|t| self.u.causes.get(t.index()).copied().flatten()).is_some();
+                if div && !term_div[b] {
+                    term_div[b] = true;
+                    self.term_div[b] = true;
+                    changed = true;
+                    stack.push(b);
+                }
+                if !self.origins[b].is_empty() && !expanded[b] {
+                    expanded[b] = true;
+                    stack.push(b);
+                }
+            }
+            // Blocks control dependent on a divergent branch, or on any branch
+            // inside a divergent region, join that region (with its origins).
+            while let Some(a) = stack.pop() {
+                let mut from: Vec<u32> = self.origins[a].clone();
+                if term_div[a] && !from.contains(&(a as u32)) {
+                    from.push(a as u32);
+                }
+                let sat = self.saturated[a];
+                for &x in &self.cd[a] {
+                    let mut grew = false;
+                    for o in &from {
+                        if !self.origins[x].contains(o) {
+                            if self.origins[x].len() >= MAX_ORIGINS {
+                                self.saturated[x] = true;
+                            } else {
+                                self.origins[x].push(*o);
+                            }
+                            grew = true;
+                        }
+                    }
+                    if sat && !self.saturated[x] {
+                        self.saturated[x] = true;
+                        grew = true;
+                    }
+                    if grew {
+                        changed = true;
+                        if self.u.region[x].is_none() {
+                            self.u.region[x] = self.origins[x].first().and_then(|o| BlockH::from_index(*o as usize));
+                        }
+                        if !self.cd[x].is_empty() {
+                            stack.push(x);
+                        }
+                    }
+                }
+            }
+            for (li, l) in self.g.loops.iter().enumerate() {
+                if self.u.loop_exit[li].is_some() {
+                    continue;
+                }
+                if let Some(e) = l.exiting.iter().find(|e| term_div[**e] || !self.origins[**e].is_empty()) {
+                    self.u.loop_exit[li] = BlockH::from_index(*e);
+                    changed = true;
+                }
+            }
+            if !changed {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Can a lane that ran the store in block `sb` (under the divergent
+    /// branch ending `d`) meet one that did not, at block `l`, before either
+    /// passes `d` again: `sb` reachable from a successor of `d` and `l` from
+    /// `sb` without passing `d`, and `l` from a successor without passing `d`
+    /// or `sb`.
+    fn store_meets(&self, d: usize, sb: usize, l: usize) -> bool {
+        let succs = self.g.succs.get(d).map(|v| v.as_slice()).unwrap_or(&[]);
+        let through = succs.iter().any(|x| self.reaches_avoiding(*x, d, usize::MAX, sb))
+            && self.reaches_avoiding(sb, d, usize::MAX, l);
+        through && succs.iter().any(|x| self.reaches_avoiding(*x, d, sb, l))
+    }
+
+    /// Is block `l` reachable from `from` without entering `a` or `b`?
+    fn reaches_avoiding(&self, from: usize, a: usize, b: usize, l: usize) -> bool {
+        if from == a || from == b {
+            return false;
+        }
+        let mut cache = self.avoiding.borrow_mut();
+        if cache.len() > MAX_REACH_SETS {
+            return true;
+        }
+        let set = cache.entry((from, a, b)).or_insert_with(|| {
+            let mut seen = vec![false; self.g.n];
+            let mut stack = vec![from];
+            while let Some(x) = stack.pop() {
+                if x == a || x == b || std::mem::replace(&mut seen[x], true) {
+                    continue;
+                }
+                stack.extend(self.g.succs[x].iter().copied());
+            }
+            seen
+        });
+        set.get(l).copied().unwrap_or(true)
+    }
+
+    /// Can lanes that took different successors of the divergent branch ending
+    /// `d` meet at `j` (is `j` reachable from two of its successors)?
+    fn is_join(&self, d: usize, j: usize) -> bool {
+        let mut reach = self.reach.borrow_mut();
+        if reach.len() > MAX_REACH_SETS {
+            return true;
+        }
+        let mut count = 0;
+        for &s in &self.g.succs[d] {
+            let set = reach.entry(s).or_insert_with(|| {
+                let mut seen = vec![false; self.g.n];
+                let mut stack = vec![s];
+                while let Some(x) = stack.pop() {
+                    if std::mem::replace(&mut seen[x], true) {
+                        continue;
+                    }
+                    stack.extend(self.g.succs[x].iter().copied());
+                }
+                seen
+            });
+            if set.get(j).copied().unwrap_or(true) {
+                count += 1;
+            }
+        }
+        count >= 2
+    }
+
+    /// Operand `v` used in block `b`.
+    fn op(&self, v: Value, b: usize) -> Option<Cause> {
+        self.u.divergence_in_block(v, b as u32).map(|c| match c {
+            Cause::LoopExit(_) => c,
+            _ => Cause::Operand(v),
+        })
+    }
+
+    fn any_op(&self, kind: &InstKind, b: usize) -> Option<Cause> {
+        let mut out = None;
+        for_each_operand(kind, |v| {
+            if out.is_none() && !matches!(v, Value::Function(_)) {
+                out = self.op(v, b);
+            }
+        });
+        out
+    }
+
+    fn transfer(&self, ih: InstH, b: usize) -> Option<Cause> {
+        let inst = self.f.insts.try_get(ih)?;
+        match &inst.kind {
+            InstKind::Phi { incoming } => self.phi(ih, incoming),
+            InstKind::Load { ptr } => self.op(*ptr, b).or_else(|| self.load(*ptr, b)),
+            InstKind::Store { .. } | InstKind::Alloca { .. } | InstKind::Br { .. } | InstKind::Unreachable => None,
+            InstKind::Ret { .. } => None,
+            InstKind::AtomicRmw { .. } | InstKind::CmpXchg { .. } => Some(Cause::Source("atomic result")),
+            InstKind::Call { callee, args, dx_op } => self.call(*callee, args, *dx_op, b),
+            InstKind::Other { opcode, operands } => self.other(*opcode, operands, b),
+            k => self.any_op(k, b),
+        }
+    }
+
+    fn phi(&self, ih: InstH, incoming: &[(Value, BlockH)]) -> Option<Cause> {
+        let mut first: Option<Value> = None;
+        let mut distinct = false;
+        for (v, p) in incoming {
+            if *v == Value::Inst(ih) || self.is_undef(*v) {
+                continue;
+            }
+            if let Some(c) = self.op(*v, p.index()) {
+                return Some(c);
+            }
+            match first {
+                None => first = Some(*v),
+                Some(x) if x != *v => distinct = true,
+                _ => {}
+            }
+        }
+        if !distinct {
+            return None;
+        }
+        let j = self.u.inst_block.get(ih.index()).copied().unwrap_or(u32::MAX) as usize;
+        for (_, p) in incoming {
+            let p = p.index();
+            if self.saturated.get(p).copied().unwrap_or(true) {
+                return BlockH::from_index(p).map(Cause::Join);
+            }
+            let own = self.term_div.get(p).copied().unwrap_or(false).then_some(p as u32);
+            for d in self.origins.get(p).into_iter().flatten().copied().chain(own) {
+                if self.is_join(d as usize, j) {
+                    return BlockH::from_index(d as usize).map(Cause::Join);
+                }
+            }
+        }
+        None
+    }
+
+    fn is_undef(&self, v: Value) -> bool {
+        matches!(v, Value::Const(c) if matches!(self.m.constants.try_get(c).map(|c| &c.kind), Some(ConstKind::Undef)))
+    }
+
+    /// A load at a uniform address: uniform when the memory is the same for every lane.
+    fn load(&self, ptr: Value, b: usize) -> Option<Cause> {
+        match self.memory.root(ptr) {
+            Root::Alloca(a) => self.alloca(a, b),
+            Root::Global(g) => global_memory(self.m, g),
+            // PTX kernel parameters are values (`ld.param` folds into the argument);
+            // a pointer passed in points to global memory lanes may write.
+            _ => Some(Cause::Source("load from memory lanes may write (per-lane load)")),
+        }
+    }
+
+    /// A load in block `l` of function-local memory rooted at alloca `a`.
+    fn alloca(&self, a: InstH, l: usize) -> Option<Cause> {
+        if self.memory.escaped.get(a.index()).copied().unwrap_or(true) {
+            return Some(Cause::Source("function-local memory whose address escapes"));
+        }
+        for &s in self.memory.stores.get(&a).map(|v| v.as_slice()).unwrap_or(&[]) {
+            let Some(InstKind::Store { ptr, value }) = self.f.insts.try_get(s).map(|i| &i.kind) else { continue };
+            let sb = self.u.inst_block.get(s.index()).copied().unwrap_or(u32::MAX);
+            if self.u.divergence_in_block(*value, sb).is_some() {
+                return Some(Cause::Operand(*value));
+            }
+            if self.u.divergence_in_block(*ptr, sb).is_some()
+                || self.saturated.get(sb as usize).copied().unwrap_or(true)
+            {
+                return Some(Cause::Store(s));
+            }
+            // A store under a divergent branch: a lane that skipped it can meet
+            // one that ran it when the load is reachable from a successor of
+            // the branch without passing the store's block.
+            for d in self.origins.get(sb as usize).into_iter().flatten() {
+                if self.store_meets(*d as usize, sb as usize, l) {
+                    return Some(Cause::Store(s));
+                }
+            }
+            // Lanes leave a loop with a divergent exit after running its
+            // stores a different number of times.
+            let sl = self.u.block_loops.get(sb as usize).map(|v| v.as_slice()).unwrap_or(&[]);
+            let ll = self.u.block_loops.get(l).map(|v| v.as_slice()).unwrap_or(&[]);
+            if sl.iter().any(|x| !ll.contains(x) && self.u.loop_exit.get(*x as usize).copied().flatten().is_some()) {
+                return Some(Cause::Store(s));
+            }
+        }
+        None
+    }
+
+    fn call(&self, callee: Value, args: &[Value], dx_op: Option<u32>, b: usize) -> Option<Cause> {
+        let op = dx_op.or_else(|| crate::dxil::resources::call_opcode(self.m, callee, args));
+        let Some(op) = op else { return Some(Cause::Source("call result (callees are not analysed)")) };
+        let all = || args.iter().find_map(|v| self.op(*v, b));
+        match dxil_op(op) {
+            DxKind::Pure => all(),
+            DxKind::Uniform => None,
+            DxKind::Divergent(why) => Some(Cause::Source(why)),
+            DxKind::LaneArg(i) => args.get(i).and_then(|v| self.op(*v, b)),
+            DxKind::BufferLoad => all().or_else(|| match args.get(1).and_then(|h| self.handle_class(*h, 0)) {
+                Some(ResourceClass::Srv | ResourceClass::CBuffer) => None,
+                _ => Some(Cause::Source("load from a writable buffer (per-lane load)")),
+            }),
+        }
+    }
+
+    /// The class of the resource behind a DXIL handle, when every path agrees.
+    fn handle_class(&self, v: Value, depth: u32) -> Option<ResourceClass> {
+        use crate::dxil::{dxop, resources};
+        let Value::Inst(h) = v else { return None };
+        if depth > 16 {
+            return None;
+        }
+        let inst = self.f.insts.try_get(h)?;
+        let merge = |vals: &mut dyn Iterator<Item = Value>| {
+            let mut out = None;
+            for x in vals {
+                if x == v {
+                    continue;
+                }
+                let c = self.handle_class(x, depth + 1)?;
+                if out.is_some_and(|o| o != c) {
+                    return None;
+                }
+                out = Some(c);
+            }
+            out
+        };
+        match &inst.kind {
+            InstKind::Phi { incoming } => merge(&mut incoming.iter().map(|(x, _)| *x)),
+            InstKind::Select { if_true, if_false, .. } => merge(&mut [*if_true, *if_false].into_iter()),
+            InstKind::Call { callee, args, dx_op } => {
+                let op = dx_op.or_else(|| resources::call_opcode(self.m, *callee, args))?;
+                let arg = |i: usize| args.get(i).copied();
+                match op {
+                    dxop::CREATE_HANDLE => resources::class_from_u64(self.m.const_int(arg(1)?)?),
+                    dxop::CREATE_HANDLE_FROM_BINDING => {
+                        resources::class_from_u64(*resources::const_fields(self.m, arg(1)?, 4)?.get(3)?)
+                    }
+                    dxop::ANNOTATE_HANDLE => {
+                        let p = resources::const_fields(self.m, arg(2)?, 2)?;
+                        Some(resources::decode_props(*p.first()? as u32, *p.get(1)? as u32).class)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn other(&self, opcode: u32, operands: &[Value], b: usize) -> Option<Cause> {
+        let all = || operands.iter().find_map(|v| self.op(*v, b));
+        match self.m.source {
+            SourceKind::Spirv => match spirv_op(opcode) {
+                OpKind::Pure => all(),
+                OpKind::PureNoPointers => {
+                    if operands.iter().any(|v| self.is_pointer(*v)) {
+                        Some(Cause::Source("extended instruction reading per-lane memory"))
+                    } else {
+                        all()
+                    }
+                }
+                OpKind::Uniform => None,
+                OpKind::Lane(i) => operands.get(i).and_then(|v| self.op(*v, b)),
+                OpKind::Divergent(why) => Some(Cause::Source(why)),
+            },
+            SourceKind::Ptx => {
+                let name = self.m.op_names.get(opcode as usize).map(String::as_str).unwrap_or("");
+                match ptx_op(name) {
+                    OpKind::Pure | OpKind::PureNoPointers => all(),
+                    OpKind::Uniform => None,
+                    OpKind::Lane(i) => operands.get(i).and_then(|v| self.op(*v, b)),
+                    OpKind::Divergent(why) => Some(Cause::Source(why)),
+                }
+            }
+            SourceKind::Dxil => Some(Cause::Source("operation the analysis does not model")),
+        }
+    }
+
+    fn is_pointer(&self, v: Value) -> bool {
+        let ty = match v {
+            Value::Inst(h) => self.f.insts.try_get(h).map(|i| i.ty),
+            Value::Global(_) => return true,
+            _ => None,
+        };
+        matches!(ty.and_then(|t| self.m.types.try_get(t)), Some(Type::Pointer { .. }))
+    }
+}
+
+/// Is memory behind global `g` the same for every lane (and never written by
+/// one)? `None` when uniform.
+fn global_memory(m: &Module, g: crate::ir::GlobalH) -> Option<Cause> {
+    let Some(gv) = m.globals.try_get(g) else { return Some(Cause::Source("load from an unknown global")) };
+    match m.source {
+        SourceKind::Spirv => {
+            let resource = m.resources.values().find(|r| r.id == gv.span.id && gv.span.id != u32::MAX);
+            match gv.space {
+                // UniformConstant (images, samplers, acceleration structures), PushConstant.
+                0 | 9 => None,
+                // Uniform: uniform buffers, and BufferBlock storage buffers (writable unless NonWritable).
+                2 | 12 => match resource.map(|r| r.class) {
+                    Some(ResourceClass::Uav) => {
+                        Some(Cause::Source("load from a writable storage buffer (per-lane load)"))
+                    }
+                    None if gv.space == 12 => {
+                        Some(Cause::Source("load from a writable storage buffer (per-lane load)"))
+                    }
+                    _ => None,
+                },
+                1 => match m.builtins.iter().find(|(x, _)| *x == g).map(|(_, b)| *b) {
+                    Some(b) => spirv_builtin(b),
+                    None => Some(Cause::Source("per-lane shader input")),
+                },
+                4 => Some(Cause::Source("load from workgroup (shared) memory (per-lane load)")),
+                6 => Some(Cause::Source("load from per-invocation Private memory")),
+                _ => Some(Cause::Source("load from per-lane or writable memory")),
+            }
+        }
+        SourceKind::Dxil => {
+            if gv.is_const {
+                None
+            } else if gv.space == 3 {
+                Some(Cause::Source("load from groupshared memory (per-lane load)"))
+            } else {
+                Some(Cause::Source("load from a per-thread static variable"))
+            }
+        }
+        SourceKind::Ptx => {
+            if gv.space == 4 {
+                None
+            } else {
+                Some(Cause::Source("load from memory lanes may write (per-lane load)"))
+            }
+        }
+    }
+}
+
+/// SPIR-V `BuiltIn` values: uniform for workgroup- and dispatch-wide ones.
+fn spirv_builtin(b: u32) -> Option<Cause> {
+    match b {
+        // NumWorkgroups, WorkgroupSize, WorkgroupId, SubgroupSize, NumSubgroups, SubgroupId.
+        24 | 25 | 26 | 36 | 38 | 40 => None,
+        // LocalInvocationId, GlobalInvocationId, LocalInvocationIndex.
+        27 => Some(Cause::Source("thread id (LocalInvocationId)")),
+        28 => Some(Cause::Source("thread id (GlobalInvocationId)")),
+        29 => Some(Cause::Source("thread id (LocalInvocationIndex)")),
+        41 => Some(Cause::Source("lane id (SubgroupLocalInvocationId)")),
+        42 => Some(Cause::Source("vertex index (VertexIndex)")),
+        43 => Some(Cause::Source("instance index (InstanceIndex)")),
+        5319 => Some(Cause::Source("launch id (LaunchIdKHR)")),
+        _ => Some(Cause::Source("per-lane built-in input")),
+    }
+}
+
+enum DxKind {
+    /// Uniform when every argument is.
+    Pure,
+    /// Always uniform (wave reductions, group id, lane count).
+    Uniform,
+    /// Uniform when argument `i` (the lane) is.
+    LaneArg(usize),
+    /// A buffer load: uniform for uniform arguments on a read-only buffer.
+    BufferLoad,
+    /// Divergent.
+    Divergent(&'static str),
+}
+
+/// What a dx.op computes, for uniformity.
+fn dxil_op(op: u32) -> DxKind {
+    match op {
+        93 => DxKind::Divergent("thread id (dx.op.threadId, SV_DispatchThreadID)"),
+        95 => DxKind::Divergent("thread id (dx.op.threadIdInGroup, SV_GroupThreadID)"),
+        96 => DxKind::Divergent("thread id (dx.op.flattenedThreadIdInGroup, SV_GroupIndex)"),
+        111 => DxKind::Divergent("lane id (dx.op.waveGetLaneIndex)"),
+        110 => DxKind::Divergent("dx.op.waveIsFirstLane"),
+        4 => DxKind::Divergent("per-lane shader input (dx.op.loadInput)"),
+        78 | 79 => DxKind::Divergent("atomic result"),
+        94 | 112 | 113 | 114 | 115 | 116 | 118 | 119 | 120 | 135 | 146 | 256 | 257 => DxKind::Uniform,
+        117 => DxKind::LaneArg(2),
+        6..=56 | 57 | 58 | 59 | 72 | 101 | 102 | 124..=134 | 160 | 162..=164 | 216..=220 => DxKind::Pure,
+        68 | 139 | 303 => DxKind::BufferLoad,
+        _ => DxKind::Divergent("operation the analysis does not model"),
+    }
+}
+
+enum OpKind {
+    Pure,
+    /// Pure unless it reads memory through a pointer operand (`OpExtInst`'s `Interpolate*`, `Modf`).
+    PureNoPointers,
+    Uniform,
+    /// Uniform when operand `i` (the source lane) is.
+    Lane(usize),
+    Divergent(&'static str),
+}
+
+/// SPIR-V opcodes kept as `Other`.
+fn spirv_op(op: u32) -> OpKind {
+    match op {
+        12 => OpKind::PureNoPointers,
+        // OpCopyObject, OpTranspose, OpSampledImage, OpImage, OpArrayLength, OpConvertUToAccelerationStructureKHR.
+        83 | 84 | 86 | 100 | 68 | 4447 => OpKind::Pure,
+        // Image queries.
+        103..=107 => OpKind::Pure,
+        // OpQuantizeToF16, vector/matrix products, dot, carries, any/all, IsNan..., bit ops, OpCopyLogical.
+        116 | 142..=152 | 154..=161 | 201..=205 | 400 => OpKind::Pure,
+        // OpGroupNonUniformBallotBitExtract, BallotFindLSB / MSB: functions of a ballot.
+        341 | 343 | 344 => OpKind::Pure,
+        // OpGroupNonUniformAll/Any/AllEqual/BroadcastFirst/Ballot, OpSubgroupBallotKHR,
+        // OpSubgroupFirstInvocationKHR, OpSubgroupAllKHR/AnyKHR/AllEqualKHR.
+        334 | 335 | 336 | 338 | 339 | 4421 | 4422 | 4428 | 4429 | 4430 => OpKind::Uniform,
+        // OpGroupNonUniformBroadcast (scope, value, id), Shuffle (scope, value, id),
+        // OpSubgroupReadInvocationKHR (value, index).
+        337 | 345 => OpKind::Lane(2),
+        4432 => OpKind::Lane(1),
+        333 => OpKind::Divergent("OpGroupNonUniformElect"),
+        227..=242 | 4500..=4510 | 5615 | 5616 | 6035 => OpKind::Divergent("atomic result"),
+        // Arithmetic group operations: the Reduce / scan operand is a literal the IR drops.
+        340 | 342 | 346..=366 => {
+            OpKind::Divergent("subgroup operation that may be a scan (the IR does not keep its GroupOperation)")
+        }
+        _ => OpKind::Divergent("operation the analysis does not model"),
+    }
+}
+
+/// PTX instructions and special registers kept as `Other`, by name.
+fn ptx_op(name: &str) -> OpKind {
+    if let Some(reg) = name.strip_prefix('%') {
+        let base = reg.split('.').next().unwrap_or(reg);
+        return match base {
+            "ctaid"
+            | "nctaid"
+            | "ntid"
+            | "nctarank"
+            | "gridid"
+            | "clusterid"
+            | "nclusterid"
+            | "cluster_ctaid"
+            | "cluster_nctaid"
+            | "cluster_ctarank"
+            | "cluster_nctarank"
+            | "is_explicit_cluster"
+            | "nwarpid"
+            | "nsmid"
+            | "total_smem_size"
+            | "dynamic_smem_size"
+            | "aggr_smem_size" => OpKind::Uniform,
+            "tid" => OpKind::Divergent("thread id (%tid)"),
+            "laneid" => OpKind::Divergent("lane id (%laneid)"),
+            _ => OpKind::Divergent("per-thread special register"),
+        };
+    }
+    let word: Vec<&str> = name.split('.').collect();
+    let head = word.first().copied().unwrap_or("");
+    match head {
+        "shfl" if word.contains(&"idx") => OpKind::Lane(1),
+        "vote" | "redux" | "activemask" => OpKind::Uniform,
+        "atom" | "red" => OpKind::Divergent("atomic result"),
+        "add" | "sub" | "mul" | "mad" | "mul24" | "mad24" | "sad" | "div" | "rem" | "abs" | "neg" | "min" | "max"
+        | "popc" | "clz" | "bfind" | "fns" | "brev" | "bfe" | "bfi" | "prmt" | "dp4a" | "dp2a" | "and" | "or"
+        | "xor" | "not" | "cnot" | "lop3" | "shf" | "shl" | "shr" | "selp" | "slct" | "set" | "setp" | "cvt"
+        | "cvta" | "mov" | "fma" | "rcp" | "sqrt" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh" | "copysign"
+        | "testp" | "addc" | "subc" | "madc" | "szext" | "bmsk" => OpKind::Pure,
+        _ => OpKind::Divergent("operation the analysis does not model"),
+    }
+}
+
+/// A one-character marker for `dump --ir`: `U` uniform, `D` divergent, for
+/// instructions that produce a value or branch on one (`None` otherwise).
+pub fn marker(u: &FuncUniformity, f: &Function, ih: InstH) -> Option<char> {
+    let inst = f.insts.try_get(ih)?;
+    let shows = match &inst.kind {
+        InstKind::CondBr { .. } | InstKind::Switch { .. } => true,
+        InstKind::Store { .. } | InstKind::Br { .. } | InstKind::Ret { .. } | InstKind::Unreachable => false,
+        _ => true,
+    };
+    shows.then(|| if u.divergence(Value::Inst(ih)).is_some() { 'D' } else { 'U' })
+}
+
+#[cfg(test)]
+#[path = "uniformity_tests.rs"]
+mod tests;
