@@ -454,6 +454,45 @@ fn spv_long_file_name(lines: usize) -> Vec<u8> {
     s.bytes()
 }
 
+/// DXIL bitcode: `void f()` whose `ret` carries `files` DEBUG_LOCs, each with a
+/// distinct `DIFile` scope.
+fn dxil_many_files(files: usize) -> Vec<u8> {
+    let mut w = BitWriter::new();
+    w.magic();
+    w.enter(MODULE_BLOCK, 3);
+    w.record(1, &[1]);
+    w.enter(17, 4); // TYPE_BLOCK
+    w.record(1, &[2]); // NUMENTRY
+    w.record(2, &[]); // VOID
+    w.record(21, &[0, 0]); // FUNCTION [vararg, retty]
+    w.end();
+    w.record(8, &[1, 0, 0, 0, 0, 0, 0, 0]); // FUNCTION [type, cc, isproto, ...]
+    w.enter(METADATA_BLOCK, 4);
+    w.define_abbrev(&[Ab::Lit(1), Ab::Array, Ab::Fixed(8)]);
+    let string = |w: &mut BitWriter, s: &[u8]| {
+        w.write(4, 4);
+        w.vbr(s.len() as u64, 6);
+        for &c in s {
+            w.write(u64::from(c), 8);
+        }
+    };
+    string(&mut w, b"C:/src"); // md 0
+    for i in 0..files as u64 {
+        string(&mut w, format!("f{i}.hlsl").as_bytes()); // md 1 + 2i
+        w.record(16, &[0, 2 + 2 * i, 1]); // FILE [distinct, filename+1, directory+1]: md 2 + 2i
+    }
+    w.end();
+    w.enter(12, 4); // FUNCTION_BLOCK
+    w.record(1, &[1]); // DECLAREBLOCKS
+    w.record(10, &[]); // RET
+    for i in 0..files as u64 {
+        w.record(35, &[i + 1, 1, 3 + 2 * i, 0]); // DEBUG_LOC [line, col, scope+1, ia+1]
+    }
+    w.end();
+    w.end();
+    hostile::dxil_container(&w.finish())
+}
+
 #[test]
 fn source_file_tables_are_interned_in_linear_time() {
     let m = irlint::spirv::lower(&spv_many_files(1000), 0).unwrap();
@@ -461,8 +500,16 @@ fn source_file_tables_are_interned_in_linear_time() {
     assert_eq!(m.source_files[999].name, "src/dir/file0000999.hlsl");
     let m = irlint::spirv::lower(&spv_long_file_name(10), 0).unwrap();
     assert_eq!(m.source_files.len(), 1);
+    let dxil = dxil_many_files(300);
+    let m = irlint::check::load_module(irlint::check::InputKind::Dxil, &dxil, 0).unwrap().unwrap();
+    assert_eq!(m.source_files.len(), 300);
+    assert_eq!(m.source_files[299].name, "C:/src/f299.hlsl");
     let dir = scratch("files");
-    for (name, bytes) in [("many_files.spv", spv_many_files(110_000)), ("long_name.spv", spv_long_file_name(200_000))] {
+    for (name, bytes) in [
+        ("many_files.spv", spv_many_files(110_000)),
+        ("long_name.spv", spv_long_file_name(200_000)),
+        ("many_files.dxil", dxil_many_files(150_000)),
+    ] {
         assert!(bytes.len() > 3 << 20, "{name}: {} bytes", bytes.len());
         let p = write(&dir, name, &bytes);
         let (code, rep) = check_alone(&p);
@@ -977,6 +1024,7 @@ fn write_cases() {
         write(&out, name, &bytes);
     }
     write(&out, "long_name.spv", &spv_long_file_name(200_000));
+    write(&out, "many_files.dxil", &dxil_many_files(150_000));
     write(&out, "repeated_source.spv", &spv_shared_source(200_000, 20_000, true));
     write(&out, "contents_same_name.dxil", &dxil_shared_source(200_000, 5_000, true));
     write(&out, "chains_ptr.spv", &spv_access_chains(160_000, Chain::Ptr));

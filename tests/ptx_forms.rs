@@ -199,6 +199,24 @@ fn forms_invalid_everywhere_are_not_sent_to_another_target() {
             ("atom-tma-rank-mode".into(), "cp.async.bulk.tensor needs sm_90 or later, not sm_80".into()),
         ]
     );
+    // The seed verifiers' target gates are quiet too when the form is wrong everywhere.
+    assert_eq!(
+        messages(
+            "sm_90a",
+            &one("cp.async.bulk.tensor.3d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes [%r1], [%rd3, {%r2, %r3}], [%r4], {%rs1, %rs2};")
+        ),
+        [(
+            "atom-tma-rank-mode".to_string(),
+            "cp.async.bulk.tensor.3d .im2col::w has 2 tensor coordinates, expected 3".to_string()
+        )]
+    );
+    assert_eq!(
+        messages("sm_100f", &one("tcgen05.mma.cta_group::1.kind::i8 [%r1], %rd2, %rd3, %r2, {%r3, %r4, %r5}, %p1;")),
+        [(
+            "atom-ptx-form".to_string(),
+            "disable-output-lane of .cta_group::1 is 4 registers, the vector has 3".to_string()
+        )]
+    );
     // A block-scaled mma with a kind/shape mismatch off sm_120: the shape (and the
     // seed lattice's verdict on it), not the target.
     let mma = "mma.sync.aligned.m16n8k64.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e4m3.f32.ue8m0 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8}, %r7, {%rs1, %rs2}, %r8, {%rs1, %rs2};";
@@ -279,4 +297,42 @@ fn wgmma_and_tma_messages_state_the_recovered_values() {
                 .to_string()
         )]
     );
+}
+
+/// Real PTX that ptxas accepts: no atom rule fires on any module that reads
+/// (`tests/fixtures/ptx_real`, and `../shared/corpus/ptx` when present). The
+/// CUTLASS sm_120a sparse block-scaled GEMM is the issue-23 case: its 64 MMAs in
+/// CUTLASS's modifier order read as sparse.
+#[test]
+fn real_ptx_gets_no_atom_finding() {
+    let mut files = common::files_with_suffix(&common::root().join("tests/fixtures/ptx_real"), ".ptx");
+    if let Some(dir) = common::shared("corpus/ptx") {
+        files.extend(common::files_with_suffix(&dir, ".ptx"));
+    }
+    let mut read = 0;
+    for p in &files {
+        let bytes = std::fs::read(p).unwrap();
+        let r = check_bytes(&p.display().to_string(), &bytes, &CheckOptions::default());
+        if r.files[0].status != FileStatus::Ok {
+            continue; // a front-end reading error (tests/ptx_real's business)
+        }
+        read += 1;
+        let atom: Vec<_> = r.diagnostics.iter().filter(|d| d.rule.starts_with("atom-")).map(|d| &d.message).collect();
+        assert!(atom.is_empty(), "{}: {atom:?}", p.display());
+    }
+    assert!(read >= 4, "{read} of {} modules read", files.len());
+    let p = common::root().join("tests/fixtures/ptx_real/cutlass_80a_sparse_mxf8f6f4_gemm.sm_120a.ptx");
+    let m = irlint::ptx::lower(&std::fs::read(p).unwrap(), 0).unwrap();
+    let sparse: Vec<(bool, u32)> = m
+        .facts
+        .iter()
+        .filter_map(|f| match &f.kind {
+            FactKind::Ptx(x) => match &x.op {
+                PtxOp::BlockScaledMma(b) => Some((b.sparse, b.k)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sparse, vec![(true, 64); 64]);
 }

@@ -145,3 +145,14 @@ pub const MAX_ACCESS_PATH_TOTAL: u64 = 1 << 22;
 /// Sections of an ELF, PE or Mach-O host file whose names label embedded
 /// shaders; later sections are not read.
 pub const MAX_HOST_SECTIONS: usize = 1 << 16;
+/// `brx.idx` branch-table edges in one PTX module (a table of N labels used
+/// by M `brx.idx` counts N·M).
+pub const MAX_PTX_SWITCH_EDGES: usize = 1 << 22;
+/// SSA-construction work in one PTX module: one unit per single-predecessor
+/// block a register read walks through, per phi operand, and 16 per phi. Past
+/// it the module is an input error (a straight chain of B blocks followed by R
+/// reads of distinct registers costs B·R; joins × live registers cost a phi
+/// each).
+pub const MAX_PTX_SSA_WORK: u64 = 1 << 24;
+/// Functions (`.entry` and `.func`, definitions and prototypes) in one PTX module.
+pub const MAX_PTX_FUNCTIONS: usize = 1 << 16;

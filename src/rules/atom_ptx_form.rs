@@ -89,7 +89,7 @@ None.
 Operand counts are checked for `tcgen05.mma.block_scale`, block-scaled `mma` fragments, `wgmma`
 accumulators and TMA copies only; the other operand-count and register-type errors are left to
 ptxas. The target tables are ptxas 13.5's (PTX ISA 9.5); a form the seed verifiers already
-reject can be reported by both rules. `scripts/ptx_oracle.py` (28,124 forms) and
+reject can be reported by both rules. `scripts/ptx_oracle.py` (29,531 forms) and
 `scripts/ptx_mutants.py` (one-token edits of the corpus) measure the agreement with ptxas
 (`docs/atoms.md`).
 
@@ -492,6 +492,17 @@ fn problems(p: &crate::ir::PtxMatrixOp, tname: &str) -> (Vec<String>, Vec<String
         _ => {}
     }
     (form, gate)
+}
+
+/// True when the fact has a problem on every target (so a target gate of the
+/// seed verifiers must not speak for it either).
+pub fn invalid_everywhere(p: &crate::ir::PtxMatrixOp) -> bool {
+    let (form, _) = problems(p, "");
+    match &p.op {
+        // "not available on this target" is a target statement, not a form problem.
+        PtxOp::Tcgen05Mma(_) => form.iter().any(|m| !m.starts_with("tcgen05.mma is not available")),
+        _ => !form.is_empty(),
+    }
 }
 
 /// Runs the rule.
