@@ -210,19 +210,21 @@ def main():
         return key, verdict, flags
 
     rows = collections.defaultdict(collections.Counter)
+    edits = collections.defaultdict(collections.Counter)
     notes = []
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         for key, verdict, flags in pool.map(lambda k: judge(k, tmp), sorted(groups)):
             for i, (fam, kind, _, _, text) in enumerate(groups[key]):
-                row = rows[(fam, key[0])]
-                row["mutants"] += 1
+                row, edit = rows[(fam, key[0])], edits[kind]
                 rejected, flagged = verdict[i] is not None, i in flags
-                row["rejected" if rejected else "accepted"] += 1
+                for r in (row, edit):
+                    r["mutants"] += 1
+                    r["rejected" if rejected else "accepted"] += 1
+                    r["flagged, ptxas accepts"] += flagged and not rejected
+                    r["missed"] += rejected and not flagged
                 if flagged and not rejected:
-                    row["flagged, ptxas accepts"] += 1
                     notes.append(f"  FP {key[0]} [{kind}] {text}  [{flags[i]}]")
                 elif rejected and not flagged:
-                    row["missed"] += 1
                     notes.append(f"  MISS {key[0]} [{kind}] {text}  [{verdict[i]}]")
     cols = ["instructions", "mutants", "accepted", "rejected", "flagged, ptxas accepts", "missed"]
     for (fam, target), n in count.items():
@@ -235,6 +237,11 @@ def main():
         print(f"| {fam} | {target} | " + " | ".join(str(rows[(fam, target)][c]) for c in cols) + " |")
     total = {c: sum(r[c] for r in rows.values()) for c in cols}
     print("| **all** | | " + " | ".join(f"**{total[c]}**" for c in cols) + " |")
+    print()
+    print("| edit | " + " | ".join(cols[1:]) + " |")
+    print("|---|" + "---|" * (len(cols) - 1))
+    for kind in sorted(edits):
+        print(f"| {kind} | " + " | ".join(str(edits[kind][c]) for c in cols[1:]) + " |")
     bad = total["flagged, ptxas accepts"] + total["missed"]
     if args.check and bad:
         print(f"disagreements: {bad}")

@@ -45,6 +45,7 @@ TARGETS = {
     "tma": ["sm_80", "sm_90", "sm_90a", "sm_100a", "sm_100f", "sm_120a"],
     "mma": ["sm_120a", "sm_120f", "sm_100a", "sm_120"],
     "wgmma": ["sm_90a", "sm_90", "sm_100a", "sm_120a"],
+    "order": ["sm_90a", "sm_100a", "sm_120a"],
 }
 KINDS = ["f16", "tf32", "f8f6f4", "i8", "mxf8f6f4", "mxf4", "mxf4nvf4"]
 SCALE = ["", ".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"]
@@ -90,6 +91,11 @@ def tcgen05_variants():
         head = ["[%r1]", "%rd2", "%rd3"] + (["[%r6]"] if sp else []) + ["%r2"]
         word = "tcgen05.mma" + (".sp" if sp else "") + ".cta_group::1.kind::f16"
         yield f"{word} {', '.join(head + ['[%r4]', '[%r7]', '%p1'])};"
+        # disable-output-lane: 4 registers for cta_group::1, 8 for ::2.
+        for cta, n in itertools.product([1, 2], [4, 8]):
+            lane = "{" + ", ".join(f"%r{10 + i}" for i in range(n)) + "}"
+            word = "tcgen05.mma" + (".sp" if sp else "") + f".cta_group::{cta}.kind::f16"
+            yield f"{word} {', '.join(head + [lane, '%p1'])};"
 
 
 def ldst_variants():
@@ -230,8 +236,54 @@ def wgmma_variants():
                 yield wgmma_form(64, n, k, dtype, atype, btype, sat=".satfinite")
 
 
+ORDER_FORMS = [
+    # (instruction-name words kept in place, a valid form)
+    (2, "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%f10, %f11, %f12, %f13}, %rd1, %rd2, %p1, 1, 1, 0, 0;"),
+    (2, "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.bf16.bf16 {%f10, %f11, %f12, %f13}, %rd1, %rd2, %r204, 0, %p1, "
+        "1, 1, 0, 0;"),
+    (2, "wgmma.mma_async.sync.aligned.m64n8k32.satfinite.s32.s8.s8 {%r10, %r11, %r12, %r13}, %rd1, %rd2, %p1;"),
+    (2, "wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc {%r10, %r11, %r12, %r13}, %rd1, %rd2, %p1;"),
+    (1, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r10, %r11, %r12, %r13}, [%r1];"),
+    (1, "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%r1], {%r10, %r11, %r12, %r13};"),
+    (1, "ldmatrix.sync.aligned.m16n16.x2.trans.shared.b8x16.b6x16_p32 {%r10, %r11, %r12, %r13}, [%r1];"),
+    (1, "stmatrix.sync.aligned.m16n8.x1.trans.shared.b8 [%r1], {%r10};"),
+    (4, "cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.multicast::cluster"
+        ".L2::cache_hint [%r2], [%rd1, {%r10, %r11, %r12}], [%r3], {%rs1}, %rs2, %rd3;"),
+    (4, "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group.L2::cache_hint [%rd1, {%r10, %r11}], [%r2], %rd3;"),
+    (5, "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%rd1, {%r10, %r11}], [%r2];"),
+    (5, "cp.async.bulk.prefetch.tensor.3d.L2.global.im2col.L2::cache_hint [%rd1, {%r10, %r11, %r12}], {%rs1}, %rd3;"),
+    (4, "cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes.cta_group::2"
+        ".L2::cache_hint [%r2], [%rd1, {%r10, %r11, %r12, %r13, %r14}], [%r3], %rd3;"),
+    (2, "tcgen05.mma.ws.sp.cta_group::1.kind::f16.collector::b0::fill [%r1], %rd2, %rd3, [%r6], %r2, %p1;"),
+    (2, "tcgen05.mma.sp.cta_group::2.kind::mxf4nvf4.block_scale.scale_vec::4X.collector::a::fill [%r1], %rd2, %rd3, "
+        "[%r6], %r2, [%r4], [%r7], %p1;"),
+    (2, "tcgen05.mma.cta_group::1.kind::f16.ashift.collector::a::lastuse [%r1], [%r5], %rd3, %r2, %p1;"),
+    (1, "mma.sp::ordered_metadata.sync.aligned.m16n8k128.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1"
+        ".e2m1.f32.ue4m3 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r9, %r10}, {%f5, %f6, %f7, %f8}, "
+        "%r11, 0x0, %r7, {%rs1, %rs2}, %r8, {%rs1, %rs2};"),
+    (1, "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e5m2.f32.ue8m0 "
+        "{%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8}, %r7, {%rs1, %rs2}, %r8, "
+        "{%rs1, %rs2};"),
+]
+
+
+def order_variants():
+    """Modifier order: every valid form of ORDER_FORMS with every pair of its modifiers swapped
+    (the instruction name stays: a misspelt instruction belongs to no family)."""
+    for fixed, form in ORDER_FORMS:
+        word, rest = form.split(" ", 1)
+        parts = word.split(".")
+        head, mods = parts[:fixed], parts[fixed:]
+        yield form
+        for i, j in itertools.combinations(range(len(mods)), 2):
+            if mods[i] != mods[j]:
+                m = mods[:]
+                m[i], m[j] = m[j], m[i]
+                yield ".".join(head + m) + " " + rest
+
+
 FAMILIES = {"tcgen05": tcgen05_variants, "ldst": ldst_variants, "tma": tma_variants, "mma": mma_variants,
-            "wgmma": wgmma_variants}
+            "wgmma": wgmma_variants, "order": order_variants}
 
 
 def module(target, variants):
@@ -315,7 +367,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ptxas", default=os.environ.get("PTXAS") or find_ptxas())
     ap.add_argument("--irlint", default="target/release/irlint")
-    ap.add_argument("--families", default="tcgen05,ldst,tma,mma,wgmma")
+    ap.add_argument("--families", default="tcgen05,ldst,tma,mma,wgmma,order")
     ap.add_argument("--examples", action="store_true", help="print the disagreeing forms")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 on any flagged-but-accepted form outside D7 or any missed form")
@@ -364,7 +416,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         rows = []
         for fam, target, c, notes in pool.map(lambda cell: run_cell(cell, tmp), cells):
-            if args.examples:
+            if args.examples and notes:
                 print("\n".join(notes))
             rows.append((fam, target, c))
             print(fam, target, c, flush=True)

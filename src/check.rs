@@ -178,11 +178,27 @@ fn holds(bytes: &[u8]) -> String {
 /// Reads and lowers one module of a known kind. `Ok(None)` means "recognised,
 /// not analysed" (legacy DXBC).
 pub fn load_module(kind: InputKind, bytes: &[u8], base: u64) -> Result<Option<Module>, ReadError> {
-    load_parsed(kind, bytes, base, None)
+    load_parsed(kind, bytes, base, None).map(Result::ok)
 }
 
-/// [`load_module`] reusing a container already parsed at `base`.
-fn load_parsed(kind: InputKind, bytes: &[u8], base: u64, parsed: Parsed<'_>) -> Result<Option<Module>, ReadError> {
+/// Why a DXBC container without a DXIL program is skipped (legacy bytecode,
+/// a root signature, other non-shader parts), or the input error of one with
+/// no part any compiler writes.
+pub fn dxbc_skip_reason(c: &dxbc::Container<'_>) -> Result<String, ReadError> {
+    Ok(match c.no_program()? {
+        dxbc::NoProgram::Legacy => LEGACY_DXBC.to_string(),
+        dxbc::NoProgram::NotAShader(what) => what,
+    })
+}
+
+/// [`load_module`] reusing a container already parsed at `base`; `Ok(Err(why))`
+/// for a container that is recognised but not analysed.
+fn load_parsed(
+    kind: InputKind,
+    bytes: &[u8],
+    base: u64,
+    parsed: Parsed<'_>,
+) -> Result<Result<Module, String>, ReadError> {
     match kind {
         InputKind::Dxil | InputKind::Dxbc => {
             let c = match parsed {
@@ -190,14 +206,14 @@ fn load_parsed(kind: InputKind, bytes: &[u8], base: u64, parsed: Parsed<'_>) -> 
                 None => dxbc::parse(bytes, base)?,
             };
             if c.part(FourCc::DXIL).is_none() && c.part(FourCc::ILDB).is_none() {
-                return Ok(None);
+                return dxbc_skip_reason(&c).map(Err);
             }
-            dxil::lower_container(&c).map(Some)
+            dxil::lower_container(&c).map(Ok)
         }
-        InputKind::Bitcode => dxil::lower_bitcode(bytes, base).map(Some),
-        InputKind::Spirv => spirv::lower(bytes, base).map(Some),
-        InputKind::Ptx => ptx::lower(bytes, base).map(Some),
-        _ => Ok(None),
+        InputKind::Bitcode => dxil::lower_bitcode(bytes, base).map(Ok),
+        InputKind::Spirv => spirv::lower(bytes, base).map(Ok),
+        InputKind::Ptx => ptx::lower(bytes, base).map(Ok),
+        _ => Ok(Err(String::new())),
     }
 }
 
@@ -269,8 +285,8 @@ fn check_parsed(
     let base = blob_offset.unwrap_or(0);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let m = match load_parsed(kind, bytes, base, parsed) {
-            Ok(Some(m)) => m,
-            Ok(None) => return Err((FileStatus::Skipped, LEGACY_DXBC.to_string(), false)),
+            Ok(Ok(m)) => m,
+            Ok(Err(why)) => return Err((FileStatus::Skipped, why, false)),
             Err(e) => return Err((FileStatus::Error, e.to_string(), true)),
         };
         if let Err(e) = ir::verify::verify(&m) {

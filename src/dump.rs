@@ -6,7 +6,7 @@
 //! documented in `docs/dump.md`; [`render_text`] prints the same data for people.
 
 use crate::analysis::{AbsValue, Analysis};
-use crate::check::{FileStatus, InputKind, LEGACY_DXBC};
+use crate::check::{FileStatus, InputKind};
 use crate::dxil::{dxop, linalg, lower, resources};
 use crate::ir::{
     self, ComponentNumbering, ConstKind, FactKind, InstKind, LayoutNumbering, MatrixEncoding, MatrixMemOp, Module,
@@ -77,8 +77,13 @@ fn dump_inner(mut out: DumpFile, bytes: &[u8], opts: &DumpOptions) -> DumpFile {
             };
             out.details.insert("container".into(), container_json(&c));
             if lower::program_part(&c).is_none() {
-                out.kind = InputKind::Dxbc;
-                return out.fail(FileStatus::Skipped, LEGACY_DXBC);
+                return match crate::check::dxbc_skip_reason(&c) {
+                    Ok(why) => {
+                        out.kind = InputKind::Dxbc;
+                        out.fail(FileStatus::Skipped, why)
+                    }
+                    Err(e) => out.fail(FileStatus::Error, e.to_string()),
+                };
             }
             if let Some(p) = program_json(&c) {
                 out.details.insert("program".into(), p);
@@ -619,7 +624,7 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
         };
         // Each instruction marked `U` (uniform) or `D` (divergent across a wave).
         let u = crate::analysis::uniformity::analyze_module(m);
-        let mark = |fh: ir::FuncH, ih| {
+        let mark = |fh: ir::FuncH, ih: ir::InstH| {
             let fu = u.get(fh.index())?.as_ref()?;
             crate::analysis::uniformity::marker(fu, m.functions.try_get(fh)?, ih)
         };

@@ -232,3 +232,61 @@ fn overlapping_spills_are_unknown() {
         .collect();
     assert_eq!(vals, [AbsValue::Top, AbsValue::Top]);
 }
+
+/// CUTLASS's pipeline (example 70_blackwell_fp16_gemm, sm_100a, lines
+/// 1630-1654): the stage is `s + 1 == 8 ? 0 : s + 1`, and the descriptors are
+/// `desc + stage * 1024` (16 KB stages in 16-byte units). The select's false
+/// arm sees `s + 1 != 8`, so the stage stays the set {0, …, 7}; each add's
+/// carry out of the start address stops at the reserved bits 14-15, so the
+/// version, SBO and layout stay known.
+#[test]
+fn cutlass_stage_counter_and_descriptor_advance() {
+    let text = "\
+.version 8.7
+.target sm_100a
+.address_size 64
+.extern .shared .align 1024 .b8 smem[];
+.visible .entry k(.param .u32 n)
+{
+\t.reg .pred %p<8>;
+\t.reg .b32 %r<32>;
+\t.reg .b64 %rd<16>;
+\tld.param.u32 %r10, [n];
+\tmov.u32 %r1, smem;
+\tshr.u32 %r2, %r1, 4;
+\tand.b32 %r3, %r2, 16383;
+\tcvt.u64.u32 %rd1, %r3;
+\tor.b64 %rd8, %rd1, 4611756662049538048;
+\tmov.b32 %r5, 0;
+\tmov.b32 %r6, 0;
+$L__loop:
+\tmul.wide.s32 %rd2, %r5, 1024;
+\tadd.s64 %rd3, %rd8, %rd2;
+\ttcgen05.mma.cta_group::1.kind::f16 [%r0], %rd3, %rd3, 136314896, %p1;
+\tadd.s32 %r7, %r5, 1;
+\tsetp.eq.b32 %p2, %r7, 8;
+\tselp.b32 %r5, 0, %r7, %p2;
+\tadd.s32 %r6, %r6, 1;
+\tsetp.lt.u32 %p3, %r6, %r10;
+\t@%p3 bra $L__loop;
+\tret;
+}
+";
+    let m = irlint::ptx::lower(text.as_bytes(), 0).unwrap();
+    let a = analyze(&m, &AnalysisOptions { all_functions: true, ..Default::default() });
+    let f = &m.facts[0];
+    let FactKind::Ptx(x) = &f.kind else { panic!() };
+    let PtxOp::Tcgen05Mma(t) = &x.op else { panic!() };
+    let v = a.value(&m, f.function, t.a_desc.unwrap());
+    assert_eq!(v.known_field(61, 3, 64), Some(2), "{v:?}");
+    assert_eq!(v.known_field(46, 3, 64), Some(1), "{v:?}");
+    assert_eq!(v.known_field(32, 14, 64), Some(64), "{v:?}");
+    assert_eq!(v.known_field(15, 1, 64), Some(0), "the carry stops at bit 14: {v:?}");
+    // The stage itself: exactly {0, ..., 7}.
+    let stage = m.functions.iter().next().unwrap().1.insts.iter().find_map(|(h, i)| match &i.kind {
+        irlint::ir::InstKind::Select { .. } => Some(h),
+        _ => None,
+    });
+    let sv = a.value(&m, f.function, irlint::ir::Operand::Value(irlint::ir::Value::Inst(stage.unwrap())));
+    assert_eq!(sv, AbsValue::Set((0..8).collect()));
+}

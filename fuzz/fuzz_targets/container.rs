@@ -9,5 +9,6 @@ fuzz_target!(|data: &[u8]| {
             let _ = irlint::read::dxbc::program(p);
         }
         let _ = c.is_legacy();
+        let _ = c.no_program();
     }
 });

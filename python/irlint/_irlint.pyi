@@ -167,7 +167,8 @@ def atoms(records: Union[str, Mapping[str, Any], Iterable[Mapping[str, Any]]]) -
     """Runs matrix-atom records (the pinned `irlint atoms` format, docs/atoms.md):
     dicts, or the text `irlint atoms` reads (a JSON array or JSON Lines). A
     malformed record is a result with rule `input-error`; raises InputError for
-    text that is no JSON array, TypeError for a value JSON cannot hold."""
+    text that is no JSON array, TypeError for a value JSON cannot hold and for
+    bytes (decode JSON text to str first)."""
 
 def main(argv: List[str]) -> int:
     """The command line on `argv` (without the program name); returns the exit status."""

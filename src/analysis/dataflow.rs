@@ -555,7 +555,15 @@ impl<'a, 'm> Engine<'a, 'm> {
             }
             InstKind::Select { cond, if_true, if_false } => {
                 let c = self.operand(*cond).abs();
-                let (a, b) = (self.operand(*if_true).retag(bits), self.operand(*if_false).retag(bits));
+                let (mut a, mut b) = (self.operand(*if_true).retag(bits), self.operand(*if_false).retag(bits));
+                // `x == C ? y : x` (CUTLASS's pipeline stage `s + 1 == 8 ? 0 : s + 1`):
+                // the arm that is `x` itself is taken only when `x != C`.
+                if let Some((x, k, eq)) = self.eq_test(*cond) {
+                    let arm = if eq { (*if_false, &mut b) } else { (*if_true, &mut a) };
+                    if arm.0 == x {
+                        *arm.1 = arm.1.without(k);
+                    }
+                }
                 select(&c, &a, &b)
             }
             InstKind::Phi { incoming } => {
@@ -625,6 +633,24 @@ impl<'a, 'm> Engine<'a, 'm> {
                 }
             },
             _ => Val::Top,
+        }
+    }
+
+    /// `(x, C, true)` for a condition `x == C`, `(x, C, false)` for `x != C`
+    /// (an integer comparison with a constant).
+    fn eq_test(&self, cond: Value) -> Option<(Value, u64, bool)> {
+        let Value::Inst(h) = cond else { return None };
+        let InstKind::Cmp { pred, lhs, rhs } = &self.f.insts.try_get(h)?.kind else { return None };
+        let eq = match pred.0 {
+            32 => true,
+            33 => false,
+            _ => return None,
+        };
+        let m = self.ce.m;
+        match (m.const_int(*lhs), m.const_int(*rhs)) {
+            (None, Some(k)) => Some((*lhs, k, eq)),
+            (Some(k), None) => Some((*rhs, k, eq)),
+            _ => None,
         }
     }
 

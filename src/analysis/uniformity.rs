@@ -422,7 +422,11 @@ impl Graph {
         }
         let mut rorder = post_order(n, &rsuccs);
         rorder.reverse();
-        if rpo.iter().any(|b| !rorder.contains(b)) {
+        let mut reaches_exit = vec![false; n + 1];
+        for b in &rorder {
+            reaches_exit[*b] = true;
+        }
+        if rpo.iter().any(|b| !reaches_exit[*b]) {
             return None;
         }
         let ipdom = idoms(n + 1, &rorder, &rpreds);
@@ -434,6 +438,8 @@ impl Graph {
     fn control_dependence(&self) -> Option<Vec<Vec<usize>>> {
         let mut cd = vec![Vec::new(); self.n];
         let mut total = 0usize;
+        // `added[r] == a + 1`: r is already in cd[a].
+        let mut added = vec![0usize; self.n];
         for &a in &self.rpo {
             if self.succs[a].len() < 2 {
                 continue;
@@ -442,7 +448,8 @@ impl Graph {
             for &s in &self.succs[a] {
                 let mut r = s;
                 while r != stop && r < self.n {
-                    if !cd[a].contains(&r) {
+                    if added[r] != a + 1 {
+                        added[r] = a + 1;
                         cd[a].push(r);
                         total += 1;
                         if total > MAX_CD {

@@ -75,6 +75,23 @@ impl Val {
         }
     }
 
+    /// The value with the constant `k` removed, when it is a set of integers
+    /// (what an arm taken only when `x != k` sees of `x`); else itself.
+    pub(crate) fn without(&self, k: u64) -> Val {
+        match self {
+            Val::Int(AbsValue::Set(v), w) => {
+                let k = k & super::lattice::mask(u32::from(*w));
+                let rest: Vec<u64> = v.iter().copied().filter(|x| *x != k).collect();
+                if rest.is_empty() {
+                    Val::Bottom
+                } else {
+                    Val::Int(AbsValue::Set(rest), *w)
+                }
+            }
+            other => other.clone(),
+        }
+    }
+
     /// True when this is (or holds) a known-bits integer.
     pub(crate) fn has_known_bits(&self) -> bool {
         match self {

@@ -158,3 +158,29 @@ fn widening_only_forgets_and_keeps_the_other_half() {
     let c_new = AbsValue::from_known(KnownBits { zero: mask(32) & !0x1F, one: 0 }, 32);
     assert_eq!(Val::int(c_new, 32).widen_from(&Val::int(c_old, 32)).abs(), AbsValue::Top);
 }
+
+/// The arm of `x == k ? y : x` taken when `x != k` sees `x` without `k`: it
+/// still admits every other value of `x` (every set of 5-bit values with up
+/// to 3 members, every k), and known bits are left as they are.
+#[test]
+fn select_arm_refinement_only_removes_the_tested_constant() {
+    let bits = 5;
+    for a in 0..32u64 {
+        for b in 0..32u64 {
+            for c in [0u64, 7, 31] {
+                let set = AbsValue::set([a, b, c], bits);
+                let v = Val::int(set.clone(), bits);
+                for k in 0..32u64 {
+                    let r = v.without(k).abs();
+                    for x in members(&set, bits).into_iter().filter(|x| *x != k) {
+                        assert!(r.admits(x, bits), "{set:?} without {k} = {r:?} misses {x}");
+                    }
+                    assert!(!r.admits(k, bits) || !set.admits(k, bits) && r.admits(k, bits));
+                }
+            }
+        }
+    }
+    assert_eq!(Val::int(AbsValue::constant(8, 32), 32).without(8), Val::Bottom);
+    let kb = Val::int(AbsValue::congruence(0, 4, 32), 32);
+    assert_eq!(kb.without(16), kb);
+}

@@ -122,6 +122,8 @@ pub fn diagnostic(path: &str, r: &Record, o: &Outcome) -> Option<Diagnostic> {
     if let Some(v) = &r.verifier {
         d.values.push(("verifier".into(), FindingValue::Text(v.clone())));
     }
+    // A record's id and verifier are echoed: cut as any input-derived name.
+    d.cap_strings();
     Some(d)
 }
 

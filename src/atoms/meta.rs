@@ -363,6 +363,14 @@ rank 3 to 5; `tile::scatter4` and `tile::gather4` rank 2; `im2col::w` and `tile:
 sm_100 or later; `im2col::w::128` and `tile::scatter4` need the sm_100a/f class (100, 101, 103,
 110 with `a` or `f`).
 
+On PTX input (`cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`,
+`cp.async.bulk.prefetch.tensor`) it also checks the operand lists against the rank and mode, in
+irlint's own words: the coordinates of `[tensorMap, {coords}]` (`.Nd` of them; 5 for
+`tile::gather4`/`tile::scatter4`: a column and four rows), the `{im2colInfo}` offsets of a load
+(`.im2col`: rank − 2; `.im2col::w`, `::w::128`: wHalo and wOffset; none for the tile modes), and
+the instruction itself below sm_90 (reported only for a form that is valid on sm_90, so a
+wrong count is never told to change its target).
+
 ## Why is this bad
 ptxas rejects these forms ("Modifier '.2d' cannot be combined with modifier '.im2col'", "requires
 .target sm_100 or higher"); generated from a layout, the error no longer names the tensor.
@@ -380,8 +388,9 @@ Use `tile` mode for rank-2 tensors, or describe the convolution input with its s
 None.
 
 ## Known limitations
-Direction rules (gather4/im2col load-only, scatter4 store-only) and the per-destination target
-table are not checked (ptx-atoms.md D18, D19).
+Direction rules (gather4/im2col load-only, scatter4 store-only), completion mechanisms and the
+per-destination target table are `atom-ptx-form`'s (ptx-atoms.md D18, D19).
+`scripts/ptx_oracle.py` measures the agreement with ptxas 13.5 (`docs/atoms.md`).
 
 ## References
 - seed 002, "TMA Rank and Mode Gates"; ptx-atoms.md §1.5, §2.7

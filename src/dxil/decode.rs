@@ -125,6 +125,10 @@ pub(crate) struct Decoder {
     /// Debug-info caches: scope MD id → source file index; location MD id → LocH.
     pub(crate) scope_files: FxHashMap<MdId, u32>,
     pub(crate) md_locs: FxHashMap<MdId, LocH>,
+    /// Source-file index by `DIFile` (filename, directory) MD ids, and by name:
+    /// N files interned in O(N), each name built once.
+    pub(crate) file_by_md: FxHashMap<(Option<MdId>, Option<MdId>), u32>,
+    pub(crate) file_by_name: FxHashMap<String, u32>,
     pub(crate) remark_count: usize,
     /// `{ ty, i1 }` cmpxchg result types by `ty`.
     pub(crate) cmpxchg_types: FxHashMap<TypeH, TypeH>,
@@ -161,6 +165,8 @@ impl Decoder {
             global_inits: Vec::new(),
             scope_files: FxHashMap::default(),
             md_locs: FxHashMap::default(),
+            file_by_md: FxHashMap::default(),
+            file_by_name: FxHashMap::default(),
             remark_count: 0,
             cmpxchg_types: FxHashMap::default(),
             total_params: 0,

@@ -10,7 +10,7 @@ use super::facts;
 use super::linalg::MatrixTypes;
 use super::llvm::{self, LlvmModule, MdId, Metadata};
 use super::resources::{self, Resolver};
-use crate::ir::{DebugLoc, EntryPoint, InstKind, Module, Value};
+use crate::ir::{DebugLoc, EntryPoint, InstKind, Module, SourceFile, Value};
 use crate::read::dxbc::{self, Container, FourCc, Part, ProgramHeader};
 use crate::read::{ErrorKind, ReadError, Result};
 use rustc_hash::FxHashMap;
@@ -191,10 +191,21 @@ pub fn lower_llvm(llvm: LlvmModule, header: Option<&ProgramHeader>) -> Module {
     }
     m.entry_points = entry_points;
     m.remarks.extend(parsed.remarks);
+    // Source files by name, built once (not a linear search per resource).
+    let mut files: FxHashMap<String, u32> =
+        m.source_files.iter().enumerate().rev().map(|(i, f)| (f.name.clone(), i as u32)).collect();
     for mut r in parsed.resources {
         if let Some((file, line)) = r.name.as_ref().and_then(|n| debug_globals.get(n)) {
             if r.span.loc.is_none() {
-                let file = m.source_file_index(file);
+                let file = match files.get(file.as_str()) {
+                    Some(&i) => i,
+                    None => {
+                        let i = m.source_files.len() as u32;
+                        m.source_files.push(SourceFile { name: file.clone(), text: None });
+                        files.insert(file.clone(), i);
+                        i
+                    }
+                };
                 r.span.loc = Some(m.add_loc(DebugLoc { file, line: *line, column: 0, inlined_at: None }));
             }
         }

@@ -6,10 +6,12 @@
 //!
 //! - **DXBC**: the declared container size fits the bytes left, and
 //!   [`crate::read::dxbc::parse`] accepts the candidate slice (part table
-//!   inside the container, every part inside it), with at least one part and
-//!   printable FourCCs.
+//!   inside the container, every part inside it), with at least one part,
+//!   printable FourCCs, and a part DXC or FXC writes (see
+//!   [`crate::read::dxbc::Container::no_program`]).
 //! - **SPIR-V**: version 1.0–1.6, id bound > 0 (and within the reader's limit),
-//!   schema 0, first instruction `OpCapability`. The instruction stream is then
+//!   schema 0, first instruction `OpCapability`, an `OpMemoryModel` inside the
+//!   module (the logical layout requires one). The instruction stream is then
 //!   walked by word count until a word count of 0, an instruction that runs
 //!   past the end of the file, another SPIR-V magic, or — right after an
 //!   `OpFunctionEnd` — anything but `OpFunction`, `OpExtInst`, `OpLine` or
@@ -18,9 +20,9 @@
 //!   without either ends after the longest run of known opcodes.
 //!
 //! Nothing past a blob's declared size is ever read, and scanning resumes after
-//! each accepted blob. For ELF, PE and Mach-O files goblin names the section
-//! holding each blob (goblin runs under `catch_unwind`; a parse failure only
-//! loses the section names).
+//! each accepted blob. For ELF, PE and Mach-O files the section holding each
+//! blob is named from the section headers, read by a bounded walk ([`sections`]);
+//! headers that do not parse only lose the section names.
 
 use crate::check::InputKind;
 use crate::read::dxbc::{self, FourCc};
@@ -49,6 +51,7 @@ impl Blob {
 
 const SPIRV_MAGIC: u32 = 0x0723_0203;
 const OP_CAPABILITY: u32 = 17;
+const OP_MEMORY_MODEL: u32 = 14;
 const OP_FUNCTION_END: u32 = 56;
 const OP_FUNCTION: u32 = 54;
 const OP_EXT_INST: u32 = 12;
@@ -161,8 +164,11 @@ fn dxbc_candidate(bytes: &[u8], at: usize) -> Option<(usize, InputKind)> {
     }
     let kind = if c.part(FourCc::DXIL).is_some() || c.part(FourCc::ILDB).is_some() {
         InputKind::Dxil
-    } else {
+    } else if c.no_program().is_ok() {
         InputKind::Dxbc
+    } else {
+        // No part any compiler writes: not a container, a false hit.
+        return None;
     };
     Some((size, kind))
 }
@@ -206,6 +212,9 @@ fn spirv_walk(bytes: &[u8], at: usize, allowance: u64, walked: &mut u64) -> Opti
     let mut last_unit_end: Option<usize> = None;
     let mut known_end: Option<usize> = None;
     let mut all_known = true;
+    // End of the first OpMemoryModel: a module has one (the logical layout
+    // requires it), so a candidate without it is not a module.
+    let mut memory_model_end: Option<usize> = None;
     while pos < total_words {
         *walked += 1;
         if *walked > allowance {
@@ -230,6 +239,9 @@ fn spirv_walk(bytes: &[u8], at: usize, allowance: u64, walked: &mut u64) -> Opti
             break;
         }
         pos += count;
+        if opcode == OP_MEMORY_MODEL && memory_model_end.is_none() {
+            memory_model_end = Some(pos);
+        }
         all_known &= spirv::Op::from_u32(opcode).is_some();
         if all_known {
             known_end = Some(pos);
@@ -239,59 +251,201 @@ fn spirv_walk(bytes: &[u8], at: usize, allowance: u64, walked: &mut u64) -> Opti
         }
     }
     let end_words = last_unit_end.or(known_end)?;
+    if memory_model_end.is_none_or(|m| m > end_words) {
+        return None;
+    }
     Some((end_words * 4, InputKind::Spirv))
 }
 
 /// File-backed sections of an ELF, PE or Mach-O file: `(name, file range)`.
-/// Empty for other files or when goblin fails (or panics).
+/// Empty for other files or when the headers do not parse.
+///
+/// Only the section headers are read, by a bounded walk of our own: a full
+/// object parser (goblin parses PE exports, ELF symbols and relocations,
+/// Mach-O export tries) does work the labels do not need, some of it
+/// superlinear on crafted files. At most [`limits::MAX_HOST_SECTIONS`]
+/// sections are read; each header is read once, so the walk is linear in the
+/// file size.
 pub fn sections(bytes: &[u8]) -> Vec<(String, Range<u64>)> {
-    std::panic::catch_unwind(|| sections_unguarded(bytes)).unwrap_or_default()
-}
-
-fn sections_unguarded(bytes: &[u8]) -> Vec<(String, Range<u64>)> {
-    use goblin::Object;
     let mut out = Vec::new();
-    let mut push = |name: &str, offset: u64, size: u64| {
-        if size > 0 && !name.is_empty() {
-            out.push((name.to_string(), offset..offset.saturating_add(size)));
+    let mut push = |name: &[u8], offset: u64, size: u64| {
+        let name = name.split(|&b| b == 0).next().unwrap_or(&[]);
+        if size > 0 && !name.is_empty() && out.len() < limits::MAX_HOST_SECTIONS {
+            out.push((String::from_utf8_lossy(name).into_owned(), offset..offset.saturating_add(size)));
         }
     };
     match bytes.get(0..4) {
-        Some([0x7F, b'E', b'L', b'F']) => {
-            let Ok(elf) = goblin::elf::Elf::parse(bytes) else { return out };
-            for sh in &elf.section_headers {
-                if sh.sh_type == goblin::elf::section_header::SHT_NOBITS {
-                    continue;
-                }
-                let name = elf.shdr_strtab.get_at(sh.sh_name).unwrap_or("");
-                push(name, sh.sh_offset, sh.sh_size);
-            }
-        }
-        Some([b'M', b'Z', _, _]) => {
-            let mut opts = goblin::pe::options::ParseOptions::default()
-                .with_parse_imports(false)
-                .with_parse_resources(false)
-                .with_parse_tls_data(false);
-            opts.parse_attribute_certificates = false;
-            let Ok(pe) = goblin::pe::PE::parse_with_opts(bytes, &opts) else { return out };
-            for s in &pe.sections {
-                let name = s.name().unwrap_or("");
-                push(name, u64::from(s.pointer_to_raw_data), u64::from(s.size_of_raw_data));
-            }
-        }
-        _ => {
-            if let Ok(Object::Mach(goblin::mach::Mach::Binary(m))) = Object::parse(bytes) {
-                for segment in &m.segments {
-                    let Ok(secs) = segment.sections() else { continue };
-                    for (s, _) in secs {
-                        let name = format!("{},{}", s.segname().unwrap_or(""), s.name().unwrap_or(""));
-                        push(&name, u64::from(s.offset), s.size);
-                    }
-                }
-            }
-        }
-    }
+        Some([0x7F, b'E', b'L', b'F']) => elf_sections(bytes, &mut push),
+        Some([b'M', b'Z', _, _]) => pe_sections(bytes, &mut push),
+        _ => macho_sections(bytes, &mut push),
+    };
     out
+}
+
+/// Little- or big-endian field reads at an offset (`None` past the end).
+struct Fields<'a> {
+    b: &'a [u8],
+    big: bool,
+}
+
+impl Fields<'_> {
+    fn get<const N: usize>(&self, at: u64) -> Option<[u8; N]> {
+        let at = usize::try_from(at).ok()?;
+        let s = self.b.get(at..at.checked_add(N)?)?;
+        let mut a: [u8; N] = s.try_into().ok()?;
+        if self.big {
+            a.reverse();
+        }
+        Some(a)
+    }
+    fn u16(&self, at: u64) -> Option<u64> {
+        self.get::<2>(at).map(|a| u64::from(u16::from_le_bytes(a)))
+    }
+    fn u32(&self, at: u64) -> Option<u64> {
+        self.get::<4>(at).map(|a| u64::from(u32::from_le_bytes(a)))
+    }
+    fn u64(&self, at: u64) -> Option<u64> {
+        self.get::<8>(at).map(u64::from_le_bytes)
+    }
+    fn bytes(&self, at: u64, n: usize) -> Option<&[u8]> {
+        let at = usize::try_from(at).ok()?;
+        self.b.get(at..at.checked_add(n)?)
+    }
+}
+
+/// ELF section headers (`e_shoff`, `e_shnum`, names from `e_shstrndx`);
+/// `SHT_NOBITS` sections hold no file bytes and are left out.
+fn elf_sections(bytes: &[u8], push: &mut impl FnMut(&[u8], u64, u64)) -> Option<()> {
+    let is64 = match bytes.get(4)? {
+        1 => false,
+        2 => true,
+        _ => return None,
+    };
+    let big = *bytes.get(5)? == 2;
+    let f = Fields { b: bytes, big };
+    let (shoff, shentsize, shnum, shstrndx) = if is64 {
+        (f.u64(0x28)?, f.u16(0x3A)?, f.u16(0x3C)?, f.u16(0x3E)?)
+    } else {
+        (f.u32(0x20)?, f.u16(0x2E)?, f.u16(0x30)?, f.u16(0x32)?)
+    };
+    let min = if is64 { 0x40 } else { 0x28 };
+    if shentsize < min {
+        return None;
+    }
+    // (offset, size, type) of header `i`; the name offset is read separately.
+    let header = |i: u64| -> Option<(u64, u64, u64, u64)> {
+        let h = shoff.checked_add(i.checked_mul(shentsize)?)?;
+        if is64 {
+            Some((f.u32(h)?, f.u32(h + 4)?, f.u64(h + 0x18)?, f.u64(h + 0x20)?))
+        } else {
+            Some((f.u32(h)?, f.u32(h + 4)?, f.u32(h + 0x10)?, f.u32(h + 0x14)?))
+        }
+    };
+    // Extended numbering: the real counts live in section 0.
+    let (shnum, shstrndx) = match (shnum, shstrndx) {
+        (0, _) | (_, 0xFFFF) if shoff != 0 => {
+            let h = shoff;
+            let n = if shnum == 0 {
+                if is64 {
+                    f.u64(h + 0x20)?
+                } else {
+                    f.u32(h + 0x14)?
+                }
+            } else {
+                shnum
+            };
+            let x = if shstrndx == 0xFFFF { f.u32(h + if is64 { 0x2C } else { 0x1C })? } else { shstrndx };
+            (n, x)
+        }
+        other => other,
+    };
+    let shnum = shnum.min(limits::MAX_HOST_SECTIONS as u64);
+    let strtab = header(shstrndx).map(|(_, _, off, size)| (off, size));
+    for i in 0..shnum {
+        let Some((name, ty, off, size)) = header(i) else { break };
+        if ty == 8 {
+            continue; // SHT_NOBITS
+        }
+        let name = strtab
+            .filter(|&(_, size)| name < size)
+            .and_then(|(base, size)| {
+                let start = base.checked_add(name)?;
+                let n = usize::try_from(size - name).ok()?.min(256);
+                f.bytes(start, n).or_else(|| f.bytes(start, bytes.len().saturating_sub(start as usize).min(n)))
+            })
+            .unwrap_or(&[]);
+        push(name, off, size);
+    }
+    Some(())
+}
+
+/// PE/COFF section table (`PointerToRawData`, `SizeOfRawData`, 8-byte names).
+fn pe_sections(bytes: &[u8], push: &mut impl FnMut(&[u8], u64, u64)) -> Option<()> {
+    let f = Fields { b: bytes, big: false };
+    let pe = f.u32(0x3C)?;
+    if f.bytes(pe, 4)? != b"PE\0\0" {
+        return None;
+    }
+    let coff = pe + 4;
+    let count = f.u16(coff + 2)?.min(limits::MAX_HOST_SECTIONS as u64);
+    let table = coff + 20 + f.u16(coff + 16)?;
+    for i in 0..count {
+        let h = table + i * 40;
+        let (Some(name), Some(size), Some(off)) = (f.bytes(h, 8), f.u32(h + 16), f.u32(h + 20)) else { break };
+        push(name, off, size);
+    }
+    Some(())
+}
+
+/// Mach-O `LC_SEGMENT` / `LC_SEGMENT_64` sections, named `segment,section`
+/// (thin files; a fat file's slices are not labelled).
+fn macho_sections(bytes: &[u8], push: &mut impl FnMut(&[u8], u64, u64)) -> Option<()> {
+    let magic = u32::from_le_bytes(bytes.get(0..4)?.try_into().ok()?);
+    let (is64, big) = match magic {
+        0xFEED_FACE => (false, false),
+        0xFEED_FACF => (true, false),
+        0xCEFA_EDFE => (false, true),
+        0xCFFA_EDFE => (true, true),
+        _ => return None,
+    };
+    let f = Fields { b: bytes, big };
+    let ncmds = f.u32(16)?;
+    let mut at: u64 = if is64 { 32 } else { 28 };
+    let mut sections = 0usize;
+    for _ in 0..ncmds {
+        let (cmd, size) = (f.u32(at)?, f.u32(at + 4)?);
+        if size < 8 {
+            return Some(());
+        }
+        let (seg64, nsects_at, first, sect_size) = match cmd {
+            0x1 => (false, at + 48, at + 56, 68),
+            0x19 => (true, at + 64, at + 72, 80),
+            _ => {
+                at = at.checked_add(size)?;
+                continue;
+            }
+        };
+        let nsects = f.u32(nsects_at)?;
+        for k in 0..nsects {
+            if sections >= limits::MAX_HOST_SECTIONS {
+                return Some(());
+            }
+            sections += 1;
+            let s = first + k * sect_size;
+            if s + sect_size > at + size {
+                break;
+            }
+            let (Some(sect), Some(seg)) = (f.bytes(s, 16), f.bytes(s + 16, 16)) else { return Some(()) };
+            let (size, off) = if seg64 { (f.u64(s + 40)?, f.u32(s + 48)?) } else { (f.u32(s + 36)?, f.u32(s + 40)?) };
+            let trim = |b: &[u8]| b.split(|&c| c == 0).next().unwrap_or(&[]).to_vec();
+            let mut name = trim(seg);
+            name.push(b',');
+            name.extend(trim(sect));
+            push(&name, off, size);
+        }
+        at = at.checked_add(size)?;
+    }
+    Some(())
 }
 
 /// `irlint dump --blobs` text for one file: one line per blob with offset,
@@ -340,6 +494,9 @@ mod tests {
             0,
             (2 << 16) | OP_CAPABILITY,
             1,
+            (3 << 16) | OP_MEMORY_MODEL,
+            0,
+            1,
             (5 << 16) | 54, // OpFunction
             1,
             2,
@@ -360,7 +517,7 @@ mod tests {
         bytes.extend(spirv_words(&[0x0001_1234]));
         bytes.extend([0xFF; 5]);
         let blobs = scan(&bytes);
-        assert_eq!(blobs, vec![Blob { offset: 3, len: 16 * 4, kind: InputKind::Spirv, section: None }]);
+        assert_eq!(blobs, vec![Blob { offset: 3, len: 19 * 4, kind: InputKind::Spirv, section: None }]);
     }
 
     #[test]
@@ -370,7 +527,7 @@ mod tests {
             bytes.extend(vec![0x99u8; gap]);
             bytes.extend(spirv_words(&tiny_module()));
             let got: Vec<_> = scan(&bytes).iter().map(|b| (b.offset, b.len)).collect();
-            assert_eq!(got, [(0, 64), (64 + gap as u64, 64)], "gap {gap}");
+            assert_eq!(got, [(0, 76), (76 + gap as u64, 76)], "gap {gap}");
         }
     }
 
@@ -390,7 +547,7 @@ mod tests {
         bytes.extend(tiny_module().iter().flat_map(|w| w.to_be_bytes()));
         let blobs = scan(&bytes);
         assert_eq!(blobs.len(), 1);
-        assert_eq!((blobs[0].offset, blobs[0].len), (1, 64));
+        assert_eq!((blobs[0].offset, blobs[0].len), (1, 76));
     }
 
     #[test]
@@ -406,6 +563,11 @@ mod tests {
         assert!(scan(&spirv_words(&m)).is_empty());
         // Just the magic at the end of the file.
         assert!(scan(&[0, 3, 2, 0x23, 7]).is_empty());
+        // No OpMemoryModel: not a module (a header and a capability are 28 bytes
+        // any binary may hold by chance).
+        let mut m = tiny_module();
+        m.drain(7..10);
+        assert!(scan(&spirv_words(&m)).is_empty());
     }
 
     #[test]

@@ -191,12 +191,57 @@ impl Patterns {
     }
 }
 
+impl Patterns {
+    /// [`Patterns::matches`] with the directories above `rel` decided once
+    /// each (`memo`, keyed by `key`, `skip` and the directory): a file costs
+    /// a match of its own name and path, whatever its depth.
+    fn matches_memo(
+        &self,
+        rel: &Path,
+        skip: usize,
+        key: usize,
+        memo: &mut HashMap<(usize, usize, PathBuf), bool>,
+    ) -> bool {
+        let n = rel.components().count();
+        if self.by_path.is_match(rel)
+            || (n > skip && rel.file_name().is_some_and(|f| self.by_name.is_match(Path::new(f))))
+        {
+            return true;
+        }
+        // Directories above the file, deepest first, until one is known.
+        let dirs: Vec<&Path> = rel.ancestors().skip(1).take(n.saturating_sub(1)).collect();
+        let mut known = dirs.len();
+        let mut excluded = false;
+        for (i, d) in dirs.iter().enumerate() {
+            if let Some(&e) = memo.get(&(key, skip, d.to_path_buf())) {
+                known = i;
+                excluded = e;
+                break;
+            }
+        }
+        for i in (0..known).rev() {
+            let d = dirs[i];
+            // `d` has `dirs.len() - i` components.
+            let depth = dirs.len() - i;
+            excluded = excluded
+                || (depth > skip
+                    && (d.file_name().is_some_and(|f| self.by_name.is_match(Path::new(f)))
+                        || self.by_path.is_match(d)));
+            memo.insert((key, skip, d.to_path_buf()), excluded);
+        }
+        excluded
+    }
+}
+
 /// `exclude`, `.gitignore` and `per-file-ignores`, with configs looked up
 /// per directory (as the batch does) or from `--config`.
 pub struct ProjectFilters {
     explicit: Option<Option<Arc<Compiled>>>,
     gitignore: bool,
     by_dir: HashMap<PathBuf, Option<Arc<Compiled>>>,
+    /// `(config, skip, directory relative to the config)` → excluded: each
+    /// directory is matched once, not once per file under it.
+    excluded_dirs: HashMap<(usize, usize, PathBuf), bool>,
     by_config: HashMap<PathBuf, Option<Arc<Compiled>>>,
     git: GitIgnores,
 }
@@ -225,6 +270,7 @@ impl ProjectFilters {
             explicit,
             gitignore,
             by_dir: HashMap::new(),
+            excluded_dirs: HashMap::new(),
             by_config: HashMap::new(),
             git: GitIgnores::default(),
         }
@@ -296,7 +342,7 @@ impl ProjectFilters {
                     Some(c) => !abs.strip_prefix(&c.root).is_ok_and(|rel| {
                         let skip =
                             root.and_then(|r| r.strip_prefix(&c.root).ok()).map_or(0, |r| r.components().count());
-                        c.exclude.matches(rel, skip)
+                        c.exclude.matches_memo(rel, skip, Arc::as_ptr(&c) as usize, &mut self.excluded_dirs)
                     }),
                     None => true,
                 }
@@ -618,6 +664,23 @@ mod tests {
         assert!(p.matches(Path::new("gen/a/b.spv"), 0));
         assert!(!p.matches(Path::new("src/gen/b.spv"), 0));
         assert!(!p.matches(Path::new("a/b.dxil"), 0));
+        // The memoised walk agrees with the plain one, file by file.
+        let mut memo = HashMap::new();
+        for (rel, skip) in [
+            ("a/third_party/x.dxil", 0),
+            ("a/third_party/y.dxil", 0),
+            ("a/third_party/x.dxil", 2),
+            ("gen/a/b.spv", 0),
+            ("src/gen/b.spv", 0),
+            ("a/b.dxil", 0),
+            ("third_party", 0),
+        ] {
+            assert_eq!(
+                p.matches_memo(Path::new(rel), skip, 1, &mut memo),
+                p.matches(Path::new(rel), skip),
+                "{rel} {skip}"
+            );
+        }
         // `irlint check a/third_party`: the named directory is walked.
         assert!(!p.matches(Path::new("a/third_party/x.dxil"), 2));
         let p = Patterns::new(&["gen".to_string(), "build/out".to_string()]);

@@ -10,7 +10,8 @@
 //!   each [`Span`] for messages).
 //!
 //! # Invariants (checked by [`verify::verify`] right after lowering)
-//! - every handle indexes its arena; `Value::Inst` refers to the enclosing function;
+//! - every handle indexes its arena; `Value::Inst` refers to an instruction of the
+//!   enclosing function that one of its blocks lists (never a removed one);
 //! - a use follows its definition except through phis;
 //! - constants and types are module-level;
 //! - each block ends in a terminator and has phis only at its start.

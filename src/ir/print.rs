@@ -293,21 +293,21 @@ pub fn inst(m: &Module, f: &Function, h: InstH) -> String {
 
 /// Prints a whole function.
 pub fn function(m: &Module, f: &Function) -> String {
-    function_annotated(m, f, &|_| None, &|_| None)
+    function_noted(m, f, &|_| None, &|_| None)
 }
 
-/// A note on a value for [`module_annotated`]: what the dataflow knows of a
-/// phi or an argument (`None`: nothing to say).
+/// A note on a value for [`module_noted`]: what the dataflow knows of a phi
+/// or an argument (`None`: nothing to say).
 pub type Note<'a> = &'a dyn Fn(FuncH, Value) -> Option<String>;
 
-/// A marker per instruction for [`module_annotated`] (`U` / `D` in
-/// `dump --ir`: uniform / divergent; `None`: no marker).
+/// A one-character marker per instruction for [`module_annotated`] (`U` / `D`
+/// in `dump --ir`: uniform / divergent; `None`: no marker).
 pub type Mark<'a> = &'a dyn Fn(FuncH, InstH) -> Option<char>;
 
 /// [`function`] with a `; %argN = …` line per noted parameter, the note
-/// after each noted phi (`%7 = phi … ; = 0 mod 16`) and each instruction
-/// after its marker, when `mark` gives one.
-fn function_annotated(
+/// after each noted phi (`%7 = phi … ; = 0 mod 16`), and each instruction's
+/// marker in place of its first column of indentation.
+fn function_noted(
     m: &Module,
     f: &Function,
     note: &dyn Fn(Value) -> Option<String>,
@@ -330,8 +330,8 @@ fn function_annotated(
         let _ = writeln!(out, "bb{}:", bh.index());
         for ih in &b.insts {
             let text = inst(m, f, *ih);
-            let lead = mark(*ih).map_or_else(|| "  ".to_string(), |c| format!("{c} "));
             let is_phi = matches!(f.insts.try_get(*ih).map(|i| &i.kind), Some(InstKind::Phi { .. }));
+            let lead = mark(*ih).map_or_else(|| "  ".to_string(), |c| format!("{c} "));
             match note(Value::Inst(*ih)).filter(|_| is_phi) {
                 Some(n) => {
                     let _ = writeln!(out, "{lead}{text} ; = {n}");
@@ -348,12 +348,16 @@ fn function_annotated(
 
 /// Prints the whole module: resources, facts and function bodies.
 pub fn module(m: &Module) -> String {
-    module_annotated(m, &|_, _| None, &|_, _| None)
+    module_noted(m, &|_, _| None)
 }
 
-/// [`module`] with notes on phis and parameters (what the dataflow recovered
-/// for loop phis and `.func` parameters) and a marker per instruction
-/// (uniformity): what `irlint dump --ir` prints.
+/// [`module`] with notes on phis and parameters (`irlint dump --ir` gives
+/// what the dataflow recovered for loop phis and `.func` parameters).
+pub fn module_noted(m: &Module, note: Note<'_>) -> String {
+    module_annotated(m, note, &|_, _| None)
+}
+
+/// [`module_noted`] with a marker per instruction (`dump --ir`: uniformity).
 pub fn module_annotated(m: &Module, note: Note<'_>, mark: Mark<'_>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "; source {:?}, target {}", m.source, m.target.as_deref().unwrap_or("?"));
@@ -374,7 +378,7 @@ pub fn module_annotated(m: &Module, note: Note<'_>, mark: Mark<'_>) -> String {
     }
     for (fh, f) in m.functions.iter() {
         if !f.is_declaration {
-            out.push_str(&function_annotated(m, f, &|v| note(fh, v), &|ih| mark(fh, ih)));
+            out.push_str(&function_noted(m, f, &|v| note(fh, v), &|ih| mark(fh, ih)));
         }
     }
     out

@@ -28,6 +28,16 @@ pub fn verify(m: &Module) -> Result<(), VerifyError> {
         if f.is_declaration {
             continue;
         }
+        // Instructions listed in a block; an operand naming any other (a phi
+        // folded away, an instruction dropped) names a removed value.
+        let mut placed = vec![false; f.insts.len()];
+        for (_, b) in f.blocks.iter() {
+            for ih in &b.insts {
+                if let Some(p) = placed.get_mut(ih.index()) {
+                    *p = true;
+                }
+            }
+        }
         let check_value = |v: &Value| -> Result<(), VerifyError> {
             let ok = match v {
                 Value::Const(c) => m.constants.try_get(*c).is_some(),
@@ -36,10 +46,14 @@ pub fn verify(m: &Module) -> Result<(), VerifyError> {
                 Value::Arg(i) => (*i as usize) < f.params.len(),
                 Value::Inst(i) => f.insts.try_get(*i).is_some(),
             };
-            if ok {
-                Ok(())
-            } else {
-                Err(err(format!("dangling operand {v:?}")))
+            if !ok {
+                return Err(err(format!("dangling operand {v:?}")));
+            }
+            match v {
+                Value::Inst(i) if !placed.get(i.index()).copied().unwrap_or(false) => {
+                    Err(err(format!("operand %{} names a removed instruction (in no block)", i.index())))
+                }
+                _ => Ok(()),
             }
         };
         for (bh, b) in f.blocks.iter() {

@@ -195,7 +195,8 @@ impl<'a> Lexer<'a> {
             Tok::Dir
         } else if b == b'%' {
             self.pos += 1;
-            if !is_word_start(self.at(self.pos)) {
+            // `%r1`, `%tid.x`, and names that are digits (`%1`), which ptxas accepts.
+            if !is_word_byte(self.at(self.pos)) {
                 return Err(error_at(start, ErrorKind::Malformed, "expected a register name after '%'"));
             }
             self.scan_word(true);

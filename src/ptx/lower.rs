@@ -15,6 +15,7 @@ use crate::ir::{
     ConstH, ConstKind, Constant, EntryPoint, FuncH, Function, Global, Module, OpSemantics, SourceKind, Span, Type,
     TypeH, Value,
 };
+use crate::read::limits::MAX_PTX_SWITCH_EDGES;
 use crate::read::{ErrorKind, Result};
 use rustc_hash::FxHashMap;
 
@@ -34,6 +35,13 @@ pub(super) struct Cx<'a> {
     t_void: Option<TypeH>,
     /// `.file` index → index into `m.source_files`.
     pub files: FxHashMap<u32, u32>,
+    /// Source file name → index into `m.source_files` (interned by hash: a
+    /// module may name hundreds of thousands of files).
+    file_names: FxHashMap<Box<str>, u32>,
+    /// SSA-construction work charged so far in the module ([`MAX_PTX_SSA_WORK`]).
+    pub ssa_work: u64,
+    /// `brx.idx` edges created so far in the module ([`MAX_PTX_SWITCH_EDGES`]).
+    switch_edges: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -181,6 +189,30 @@ impl<'a> Cx<'a> {
         self.constant(ty, 2, 0, ConstKind::Undef)
     }
 
+    /// The index of a source file name in `m.source_files`, added once.
+    pub fn intern_file(&mut self, name: &str) -> u32 {
+        if let Some(i) = self.file_names.get(name) {
+            return *i;
+        }
+        let i = self.m.source_files.len() as u32;
+        self.m.source_files.push(crate::ir::SourceFile { name: name.to_string(), text: None });
+        self.file_names.insert(name.into(), i);
+        i
+    }
+
+    /// Counts `n` more `brx.idx` edges against [`MAX_PTX_SWITCH_EDGES`].
+    pub fn charge_edges(&mut self, n: usize, pos: super::lex::Pos) -> Result<()> {
+        self.switch_edges = self.switch_edges.saturating_add(n);
+        if self.switch_edges > MAX_PTX_SWITCH_EDGES {
+            return Err(error_at(
+                pos,
+                ErrorKind::LimitExceeded,
+                format!("too many brx.idx branch-table edges in one module (more than {MAX_PTX_SWITCH_EDGES})"),
+            ));
+        }
+        Ok(())
+    }
+
     /// The index of an opcode name in `m.op_names`.
     pub fn op_name(&mut self, name: &'a str) -> u32 {
         if let Some(i) = self.op_names.get(name) {
@@ -253,7 +285,7 @@ fn signature(cx: &mut Cx<'_>, f: &FuncDecl<'_>) -> Function {
 }
 
 /// Lowers a parsed module.
-pub(super) fn lower<'a>(pm: &PtxModule<'a>) -> Result<Module> {
+pub(super) fn lower<'a>(pm: PtxModule<'a>) -> Result<Module> {
     let mut m = Module::new(SourceKind::Ptx);
     m.target = (!pm.target.is_empty()).then(|| pm.target.join(", "));
     m.producer = pm.version.map(|(a, b)| format!("PTX ISA {a}.{b}"));
@@ -270,9 +302,12 @@ pub(super) fn lower<'a>(pm: &PtxModule<'a>) -> Result<Module> {
         t_i32: None,
         t_i64: None,
         t_void: None,
+        switch_edges: 0,
+        ssa_work: 0,
+        file_names: FxHashMap::default(),
     };
     for (idx, name) in &pm.files {
-        let i = cx.m.source_file_index(name);
+        let i = cx.intern_file(name);
         cx.files.insert(*idx, i);
     }
     for d in &pm.globals {
@@ -312,10 +347,12 @@ pub(super) fn lower<'a>(pm: &PtxModule<'a>) -> Result<Module> {
         };
         handles.push(h);
     }
-    for (f, h) in pm.functions.iter().zip(&handles) {
+    // Each body's statements are dropped once it is lowered, so the syntax
+    // tree and the IR are not both whole in memory at once.
+    for (f, h) in pm.functions.into_iter().zip(&handles) {
         let Some(stmts) = &f.body else { continue };
         let base = cx.m.functions[*h].clone();
-        let (lowered, pending) = body::lower_body(&mut cx, f, stmts, base)?;
+        let (lowered, pending) = body::lower_body(&mut cx, &f, stmts, base)?;
         cx.m.functions[*h] = lowered;
         for p in pending {
             cx.m.facts.push(p.into_fact(*h));

@@ -38,7 +38,7 @@ pub fn lower(data: &[u8], base: u64) -> Result<Module> {
     let run = || -> Result<Module> {
         let text = text?;
         let module = parse::parse(text)?;
-        lower::lower(&module)
+        lower::lower(module)
     };
     run().map_err(|e| e.rebase(base).context("PTX module"))
 }

@@ -89,7 +89,53 @@ pub struct Container<'a> {
     pub size: u32,
     /// Parts in file order.
     pub parts: Vec<Part<'a>>,
+    /// Absolute offset of the container's first byte.
+    pub base: u64,
 }
+
+/// What a container without a DXIL program (`DXIL` or `ILDB` part) holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoProgram {
+    /// Legacy SM 4/5 bytecode (`SHDR` / `SHEX`).
+    Legacy,
+    /// Only known parts that are not shaders; the text says what (`root
+    /// signature (no shader)`, `no shader: only ISG1, OSG1`).
+    NotAShader(String),
+}
+
+/// Parts DXC and FXC write besides the shader itself (DxilContainer.h's
+/// `DxilFourCC` and the legacy FXC chunks), with what each is.
+const NON_SHADER_PARTS: &[(&[u8; 4], &str)] = &[
+    (b"RTS0", "root signature"),
+    (b"RDEF", "resource definitions"),
+    (b"ISGN", "input signature"),
+    (b"OSGN", "output signature"),
+    (b"OSG5", "output signature"),
+    (b"PCSG", "patch-constant signature"),
+    (b"ISG1", "input signature"),
+    (b"OSG1", "output signature"),
+    (b"PSG1", "patch-constant signature"),
+    (b"STAT", "statistics"),
+    (b"SFI0", "feature info"),
+    (b"PRIV", "private data"),
+    (b"PSV0", "pipeline state validation"),
+    (b"RDAT", "runtime data"),
+    (b"HASH", "shader hash"),
+    (b"SRCI", "source info"),
+    (b"PDBI", "PDB info"),
+    (b"VERS", "compiler version"),
+    (b"ILDN", "debug name"),
+    (b"IFCE", "interfaces"),
+    (b"SDBG", "debug info"),
+    (b"SPDB", "PDB"),
+    (b"Aon9", "feature level 9 shader"),
+    (b"XNAP", "Xbox data"),
+    (b"XNAS", "Xbox data"),
+    (b"LIBF", "library functions"),
+    (b"LIBH", "library header"),
+    (b"LFS0", "library function signatures"),
+    (b"CTAB", "constant table"),
+];
 
 impl<'a> Container<'a> {
     /// First part with this FourCC.
@@ -102,6 +148,41 @@ impl<'a> Container<'a> {
         self.part(FourCc::DXIL).is_none()
             && self.part(FourCc::ILDB).is_none()
             && (self.part(FourCc::SHDR).is_some() || self.part(FourCc::SHEX).is_some())
+    }
+
+    /// For a container without a DXIL program: legacy bytecode, known
+    /// non-shader parts only (a root signature from `dxc -T rootsig_1_1`,
+    /// signatures, reflection), or an error when no part is one DXC or FXC
+    /// writes (no parts at all, or only unknown FourCCs): such a file holds no
+    /// shader part and is not a container any compiler produced.
+    pub fn no_program(&self) -> Result<NoProgram> {
+        if self.is_legacy() {
+            return Ok(NoProgram::Legacy);
+        }
+        let known = |p: &&Part<'_>| NON_SHADER_PARTS.iter().any(|(cc, _)| FourCc::new(cc) == p.fourcc);
+        if self.part(FourCc::new(b"RTS0")).is_some() {
+            return Ok(NoProgram::NotAShader("root signature (no shader)".to_string()));
+        }
+        let names: Vec<String> = self.parts.iter().map(|p| p.fourcc.as_string()).collect();
+        if self.parts.iter().any(|p| known(&p)) {
+            let mut what: Vec<String> = self
+                .parts
+                .iter()
+                .filter_map(|p| NON_SHADER_PARTS.iter().find(|(cc, _)| FourCc::new(cc) == p.fourcc))
+                .map(|(cc, d)| format!("{} ({d})", FourCc::new(cc)))
+                .collect();
+            what.dedup();
+            return Ok(NoProgram::NotAShader(format!("no shader: the container holds only {}", what.join(", "))));
+        }
+        let holds = if names.is_empty() {
+            "no parts".to_string()
+        } else {
+            format!("only unknown parts ({})", names.join(", "))
+        };
+        Err(ReadError::malformed(
+            self.base.saturating_add(28),
+            format!("no shader part: the DXBC container holds {holds}, no DXIL, ILDB, SHDR or SHEX part"),
+        ))
     }
 }
 
@@ -174,7 +255,7 @@ pub fn parse(data: &[u8], base: u64) -> Result<Container<'_>> {
         })?;
         parts.push(Part { fourcc, offset: pdata_off, data: pdata });
     }
-    Ok(Container { digest, version: (major, minor), size, parts })
+    Ok(Container { digest, version: (major, minor), size, parts, base })
 }
 
 /// The DXIL program header at the start of a DXIL / ILDB / STAT part.

@@ -128,3 +128,31 @@ pub const MAX_FATBIN_NESTING: u32 = 1;
 pub const MAX_FOSSILIZE_ENTRIES: usize = 1 << 20;
 /// Pipeline uses (stage, entry point) remembered per Fossilize shader module.
 pub const MAX_FOSSILIZE_MODULE_USES: usize = 16;
+/// Bytes of embedded source text one module keeps (SPIR-V `OpSource`,
+/// `OpSourceContinued`, `DebugSource`, `DebugSourceContinued`; DXIL
+/// `dx.source.contents`), counting every copy made; text past it is dropped
+/// with a remark, so N instructions that share one large string cost at most
+/// this much time and memory.
+pub const MAX_SOURCE_TEXT_BYTES: u64 = 32 << 20;
+/// Index operands of a SPIR-V access chain counted from its root variable
+/// through access chains on access chains; deeper paths index past any type
+/// (which nests at most [`MAX_TYPE_DEPTH`] levels) and are an input error.
+pub const MAX_ACCESS_PATH: usize = MAX_TYPE_DEPTH as usize + 1;
+/// Index operands of access chains one function may accumulate from their
+/// roots (each chain's whole path counted); past it the module is an input
+/// error, so resolving every pointer's path stays linear in the input.
+pub const MAX_ACCESS_PATH_TOTAL: u64 = 1 << 22;
+/// Sections of an ELF, PE or Mach-O host file whose names label embedded
+/// shaders; later sections are not read.
+pub const MAX_HOST_SECTIONS: usize = 1 << 16;
+/// `brx.idx` branch-table edges in one PTX module (a table of N labels used
+/// by M `brx.idx` counts N·M).
+pub const MAX_PTX_SWITCH_EDGES: usize = 1 << 22;
+/// SSA-construction work in one PTX module: one unit per single-predecessor
+/// block a register read walks through, per phi operand, and 16 per phi. Past
+/// it the module is an input error (a straight chain of B blocks followed by R
+/// reads of distinct registers costs B·R; joins × live registers cost a phi
+/// each).
+pub const MAX_PTX_SSA_WORK: u64 = 1 << 24;
+/// Functions (`.entry` and `.func`, definitions and prototypes) in one PTX module.
+pub const MAX_PTX_FUNCTIONS: usize = 1 << 16;

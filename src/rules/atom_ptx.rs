@@ -194,7 +194,14 @@ pub fn check_tcgen05(cx: &mut RuleContext<'_>) {
     for (f, inst, p) in ptx_facts(m) {
         let PtxOp::Tcgen05Mma(t) = &p.op else { continue };
         let Some(target) = p.target.and_then(atom_target) else { continue };
-        let Some(input) = tcgen05_input(t, ladder_target(t, target)) else { continue };
+        // A form with a problem on every target (atom-ptx-form) gets no target advice
+        // from the ladder either: it runs as on sm_100a.
+        let under = if super::atom_ptx_form::invalid_everywhere(p) {
+            Target::new(100, Suffix::A)
+        } else {
+            ladder_target(t, target)
+        };
+        let Some(input) = tcgen05_input(t, under) else { continue };
         if let Err(e) = atoms::verify_tcgen05(&input) {
             emit(cx, f, inst, p, e);
         }
@@ -317,8 +324,11 @@ pub fn check_tma(cx: &mut RuleContext<'_>) {
         let seed = atoms::verify_tma(tma_mode(c), c.rank, target);
         let own = tma_operand_problems(c);
         let valid_elsewhere = seed.is_ok() && own.is_empty();
-        if let Err(e) = seed {
-            emit(cx, f, inst, p, e);
+        // The seed's mode/target gate speaks only for a form valid on some target.
+        let target_only = atoms::verify_tma(tma_mode(c), c.rank, Target::new(100, Suffix::A)).is_ok();
+        match seed {
+            Err(e) if !target_only || own.is_empty() => emit(cx, f, inst, p, e),
+            _ => {}
         }
         let mut own = own;
         if valid_elsewhere && target.sm < 90 {
@@ -335,8 +345,6 @@ pub fn check_tma(cx: &mut RuleContext<'_>) {
                 values: vec![
                     ("ptx-line", FindingValue::Int(line)),
                     ("instruction", FindingValue::Text(p.word.clone())),
-                    ("rank", FindingValue::Int(u64::from(c.rank))),
-                    ("coordinates", FindingValue::Int(u64::from(c.coords))),
                 ],
                 at: At::Inst(f, inst),
             });

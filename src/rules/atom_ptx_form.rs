@@ -18,53 +18,85 @@ pub const META: RuleMeta = RuleMeta {
 
 const DOC: &str = r#"
 ## What it does
-Flags `tcgen05.mma`, `ldmatrix`/`stmatrix` and `cp.async.bulk.tensor` forms that ptxas 13.5
-rejects for reasons outside the seed-002 verifiers (`reference/ptx-atoms.md` D11, D15, D19):
+Flags `tcgen05.mma`, `wgmma.mma_async`, block-scaled `mma`, `ldmatrix`/`stmatrix` and
+`cp.async.bulk.tensor` forms that ptxas 13.5 rejects for reasons outside the seed-002 verifiers
+(`reference/ptx-atoms.md` D11, D15, D18, D19, §2.5), in irlint's own words:
 
 - `tcgen05.mma` on a target without it (anything but sm_100, sm_101/110, sm_103, sm_107 with an
-  `a` or `f` suffix);
+  `a` or `f` suffix); `.kind::i8` on a target other than sm_100a/sm_110a (sm_101a) — including
+  sm_103a, which is arch-conditional; no `.cta_group::N` or no `.kind::K`; `.ws` anywhere but
+  directly after `tcgen05.mma`;
 - a scale vector size (`.scale_vec::NX`, `.block16`, `.block32`) without `.block_scale`;
-- a block-scaled kind (`mxf8f6f4`, `mxf4`, `mxf4nvf4`) without `.block_scale`;
-- `.collector::a::*` on `.ws` (which takes `.collector::bN::*` buffers);
-- `.block16`/`.block32` below PTX 8.8;
-- one kernel using both `.cta_group::1` and `.cta_group::2`;
+  a block-scaled kind (`mxf8f6f4`, `mxf4`, `mxf4nvf4`) without `.block_scale`;
+  `.block_scale` without exactly `[scale-A], [scale-B]` and enable-input-d after idesc, or
+  `[address]` scale operands without `.block_scale`; a disable-output-lane vector other than 4
+  registers (`.cta_group::1`) or 8 (`.cta_group::2`);
+- `.collector::a::*` on `.ws` (which takes `.collector::bN::*` buffers); `.block16`/`.block32`
+  below PTX 8.8; one kernel using both `.cta_group::1` and `.cta_group::2`;
+- `wgmma.mma_async` forms outside the PTX ISA tables: the input pair (both `.f16`, both `.bf16`,
+  both `.tf32`, `.e4m3`/`.e5m2`, `.s8`/`.u8`, both `.b1`), the accumulator type per pair, M = 64,
+  K per type (16, 16, 8, 32, 32, 256; twice that for `.sp`, no sparse `.b1`), N (8 to 256 in steps
+  of 8; for `.s8`/`.u8`/`.b1` 8, 16, 24, then steps of 16), `.satfinite` only for `.s8`/`.u8`,
+  `.and.popc` only (and always) for `.b1`, the accumulator's register count (N/2, N/4 for `.f16`)
+  and 4 registers for A in registers; and `wgmma` on any target but sm_90a;
 - `ldmatrix`/`stmatrix` without `.x1`/`.x2`/`.x4`, with a shape or element format the
   instruction does not have (`stmatrix.m16n16`, `ldmatrix.m16n8`; D14), and the 8x16, 16x16 and
   16x8 shapes or 8-bit formats on targets other than Blackwell `a`/`f` targets (D15);
-- block-scaled `mma.sync`/`mma.sp` off sm_120a/121a/120f/121f, with a kind that does not match
-  the shape (mxf8f6f4 is K = 32, mxf4 and mxf4nvf4 K = 64, twice that for `mma.sp`), mxf4nvf4
-  without an explicit scale vector, mxf4 with 4X, ue4m3 scales other than mxf4nvf4 with 4X, and
-  4X with ue8m0 below PTX 9.1 (§2.5's non-contract proposal);
-- `cp.async.bulk.tensor` modes in the wrong direction (gather4 and im2col are loads, scatter4 and
-  im2col_no_offs stores; D19), gather4 and im2col::w into `shared::cluster` and `.cta_group::2`
-  off the sm_100 family `a`/`f` targets (D18).
+- block-scaled `mma.sync`: a shape other than m16n8 or a kind that does not match K (mxf8f6f4 is
+  K = 32, mxf4 and mxf4nvf4 K = 64, twice that with `.sp::ordered_metadata`), layouts other than
+  `.row.col`, types other than `.f32.A.B.f32.scale`, fragment vectors of the wrong size, sparsity
+  written `.sp` (ptxas wants `.sp::ordered_metadata`), `.block16`/`.block32` (ptxas 13.5 accepts
+  only `.scale_vec::NX` on `mma`; the message names the equivalent spelling), mxf4nvf4 without
+  an explicit scale vector, mxf4 with 4X, ue4m3 scales other than mxf4nvf4 with 4X, 4X with
+  ue8m0 below PTX 9.1; off sm_120a/121a/120f/121f, and sparse mxf4/mxf4nvf4 on the `f` targets;
+- `cp.async.bulk.tensor`: modes in the wrong direction (gather4 and im2col are loads, scatter4
+  and im2col_no_offs stores; D19), a source space other than `.global` for a load or
+  `.shared::cta` for a store, a missing or wrong completion mechanism
+  (`.mbarrier::complete_tx::bytes` for loads, `.bulk_group` for stores), `.multicast::cluster`
+  into anything but `.shared::cluster`, an operand count that does not match the modifiers, a
+  `cp.reduce` without its reduction; gather4 and im2col::w into `shared::cluster`, prefetch with
+  im2col::w and `.cta_group::2` off the sm_100 family `a`/`f` targets (D18).
+
+Modifiers are read as a set wherever ptxas accepts them in any order (CUTLASS writes
+`mma.sync.aligned.kind::mxf8f6f4.sp::ordered_metadata.block_scale…`); only the sequences ptxas
+fixes are read in order: the instruction name (`tcgen05.mma.ws`, `wgmma.mma_async`), the types,
+the layouts and the state spaces (destination, then source).
+
+A target problem is reported only for a form that some target accepts: a form that is invalid
+everywhere gets the reasons that hold everywhere and is not told to change its target.
 
 ## Why is this bad
-ptxas refuses the module, so the kernel never runs; the messages name the modifier and the
-target so that the generator that produced the form can be fixed.
+ptxas refuses the module, so the kernel never runs; the messages name the modifier, the values
+recovered from the instruction and the target, so that the generator that produced the form can
+be fixed.
 
 ## Example
 ```
-.target sm_100a
-tcgen05.mma.cta_group::1.kind::f16.scale_vec::2X [%r1], %rd2, %rd3, %r2, %p1;
+.target sm_90a
+wgmma.mma_async.sync.aligned.m64n64k32.f32.bf16.bf16 {...32 registers}, %rd1, %rd2, %p1, 1, 1, 0, 0;
 ```
+→ `wgmma.mma_async with .bf16 inputs has K = 16, not .m64n64k32`
 
 ## Use instead
 ```
-tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2, %rd3, %r2, %p1;
+wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {...32 registers}, %rd1, %rd2, %p1, 1, 1, 0, 0;
 ```
 
 ## Options
 None.
 
 ## Known limitations
-Operand-count errors are left to ptxas. The target tables are ptxas 13.5's (PTX ISA 9.5); a
-form the seed verifiers already reject can be reported by both rules. `scripts/ptx_oracle.py`
-measures the agreement with ptxas (`docs/atoms.md`).
+Operand counts are checked for `tcgen05.mma.block_scale`, block-scaled `mma` fragments, `wgmma`
+accumulators and TMA copies only; the other operand-count and register-type errors are left to
+ptxas. The target tables are ptxas 13.5's (PTX ISA 9.5); a form the seed verifiers already
+reject can be reported by both rules. `scripts/ptx_oracle.py` (29,531 forms) and
+`scripts/ptx_mutants.py` (one-token edits of the corpus) measure the agreement with ptxas
+(`docs/atoms.md`).
 
 ## References
-- `reference/ptx-atoms.md` §1.2–§1.5 and §2.2 (D11, D15, D19)
+- `reference/ptx-atoms.md` §1.2–§1.5 and §2.2 (D11, D15, D18, D19), §2.5
 - PTX ISA, `tcgen05.mma`: https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-mma-instructions
+- PTX ISA, `wgmma.mma_async`: https://docs.nvidia.com/cuda/parallel-thread-execution/#asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async
 "#;
 
 fn blackwell_af(t: PtxTarget) -> bool {
@@ -208,7 +240,16 @@ fn problems(p: &crate::ir::PtxMatrixOp, tname: &str) -> (Vec<String>, Vec<String
                     "tcgen05.mma is not available on {tname}: it needs sm_100, sm_103, sm_107 or sm_110 with an `a` or `f` suffix"
                 ));
             } else if t.kind == Some(MmaKind::I8) && target.is_some_and(|tg| !matches!(tg.sm, 100 | 101 | 110)) {
-                form.push(format!(".kind::i8 is not available on {tname}: only sm_100a and sm_110a (sm_101a) have it"));
+                // A target problem: reported only when the ladder (run as on sm_100a,
+                // see `ladder_target`) and the form checks below find nothing.
+                let sm100a = crate::atoms::Target::new(100, crate::atoms::Suffix::A);
+                let seed_ok =
+                    super::atom_ptx::tcgen05_input(t, sm100a).is_none_or(|i| crate::atoms::verify_tcgen05(&i).is_ok());
+                if seed_ok {
+                    gate.push(format!(
+                        ".kind::i8 is not available on {tname}: only sm_100a and sm_110a (sm_101a) have it"
+                    ));
+                }
             }
             if t.cta_group == 0 {
                 form.push("tcgen05.mma needs .cta_group::1 or .cta_group::2".into());
@@ -238,6 +279,13 @@ fn problems(p: &crate::ir::PtxMatrixOp, tname: &str) -> (Vec<String>, Vec<String
                 form.push(format!(
                     "{} [address] operands after idesc are scale operands, which need .block_scale",
                     t.addresses_after_idesc
+                ));
+            }
+            if let Some(n) = t.disable_output_lane.filter(|&n| matches!(t.cta_group, 1 | 2) && n != 4 * t.cta_group) {
+                form.push(format!(
+                    "disable-output-lane of .cta_group::{} is {} registers, the vector has {n}",
+                    t.cta_group,
+                    4 * t.cta_group
                 ));
             }
             if t.ws && t.collector.as_deref().is_some_and(|c| c.starts_with("a::")) {
@@ -444,6 +492,17 @@ fn problems(p: &crate::ir::PtxMatrixOp, tname: &str) -> (Vec<String>, Vec<String
         _ => {}
     }
     (form, gate)
+}
+
+/// True when the fact has a problem on every target (so a target gate of the
+/// seed verifiers must not speak for it either).
+pub fn invalid_everywhere(p: &crate::ir::PtxMatrixOp) -> bool {
+    let (form, _) = problems(p, "");
+    match &p.op {
+        // "not available on this target" is a target statement, not a form problem.
+        PtxOp::Tcgen05Mma(_) => form.iter().any(|m| !m.starts_with("tcgen05.mma is not available")),
+        _ => !form.is_empty(),
+    }
 }
 
 /// Runs the rule.

@@ -45,7 +45,7 @@ CUTLASS `UMMA::InstrDescriptor`) and Tables 43 and 44 for the block-scaled kinds
 | `n` | 17–22 (N >> 3) | Table 39, below; a transposed 8-bit B (E4M3, E5M2, U8, S8 with bit 16 set): N 16 to 256 in steps of 16 with `.cta_group::1`, 32 to 256 in steps of 32 with `::2` (Table 50) |
 | `scale_format` | 23 (block-scaled) | mxf8f6f4, mxf4: 1 UE8M0; mxf4nvf4: 0 UE4M3 or 1 UE8M0 |
 | `a_sf_id`, `b_sf_id` | 29–30, 4–5 (block-scaled) | mxf8f6f4: 0–3; mxf4, mxf4nvf4 with `.scale_vec::2X` / `.block32`: 0 or 2; with `.scale_vec::4X` / `.block16`: 0; at K = 96: block32 0–3, block16 0 or 2 ("Scale Factor A ID", "Scale Factor B ID") |
-| `k_size` | 31 (block-scaled) | 1 (K = 96) only for dense mxf4 / mxf4nvf4 with `.cta_group::2`, M 256, on sm_103a; reserved (0) for mxf8f6f4 |
+| `k_size` | 31 (block-scaled) | 1 (K = 96) only for dense mxf4 / mxf4nvf4 on sm_103a, with `.cta_group::1` and M 128 (CUTLASS `SM103_MXF4_ULTRA_SS_VS`) or `.cta_group::2` and M 256; reserved (0) for mxf8f6f4 |
 
 Shapes (PTX ISA Table 39, "Various combinations of .kind and shapes"):
 
@@ -432,17 +432,18 @@ fn majors(x: &mut Found, kind: MmaKind, ab_ok: &[u64]) {
 
 /// Block-scaled kinds: the scale-factor ids and the K-size bit.
 fn scale_factors(x: &mut Found, kind: MmaKind, t: &Tcgen05Mma, target: Option<crate::ir::PtxTarget>) {
-    // Bit 31: K = 96 (dense mxf4/mxf4nvf4, `.cta_group::2`, M = 256, sm_103a only).
-    let m256 = x.admitted(24, 5).is_some_and(|v| v.contains(&16));
+    // Bit 31: K = 96 (dense mxf4/mxf4nvf4, sm_103a only): M = 128 with
+    // `.cta_group::1` (CUTLASS `SM103_MXF4_ULTRA_SS_VS`, CuTe DSL's 1-CTA
+    // sm103 kernels), M = 256 with `.cta_group::2`.
+    let m_k96 = if t.cta_group == 2 { 16 } else { 8 };
+    let m_ok = x.admitted(24, 5).is_some_and(|v| v.contains(&m_k96));
     let sm103a = target.is_none_or(|t| t.sm == 103 && t.suffix == Some('a'));
     let k96_why = if kind == MmaKind::Mxf8f6f4 {
         Some(format!("K = 96 is not a shape of .kind::{} (bit 31 is reserved there)", x.kname))
     } else if t.sparse {
         Some("K = 96 is dense only, and the instruction is .sp".to_string())
-    } else if t.cta_group != 2 {
-        Some("K = 96 needs .cta_group::2 (M = 256)".to_string())
-    } else if x.admitted(24, 5).is_some() && !m256 {
-        Some("K = 96 needs M = 256".to_string())
+    } else if x.admitted(24, 5).is_some() && !m_ok {
+        Some(format!("K = 96 needs M = {} with .cta_group::{}", m_k96 << 4, t.cta_group.max(1)))
     } else if !sm103a {
         Some(format!("K = 96 is only for sm_103a, and the target is {}", target.map(|t| t.name()).unwrap_or_default()))
     } else {

@@ -7,6 +7,7 @@ use super::grammar;
 use super::lower::{ExtSet, Lowerer, Slot};
 use super::reader::RawInst;
 use crate::ir::*;
+use crate::read::limits;
 
 /// Classification of value-producing opcodes shared by instructions and `OpSpecConstantOp`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,6 +197,7 @@ impl Lowerer<'_> {
         for k in start + 1..end {
             let Some(&inst) = w.insts.get(k) else { break };
             let ops = w.operands(inst);
+            self.cur_at = w.offset(inst);
             if inst.opcode == 248 {
                 if let Some(cur) = st.cur.filter(|_| !st.terminated) {
                     st.needs_term.push(cur);
@@ -299,6 +301,40 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Records the index path of the access chain about to be appended to `f`:
+    /// its base's path plus `added` indices. A path longer than any type nests
+    /// ([`limits::MAX_ACCESS_PATH`]), or paths summing past
+    /// [`limits::MAX_ACCESS_PATH_TOTAL`] in one function, make the module an
+    /// input error, so resolving every pointer's path (which copies it) stays
+    /// linear in the input.
+    fn charge_access_path(&mut self, f: &Function, st: &mut FnState, base: Value, added: usize) {
+        let from_base = match base {
+            Value::Inst(h) => st.paths.get(&h.index()).copied().unwrap_or(0),
+            Value::Const(c) => self.const_paths.get(&c).copied().unwrap_or(0),
+            _ => 0,
+        };
+        let len = (from_base as usize).saturating_add(added);
+        if len > limits::MAX_ACCESS_PATH {
+            self.fail(format!(
+                "access chain indexes {len} levels from its root variable (through access chains on access chains), \
+                 deeper than any type can nest (limit {})",
+                limits::MAX_ACCESS_PATH
+            ));
+            return;
+        }
+        st.path_total = st.path_total.saturating_add(len as u64);
+        if st.path_total > limits::MAX_ACCESS_PATH_TOTAL {
+            self.fail(format!(
+                "access chains in this function index more than {} levels in total from their roots",
+                limits::MAX_ACCESS_PATH_TOTAL
+            ));
+            return;
+        }
+        if len > 0 {
+            st.paths.insert(f.insts.len(), len as u32);
+        }
+    }
+
     fn block_ref(&mut self, f: &mut Function, st: &mut FnState, id: u32) -> BlockH {
         match self.slot(id) {
             Slot::Label(fi, b) if fi == self.cur_func => b,
@@ -354,6 +390,7 @@ impl Lowerer<'_> {
             62 => InstKind::Store { ptr: self.value(arg(0)), value: self.value(arg(1)) },
             65 | 66 => {
                 let base = self.value(arg(0));
+                self.charge_access_path(f, st, base, args.len().saturating_sub(1));
                 let mut indices = Vec::with_capacity(args.len());
                 indices.push(Value::Const(self.u32_const(0)));
                 for &i in args.get(1..).unwrap_or(&[]) {
@@ -363,6 +400,7 @@ impl Lowerer<'_> {
             }
             67 | 70 => {
                 let base = self.value(arg(0));
+                self.charge_access_path(f, st, base, args.len().saturating_sub(2));
                 InstKind::Gep { base, indices: self.values(args.get(1..).unwrap_or(&[])) }
             }
             77 => InstKind::ExtractElement { vector: self.value(arg(0)), index: self.value(arg(1)) },
@@ -494,4 +532,9 @@ struct FnState {
     pending_init: Option<Value>,
     /// `(block, position after the variable, variable, initializer)`.
     inits: Vec<(BlockH, usize, InstH, Value)>,
+    /// Index path length of each access chain from its root (through access
+    /// chains on access chains), by instruction index.
+    paths: rustc_hash::FxHashMap<usize, u32>,
+    /// Sum of those lengths over the function.
+    path_total: u64,
 }

@@ -91,6 +91,15 @@ pub(super) struct Lowerer<'a> {
     /// The first structural error (a type declared twice or nested too deep):
     /// lowering stops and the module is an input error.
     pub(super) error: Option<ReadError>,
+    /// Source-file index by `OpString` id (each name decoded once).
+    pub(super) file_by_string: FxHashMap<u32, u32>,
+    /// Source-file index by name (interned in O(1), not by a linear search).
+    pub(super) file_by_name: FxHashMap<String, u32>,
+    /// Bytes of embedded source text copied so far (see
+    /// [`limits::MAX_SOURCE_TEXT_BYTES`]).
+    pub(super) source_bytes: u64,
+    /// Index path length of `OpSpecConstantOp` access chains from their root.
+    pub(super) const_paths: FxHashMap<ConstH, u32>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -122,6 +131,10 @@ impl<'a> Lowerer<'a> {
             forward_pointers: Default::default(),
             cur_at: 0,
             error: None,
+            file_by_string: FxHashMap::default(),
+            file_by_name: FxHashMap::default(),
+            source_bytes: 0,
+            const_paths: FxHashMap::default(),
         }
     }
 
@@ -351,6 +364,7 @@ impl<'a> Lowerer<'a> {
         let (major, minor) = w.header.version_pair();
         self.m.target = Some(format!("spirv {major}.{minor}"));
         self.m.producer = Some(debug::producer(w.header.generator));
+        layout(w)?;
         self.prepass();
         let mut i = 0;
         while let Some(&inst) = w.insts.get(i) {
@@ -422,14 +436,183 @@ impl<'a> Lowerer<'a> {
         self.ann.apply_groups(w, &groups);
     }
 
-    pub(super) fn string_of(&self, id: u32) -> Option<String> {
+    /// The words of the literal string an `OpString` id holds.
+    pub(super) fn string_words_of(&self, id: u32) -> Option<&'a [u32]> {
         let Slot::Str(k) = self.slot(id) else { return None };
-        let inst = *self.w.insts.get(k as usize)?;
-        Some(reader::string(self.w.operands(inst).get(1..)?).0)
+        let w = self.w;
+        let inst = *w.insts.get(k as usize)?;
+        w.operands(inst).get(1..)
     }
 
-    pub(super) fn file_of_string(&mut self, id: u32) -> Option<u32> {
-        let name = self.string_of(id)?;
-        Some(self.m.source_file_index(&name))
+    pub(super) fn string_of(&self, id: u32) -> Option<String> {
+        Some(reader::string(self.string_words_of(id)?).0)
     }
+
+    /// The source-file index an `OpString` id names: each id is decoded once
+    /// and each name interned by hash, so N `OpLine`s naming N files cost O(N).
+    pub(super) fn file_of_string(&mut self, id: u32) -> Option<u32> {
+        if let Some(&f) = self.file_by_string.get(&id) {
+            return Some(f);
+        }
+        let name = self.string_of(id)?;
+        let f = self.file_named(name);
+        self.file_by_string.insert(id, f);
+        Some(f)
+    }
+
+    /// Interns a source-file name.
+    pub(super) fn file_named(&mut self, name: String) -> u32 {
+        if let Some(&f) = self.file_by_name.get(&name) {
+            return f;
+        }
+        let f = self.m.source_files.len() as u32;
+        self.m.source_files.push(SourceFile { name: name.clone(), text: None });
+        self.file_by_name.insert(name, f);
+        f
+    }
+
+    /// Decodes embedded source text, charging it to the module's allowance
+    /// ([`limits::MAX_SOURCE_TEXT_BYTES`]) before anything is copied; `None`
+    /// (and one remark) once the allowance is spent.
+    pub(super) fn source_text(&mut self, words: &[u32]) -> Option<String> {
+        if self.source_bytes > limits::MAX_SOURCE_TEXT_BYTES {
+            return None;
+        }
+        let cost = (reader::string_words(words) as u64).saturating_mul(4);
+        let total = self.source_bytes.saturating_add(cost);
+        if total > limits::MAX_SOURCE_TEXT_BYTES {
+            if self.source_bytes <= limits::MAX_SOURCE_TEXT_BYTES {
+                let at = self.cur_at;
+                self.remark(|| {
+                    format!(
+                        "embedded source text past {} bytes dropped (from byte offset {at} on)",
+                        limits::MAX_SOURCE_TEXT_BYTES
+                    )
+                });
+            }
+            self.source_bytes = limits::MAX_SOURCE_TEXT_BYTES.saturating_add(1);
+            return None;
+        }
+        self.source_bytes = total;
+        Some(reader::string(words).0)
+    }
+}
+
+/// The module-level structure the logical layout (SPIR-V spec §2.4) requires
+/// and a module cut at an instruction boundary lacks: exactly one
+/// `OpMemoryModel`; every `OpFunction` closed by an `OpFunctionEnd` before the
+/// next one and before the module ends; every `OpEntryPoint` and
+/// `OpFunctionCall` naming a function the module defines; and something to
+/// check — an entry point, a function, or the `Linkage` capability of a
+/// library. Each failure is an input error at the offending instruction (or at
+/// the end of the module).
+fn layout(w: &Words) -> Result<()> {
+    const OP_CAPABILITY: u16 = 17;
+    const OP_MEMORY_MODEL: u16 = 14;
+    const OP_ENTRY_POINT: u16 = 15;
+    const OP_FUNCTION: u16 = 54;
+    const OP_FUNCTION_END: u16 = 56;
+    const OP_FUNCTION_CALL: u16 = 57;
+    // SPV_ARM_graph: OpGraphEntryPointARM, OpGraphARM, OpGraphEndARM.
+    const OP_GRAPH_ENTRY_POINT_ARM: u16 = 4182;
+    const OP_GRAPH_ARM: u16 = 4183;
+    const OP_GRAPH_END_ARM: u16 = 4186;
+    const CAP_LINKAGE: u32 = 5;
+    let end = w.word_offset(w.words.len());
+    let mut memory_model = None;
+    let mut linkage = false;
+    let mut functions = rustc_hash::FxHashSet::default();
+    let mut graphs = 0usize;
+    // (function id, offset) of the function being walked.
+    let mut open: Option<(u32, u64)> = None;
+    let mut open_graph: Option<u64> = None;
+    for &inst in &w.insts {
+        let ops = w.operands(inst);
+        let at = w.offset(inst);
+        match inst.opcode {
+            OP_CAPABILITY => linkage |= ops.first() == Some(&CAP_LINKAGE),
+            OP_MEMORY_MODEL => {
+                if let Some(first) = memory_model {
+                    return Err(ReadError::malformed(
+                        at,
+                        format!(
+                            "a second OpMemoryModel (the first is at byte offset {first}); a module has exactly one"
+                        ),
+                    ));
+                }
+                memory_model = Some(at);
+            }
+            OP_FUNCTION => {
+                let id = ops.get(1).copied().unwrap_or(0);
+                if let Some((prev, from)) = open {
+                    return Err(ReadError::malformed(
+                        at,
+                        format!(
+                            "function %{prev} (at byte offset {from}) has no OpFunctionEnd before the next OpFunction"
+                        ),
+                    ));
+                }
+                functions.insert(id);
+                open = Some((id, at));
+            }
+            OP_FUNCTION_END if open.take().is_none() => {
+                return Err(ReadError::malformed(at, "OpFunctionEnd outside a function"));
+            }
+            OP_GRAPH_ENTRY_POINT_ARM => graphs += 1,
+            OP_GRAPH_ARM => {
+                graphs += 1;
+                open_graph = Some(at);
+            }
+            OP_GRAPH_END_ARM => open_graph = None,
+            _ => {}
+        }
+    }
+    if let Some(from) = open_graph {
+        return Err(ReadError::malformed(
+            end,
+            format!("the module ends inside the graph at byte offset {from}: no OpGraphEndARM (truncated module?)"),
+        ));
+    }
+    if let Some((id, from)) = open {
+        return Err(ReadError::malformed(
+            end,
+            format!(
+                "the module ends inside function %{id} (at byte offset {from}): no OpFunctionEnd (truncated module?)"
+            ),
+        ));
+    }
+    if memory_model.is_none() {
+        let at = w.insts.first().map_or(end, |&i| w.offset(i));
+        return Err(ReadError::malformed(
+            at,
+            "no OpMemoryModel: the SPIR-V logical layout requires exactly one (truncated module?)",
+        ));
+    }
+    let mut entry_points = 0usize;
+    for &inst in &w.insts {
+        let ops = w.operands(inst);
+        let (what, callee) = match inst.opcode {
+            OP_ENTRY_POINT => {
+                entry_points += 1;
+                ("OpEntryPoint", ops.get(1))
+            }
+            OP_FUNCTION_CALL => ("OpFunctionCall", ops.get(2)),
+            _ => continue,
+        };
+        let callee = callee.copied().unwrap_or(0);
+        if !functions.contains(&callee) {
+            return Err(ReadError::malformed(
+                w.offset(inst),
+                format!("{what} names %{callee}, which no OpFunction defines (truncated module?)"),
+            ));
+        }
+    }
+    if entry_points == 0 && functions.is_empty() && graphs == 0 && !linkage {
+        return Err(ReadError::malformed(
+            end,
+            "the module has no OpEntryPoint, no function, no graph and no Linkage capability: nothing to check \
+             (truncated module?)",
+        ));
+    }
+    Ok(())
 }

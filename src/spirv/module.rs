@@ -21,9 +21,12 @@ impl Lowerer<'_> {
             0 | 4..=7 | 10 | 11 | 14 | 16 | 17 | 71..=75 | 330..=332 | 5632 | 5633 => {}
             3 => self.op_source(ops),
             2 => {
-                let text = reader::string(ops).0;
-                if let Some(f) = self.last_source.and_then(|i| self.m.source_files.get_mut(i)) {
-                    f.text.get_or_insert_with(String::new).push_str(&text);
+                if let Some(i) = self.last_source {
+                    if let Some(text) = self.source_text(ops) {
+                        if let Some(f) = self.m.source_files.get_mut(i) {
+                            f.text.get_or_insert_with(String::new).push_str(&text);
+                        }
+                    }
                 }
             }
             8 => self.op_line(ops),
@@ -39,7 +42,7 @@ impl Lowerer<'_> {
 
     pub(super) fn op_source(&mut self, ops: &[u32]) {
         let file = ops.get(2).and_then(|&id| self.file_of_string(id));
-        let text = ops.get(3..).filter(|t| !t.is_empty()).map(|t| reader::string(t).0);
+        let text = ops.get(3..).filter(|t| !t.is_empty()).and_then(|t| self.source_text(t));
         let idx = match (file, &text) {
             (Some(f), _) => f as usize,
             (None, Some(_)) => {
@@ -164,7 +167,30 @@ impl Lowerer<'_> {
             _ => ConstKind::Undef, // OpConstantSampler
         };
         let spec_id = if is_spec && op != 52 { deco.spec_id } else { None };
+        let path = match &kind {
+            ConstKind::Expr(e) => match &**e {
+                ConstExpr::Gep { base, indices } => {
+                    let from_base = match base {
+                        Value::Const(b) => self.const_paths.get(b).copied().unwrap_or(0),
+                        _ => 0,
+                    };
+                    Some((from_base as usize).saturating_add(indices.len().saturating_sub(1)))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(len) = path.filter(|&l| l > crate::read::limits::MAX_ACCESS_PATH) {
+            self.fail(format!(
+                "access chain indexes {len} levels from its root variable (through access chains on access chains), \
+                 deeper than any type can nest (limit {})",
+                crate::read::limits::MAX_ACCESS_PATH
+            ));
+        }
         let c = self.m.constants.append(Constant { ty, kind, spec_id });
+        if let Some(len) = path.filter(|&l| l > 0) {
+            self.const_paths.insert(c, len as u32);
+        }
         self.set_slot(id, Slot::Const(c));
         if let Some(sid) = spec_id {
             if let Some(name) = self.ann.name(self.w, id) {
@@ -287,7 +313,8 @@ impl Lowerer<'_> {
                 let mut slot = Slot::Dropped;
                 if num == dbg::SOURCE {
                     if let Some(file) = a.first().and_then(|&s| self.file_of_string(s)) {
-                        if let Some(text) = a.get(1).and_then(|&t| self.string_of(t)) {
+                        let words = a.get(1).and_then(|&t| self.string_words_of(t));
+                        if let Some(text) = words.and_then(|t| self.source_text(t)) {
                             if let Some(f) = self.m.source_files.get_mut(file as usize) {
                                 f.text = Some(text);
                             }
@@ -298,9 +325,12 @@ impl Lowerer<'_> {
                 } else if num == dbg::GLOBAL_VARIABLE {
                     self.global_variable_loc(a);
                 } else if num == dbg::SOURCE_CONTINUED {
-                    if let Some(text) = a.first().and_then(|&t| self.string_of(t)) {
-                        if let Some(f) = self.last_source.and_then(|i| self.m.source_files.get_mut(i)) {
-                            f.text.get_or_insert_with(String::new).push_str(&text);
+                    if let Some(i) = self.last_source {
+                        let words = a.first().and_then(|&t| self.string_words_of(t));
+                        if let Some(text) = words.and_then(|t| self.source_text(t)) {
+                            if let Some(f) = self.m.source_files.get_mut(i) {
+                                f.text.get_or_insert_with(String::new).push_str(&text);
+                            }
                         }
                     }
                 }

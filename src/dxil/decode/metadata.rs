@@ -2,9 +2,10 @@
 
 use super::{chars, field, Decoder};
 use crate::dxil::llvm::{MdId, Metadata};
-use crate::ir::{DebugLoc, LocH};
+use crate::ir::{DebugLoc, LocH, SourceFile};
 use crate::read::bitstream::{Cursor, Item};
 use crate::read::{limits, ReadError, Result};
+use rustc_hash::FxHashMap;
 
 /// `ops[i] - 1`, `None` for 0 (the "+1" reference convention).
 #[inline]
@@ -114,7 +115,7 @@ impl Decoder {
 
     /// The source file index of a scope (DISubprogram / DILexicalBlock(File) / DIFile).
     pub(crate) fn scope_file(&mut self, scope: Option<MdId>) -> u32 {
-        let Some(scope) = scope else { return self.m.source_file_index("<unknown>") };
+        let Some(scope) = scope else { return self.file_named("<unknown>".to_string()) };
         if let Some(&f) = self.scope_files.get(&scope) {
             return f;
         }
@@ -136,17 +137,35 @@ impl Decoder {
                 _ => break,
             }
         }
-        let name = match file_md.and_then(|f| self.metadata.get(f as usize)) {
+        let idx = match file_md.and_then(|f| self.metadata.get(f as usize)) {
             Some(Metadata::File { filename, directory }) => {
-                let file = self.md_string(*filename).unwrap_or(b"");
-                let dir = self.md_string(*directory).unwrap_or(b"");
-                join_path(dir, file)
+                let key = (*filename, *directory);
+                match self.file_by_md.get(&key) {
+                    Some(&idx) => idx,
+                    None => {
+                        let file = self.md_string(key.0).unwrap_or(b"");
+                        let dir = self.md_string(key.1).unwrap_or(b"");
+                        let idx = self.file_named(join_path(dir, file));
+                        self.file_by_md.insert(key, idx);
+                        idx
+                    }
+                }
             }
-            _ => "<unknown>".to_string(),
+            _ => self.file_named("<unknown>".to_string()),
         };
-        let idx = self.m.source_file_index(&name);
         self.scope_files.insert(scope, idx);
         idx
+    }
+
+    /// Interns a source-file name by hash (not by a linear search).
+    pub(crate) fn file_named(&mut self, name: String) -> u32 {
+        if let Some(&f) = self.file_by_name.get(&name) {
+            return f;
+        }
+        let f = self.m.source_files.len() as u32;
+        self.m.source_files.push(SourceFile { name: name.clone(), text: None });
+        self.file_by_name.insert(name, f);
+        f
     }
 
     /// A location from DEBUG_LOC operands.
@@ -181,13 +200,44 @@ impl Decoder {
             Some(l) => l.to_vec(),
             None => return,
         };
+        // The last node naming a file wins; earlier ones are never copied. Nodes
+        // naming one file by one MD string are found by id, without decoding it.
+        let mut by_name_md: FxHashMap<MdId, usize> = FxHashMap::default();
+        let mut chosen: Vec<(MdId, MdId)> = Vec::new();
         for node in list {
             let Some(Metadata::Node { ops, .. }) = self.metadata.get(node as usize) else { continue };
-            let (name, text) = (ops.first().copied().flatten(), ops.get(1).copied().flatten());
-            let (Some(name), Some(text)) = (self.md_string(name), self.md_string(text)) else { continue };
+            let (Some(name), Some(text)) = (ops.first().copied().flatten(), ops.get(1).copied().flatten()) else {
+                continue;
+            };
+            if self.md_string(Some(name)).is_none() || self.md_string(Some(text)).is_none() {
+                continue;
+            }
+            match by_name_md.get(&name) {
+                Some(&k) => {
+                    if let Some(c) = chosen.get_mut(k) {
+                        c.1 = text;
+                    }
+                }
+                None => {
+                    by_name_md.insert(name, chosen.len());
+                    chosen.push((name, text));
+                }
+            }
+        }
+        let mut copied = 0u64;
+        for (name, text) in chosen {
+            let (Some(name), Some(bytes)) = (self.md_string(Some(name)), self.md_string(Some(text))) else { continue };
             let name = String::from_utf8_lossy(name).into_owned();
-            let text = String::from_utf8_lossy(text).into_owned();
-            let idx = self.m.source_file_index(&name) as usize;
+            // Every copy is charged to the module's allowance before it is made.
+            let total = copied.saturating_add(bytes.len() as u64);
+            if total > limits::MAX_SOURCE_TEXT_BYTES {
+                let n = limits::MAX_SOURCE_TEXT_BYTES;
+                self.remark(|| format!("embedded source text past {n} bytes dropped (from {name} on)"));
+                break;
+            }
+            copied = total;
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            let idx = self.file_named(name) as usize;
             if let Some(f) = self.m.source_files.get_mut(idx) {
                 f.text = Some(text);
             }

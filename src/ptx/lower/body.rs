@@ -20,7 +20,7 @@ use crate::ir::{BlockH, Function, Inst, InstH, InstKind, LocH, Span, TypeH, Valu
 use crate::ptx::facts;
 use crate::ptx::lex::{error_at, Pos};
 use crate::ptx::parse::{FuncDecl, LocDirective, Operand, Stmt};
-use crate::read::limits::{MAX_BLOCKS, MAX_VALUES};
+use crate::read::limits::{MAX_BLOCKS, MAX_PTX_SSA_WORK, MAX_VALUES};
 use crate::read::{ErrorKind, Result};
 use rustc_hash::FxHashMap;
 
@@ -54,6 +54,12 @@ pub(super) struct Blk {
     pub(super) preds: Vec<usize>,
     pub(super) succs: Vec<usize>,
     pub(super) ir: Option<BlockH>,
+    /// Filled, and some register written here.
+    pub(super) filled: bool,
+    pub(super) writes: bool,
+    /// A block at or above this one on its single-predecessor chain, every
+    /// block in between passing values through (see `ssa::Body::pass_up`).
+    pub(super) skip: Option<usize>,
 }
 
 #[derive(Clone, Copy)]
@@ -84,6 +90,8 @@ pub(super) struct Body<'c, 'a> {
     pub(super) facts: Vec<facts::Pending>,
     pub(super) cond: Option<(Value, bool)>,
     pub(super) switch_value: Option<Value>,
+    /// The module's SSA work budget ran out (see `ssa::Body::charge`).
+    pub(super) over_budget: bool,
 }
 
 /// Lowers the body `stmts` of `fd` into `f` (which carries the signature).
@@ -98,7 +106,10 @@ pub(super) fn lower_body<'a>(
     let mut parents: Vec<u32> = vec![0];
     let mut stack: Vec<u32> = vec![0];
     let mut labels: FxHashMap<(u32, &str), usize> = FxHashMap::default();
-    let mut tables: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
+    // Branch tables by name, with the scope they were written in: their labels
+    // are resolved from there once the whole body is read (they name labels
+    // further down as often as not).
+    let mut tables: FxHashMap<&str, (u32, &[&str])> = FxHashMap::default();
     let mut terminated = false;
     let mut content = false;
     // Labels no branch names (`$L__tmp0`, `$L__func_begin0`) do not split blocks.
@@ -146,7 +157,7 @@ pub(super) fn lower_body<'a>(
                 return Err(error_at(*pos, ErrorKind::Malformed, format!("label {name} defined twice")));
             }
             Stmt::BranchTargets(name, targets, _) => {
-                tables.insert(name, targets.clone());
+                tables.insert(name, (scope, targets.as_slice()));
             }
             Stmt::Inst(ins) => {
                 content = true;
@@ -221,12 +232,15 @@ pub(super) fn lower_body<'a>(
                 v
             }
             Term::Switch(t) => {
-                let Some(targets) = tables.get(t) else {
+                let Some(&(scope, targets)) = tables.get(t) else {
                     return Err(error_at(p.term_pos, ErrorKind::Malformed, format!("undefined branch table {t}")));
                 };
+                // One table shared by M `brx.idx` gives M copies of its edges:
+                // charge them before allocating.
+                cx.charge_edges(targets.len(), p.term_pos)?;
                 let mut v = Vec::with_capacity(targets.len());
                 for l in targets {
-                    v.push(resolve(l, 0, p.term_pos)?);
+                    v.push(resolve(l, scope, p.term_pos)?);
                 }
                 v
             }
@@ -263,6 +277,7 @@ pub(super) fn lower_body<'a>(
         facts: Vec::new(),
         cond: None,
         switch_value: None,
+        over_budget: false,
     };
     for (i, p) in fd.params.iter().enumerate() {
         body.scopes[0].names.insert(p.name, Slot::Param(i as u32));
@@ -278,11 +293,15 @@ pub(super) fn lower_body<'a>(
         body.blocks[i].defs.reserve(p.end.saturating_sub(p.first).min(1 << 16));
         for s in stmts.get(p.first..p.end).unwrap_or(&[]) {
             body.stmt(s)?;
+            if body.over_budget {
+                return Err(ssa_budget_error(s, fd.pos));
+            }
         }
         if body.f.insts.len() > MAX_VALUES {
             return Err(error_at(fd.pos, ErrorKind::LimitExceeded, "too many instructions in one function"));
         }
         body.terminate(i, p.term, p.term_pos);
+        body.blocks[i].filled = true;
         let succs = body.blocks[i].succs.clone();
         for s in succs {
             let b = &mut body.blocks[s];
@@ -291,8 +310,25 @@ pub(super) fn lower_body<'a>(
                 body.seal(s);
             }
         }
+        if body.over_budget {
+            return Err(error_at(p.term_pos, ErrorKind::LimitExceeded, ssa_budget_message()));
+        }
     }
     body.finish()
+}
+
+fn ssa_budget_message() -> String {
+    format!("SSA construction needs more than {MAX_PTX_SSA_WORK} steps (register reads through blocks, phis)")
+}
+
+fn ssa_budget_error(s: &Stmt<'_>, fallback: Pos) -> crate::read::ReadError {
+    let pos = match s {
+        Stmt::Inst(i) => i.pos,
+        Stmt::Label(_, p) | Stmt::Open(p) | Stmt::Close(p) | Stmt::BranchTargets(_, _, p) => *p,
+        Stmt::Decl(d) => d.pos,
+        Stmt::Loc(_) => fallback,
+    };
+    error_at(pos, ErrorKind::LimitExceeded, ssa_budget_message())
 }
 
 impl<'c, 'a> Body<'c, 'a> {

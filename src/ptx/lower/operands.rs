@@ -85,7 +85,11 @@ impl<'c, 'a> Body<'c, 'a> {
     pub(super) fn file_index(&mut self, file: u32) -> u32 {
         match self.cx.files.get(&file) {
             Some(i) => *i,
-            None => self.cx.m.source_file_index(&format!("<file {file}>")),
+            None => {
+                let i = self.cx.intern_file(&format!("<file {file}>"));
+                self.cx.files.insert(file, i);
+                i
+            }
         }
     }
 

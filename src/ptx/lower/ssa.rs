@@ -4,11 +4,26 @@
 use super::body::Body;
 use crate::ir::{Function, Inst, InstH, InstKind, Span, TypeH, Value};
 use crate::ptx::facts;
+use crate::read::limits::MAX_PTX_SSA_WORK;
 use crate::read::Result;
-use rustc_hash::FxHashMap;
+
+/// SSA work charged for one phi (its instruction and bookkeeping), on top of
+/// one unit per operand.
+const PHI_WORK: u64 = 16;
 
 impl<'c, 'a> Body<'c, 'a> {
     // ---- SSA ------------------------------------------------------------------------
+
+    /// Charges `n` units of SSA-construction work to the module's budget
+    /// ([`MAX_PTX_SSA_WORK`]); past it, `over_budget` is set, reads return
+    /// `undef` without work and the body is refused once the statement ends.
+    pub(super) fn charge(&mut self, n: u64) -> bool {
+        self.cx.ssa_work = self.cx.ssa_work.saturating_add(n);
+        if self.cx.ssa_work > MAX_PTX_SSA_WORK {
+            self.over_budget = true;
+        }
+        !self.over_budget
+    }
 
     pub(super) fn new_phi(&mut self, b: usize, var: u32) -> InstH {
         let ty = self.vars.get(var as usize).copied().unwrap_or_else(|| self.cx.int(32));
@@ -19,32 +34,73 @@ impl<'c, 'a> Body<'c, 'a> {
         h
     }
 
+    /// The value of `var` at the end of `block`. Walks single-predecessor
+    /// chains up to a definition, a join (a phi there) or an unsealed block
+    /// (an incomplete phi). The answer is cached in the block asked, the block
+    /// found and the blocks 1, 2, 4, 8, … steps up the walk: a later read below
+    /// finds it in a few steps, and R reads of distinct registers down a chain
+    /// of B blocks cache O(R log B) entries, not O(R·B). Every step and phi is
+    /// charged to the SSA budget.
     pub(super) fn read_var(&mut self, var: u32, block: usize) -> Value {
-        let mut chain = Vec::new();
+        let mut chain: Vec<usize> = Vec::new();
         let mut b = block;
+        let mut steps = 0usize;
         let val = loop {
+            if self.over_budget {
+                let ty = self.var_ty(var);
+                return self.cx.undef(ty);
+            }
             if let Some(v) = self.blocks[b].defs.get(&var) {
                 break *v;
             }
+            if self.blocks[b].skip.is_some() || self.transparent(b).is_some() {
+                match self.pass_up(b) {
+                    Some(up) if up != b => {
+                        steps += 1;
+                        b = up;
+                        continue;
+                    }
+                    Some(_) => {}
+                    None => {
+                        let ty = self.var_ty(var);
+                        break self.cx.undef(ty);
+                    }
+                }
+            }
             if !self.blocks[b].sealed {
+                self.charge(PHI_WORK);
                 let phi = self.new_phi(b, var);
                 self.blocks[b].incomplete.push((var, phi));
                 break Value::Inst(phi);
             }
-            match self.blocks[b].preds.as_slice() {
+            let preds = self.blocks[b].preds.as_slice();
+            // A conditional branch to the next block gives two edges from one
+            // block: one predecessor as far as values go.
+            let preds = match preds {
+                [p, rest @ ..] if rest.iter().all(|q| q == p) => &preds[..1],
+                _ => preds,
+            };
+            match preds {
                 [] => {
-                    let ty = self.vars.get(var as usize).copied().unwrap_or_else(|| self.cx.int(32));
+                    let ty = self.var_ty(var);
                     break self.cx.undef(ty);
                 }
-                [p] if chain.len() <= self.blocks.len() => {
-                    chain.push(b);
-                    b = *p;
+                [p] if steps <= self.blocks.len() => {
+                    let p = *p;
+                    if steps > 0 && steps.is_power_of_two() {
+                        chain.push(b);
+                    }
+                    steps += 1;
+                    self.charge(1);
+                    b = p;
                 }
                 [_] => {
-                    let ty = self.vars.get(var as usize).copied().unwrap_or_else(|| self.cx.int(32));
+                    let ty = self.var_ty(var);
                     break self.cx.undef(ty);
                 }
-                _ => {
+                preds => {
+                    let n = preds.len() as u64;
+                    self.charge(PHI_WORK + n);
                     let phi = self.new_phi(b, var);
                     self.blocks[b].defs.insert(var, Value::Inst(phi));
                     self.work.push((var, phi, b));
@@ -53,6 +109,7 @@ impl<'c, 'a> Body<'c, 'a> {
             }
         };
         self.blocks[b].defs.insert(var, val);
+        self.blocks[block].defs.insert(var, val);
         for c in chain {
             self.blocks[c].defs.insert(var, val);
         }
@@ -61,8 +118,9 @@ impl<'c, 'a> Body<'c, 'a> {
 
     pub(super) fn drain(&mut self) {
         while let Some((var, phi, b)) = self.work.pop() {
-            let preds = self.blocks[b].preds.clone();
-            for p in preds {
+            let mut k = 0;
+            while let Some(&p) = self.blocks[b].preds.get(k) {
+                k += 1;
                 let v = self.read_var(var, p);
                 let pb = self.ir_block(p);
                 if let InstKind::Phi { incoming } = &mut self.f.insts[phi].kind {
@@ -88,7 +146,55 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     pub(super) fn write(&mut self, var: u32, v: Value) {
-        self.blocks[self.cur].defs.insert(var, v);
+        let b = &mut self.blocks[self.cur];
+        b.writes = true;
+        b.defs.insert(var, v);
+    }
+
+    /// The one predecessor of `b` when `b` passes every value through: filled,
+    /// sealed, one distinct predecessor (not itself), no register written.
+    /// Once true it stays true (a filled block gains no writes, a sealed one
+    /// stays sealed).
+    fn transparent(&self, b: usize) -> Option<usize> {
+        let blk = &self.blocks[b];
+        if !blk.filled || !blk.sealed || blk.writes {
+            return None;
+        }
+        match blk.preds.as_slice() {
+            [p, rest @ ..] if *p != b && rest.iter().all(|q| q == p) => Some(*p),
+            _ => None,
+        }
+    }
+
+    /// The first block at or above `b` that is not transparent, following and
+    /// compressing `skip` links: a straight chain of B empty blocks costs O(B)
+    /// once, not once per register read. `None` on a cycle of transparent
+    /// blocks (unreachable code).
+    fn pass_up(&mut self, b: usize) -> Option<usize> {
+        let mut x = b;
+        let mut path: Vec<usize> = Vec::new();
+        loop {
+            if path.len() > self.blocks.len() {
+                return None;
+            }
+            if let Some(s) = self.blocks[x].skip.filter(|&s| s != x) {
+                path.push(x);
+                x = s;
+                continue;
+            }
+            match self.transparent(x) {
+                Some(p) => {
+                    path.push(x);
+                    x = p;
+                }
+                None => break,
+            }
+        }
+        self.charge(path.len() as u64);
+        for p in path {
+            self.blocks[p].skip = Some(x);
+        }
+        Some(x)
     }
 
     pub(super) fn var_ty(&mut self, var: u32) -> TypeH {
@@ -98,19 +204,59 @@ impl<'c, 'a> Body<'c, 'a> {
     // ---- end ------------------------------------------------------------------------
 
     pub(super) fn finish(mut self) -> Result<(Function, Vec<facts::Pending>)> {
-        // Fold trivial phis (all operands the same value or the phi itself).
-        let mut repl: FxHashMap<InstH, Value> = FxHashMap::default();
-        for _ in 0..64 {
-            let mut changed = false;
-            for &h in &self.phis {
-                if repl.contains_key(&h) {
+        // Fold trivial phis (all operands the same value or the phi itself),
+        // to a fixed point: a phi whose operands collapse becomes trivial in
+        // turn, however long the chain (one per loop of a nest). Replacements
+        // form a forest resolved by `Repl::find` with path compression; a work
+        // list revisits only the phis that use a removed one.
+        let mut repl = Repl::new(self.f.insts.len(), &self.phis);
+        if !self.phis.is_empty() {
+            let n = self.phis.len();
+            // Users of each phi among the phis, in compressed rows.
+            let mut count = vec![0u32; n + 1];
+            for (i, &h) in self.phis.iter().enumerate() {
+                if let InstKind::Phi { incoming } = &self.f.insts[h].kind {
+                    for (v, _) in incoming {
+                        if let Some(j) = repl.phi_index(*v) {
+                            if j != i {
+                                count[j + 1] += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            for j in 0..n {
+                count[j + 1] += count[j];
+            }
+            let mut fill = count.clone();
+            let mut users = vec![0u32; count[n] as usize];
+            for (i, &h) in self.phis.iter().enumerate() {
+                if let InstKind::Phi { incoming } = &self.f.insts[h].kind {
+                    for (v, _) in incoming {
+                        if let Some(j) = repl.phi_index(*v) {
+                            if j != i {
+                                users[fill[j] as usize] = i as u32;
+                                fill[j] += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            drop(fill);
+            let mut queued = vec![true; n];
+            let mut work: Vec<u32> = (0..n as u32).rev().collect();
+            while let Some(i) = work.pop() {
+                let i = i as usize;
+                queued[i] = false;
+                if repl.removed(i) {
                     continue;
                 }
+                let h = self.phis[i];
                 let InstKind::Phi { incoming } = &self.f.insts[h].kind else { continue };
                 let mut unique: Option<Value> = None;
                 let mut trivial = true;
                 for (v, _) in incoming {
-                    let v = resolve(&repl, *v);
+                    let v = repl.find(*v);
                     if v == Value::Inst(h) || Some(v) == unique {
                         continue;
                     }
@@ -120,32 +266,42 @@ impl<'c, 'a> Body<'c, 'a> {
                     }
                     unique = Some(v);
                 }
-                if trivial {
-                    let ty = self.f.insts[h].ty;
-                    let v = match unique {
-                        Some(v) => v,
-                        None => self.cx.undef(ty),
-                    };
-                    repl.insert(h, v);
-                    changed = true;
+                if !trivial {
+                    continue;
+                }
+                let v = match unique {
+                    Some(v) => v,
+                    None => {
+                        let ty = self.f.insts[h].ty;
+                        self.cx.undef(ty)
+                    }
+                };
+                repl.set(i, v);
+                for &u in &users[count[i] as usize..count[i + 1] as usize] {
+                    if !queued[u as usize] {
+                        queued[u as usize] = true;
+                        work.push(u);
+                    }
                 }
             }
-            if !changed {
-                break;
-            }
         }
-        if !repl.is_empty() {
+        if repl.any {
             for i in 0..self.f.insts.len() {
                 let Some(h) = InstH::from_index(i) else { continue };
-                map_values(&mut self.f.insts[h].kind, |v| resolve(&repl, v));
+                map_values(&mut self.f.insts[h].kind, |v| repl.find(v));
             }
             for p in &mut self.facts {
-                p.map_values(|v| resolve(&repl, v));
+                p.map_values(|v| repl.find(v));
             }
         }
         for (i, b) in self.blocks.iter_mut().enumerate() {
             let Some(ir) = b.ir else { continue };
-            let mut insts: Vec<InstH> = b.phis.iter().copied().filter(|h| !repl.contains_key(h)).collect();
+            let mut insts: Vec<InstH> = b
+                .phis
+                .iter()
+                .copied()
+                .filter(|h| !repl.phi_index(Value::Inst(*h)).is_some_and(|j| repl.removed(j)))
+                .collect();
             if i == 0 {
                 insts.append(&mut self.entry_allocas);
             }
@@ -156,17 +312,65 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 }
 
-pub(super) fn resolve(repl: &FxHashMap<InstH, Value>, mut v: Value) -> Value {
-    for _ in 0..64 {
+/// Trivial-phi replacements: a union-find forest over the phis of one body.
+/// Every link points at a value that was not removed when the link was made,
+/// so the forest has no cycle and `find` always ends at a live value.
+pub(super) struct Repl {
+    /// Instruction index → phi index (`u32::MAX`: not a phi).
+    slot: Vec<u32>,
+    /// Phi index → its replacement, once removed.
+    to: Vec<Option<Value>>,
+    /// Some phi was removed.
+    any: bool,
+}
+
+impl Repl {
+    fn new(insts: usize, phis: &[InstH]) -> Self {
+        let mut slot = if phis.is_empty() { Vec::new() } else { vec![u32::MAX; insts] };
+        for (i, h) in phis.iter().enumerate() {
+            if let Some(s) = slot.get_mut(h.index()) {
+                *s = i as u32;
+            }
+        }
+        Repl { slot, to: vec![None; phis.len()], any: false }
+    }
+
+    fn phi_index(&self, v: Value) -> Option<usize> {
         match v {
-            Value::Inst(h) => match repl.get(&h) {
-                Some(n) if *n != v => v = *n,
-                _ => return v,
-            },
-            _ => return v,
+            Value::Inst(h) => self.slot.get(h.index()).filter(|&&s| s != u32::MAX).map(|&s| s as usize),
+            _ => None,
         }
     }
-    v
+
+    fn removed(&self, i: usize) -> bool {
+        self.to.get(i).is_some_and(|t| t.is_some())
+    }
+
+    fn set(&mut self, i: usize, v: Value) {
+        if let Some(t) = self.to.get_mut(i) {
+            *t = Some(v);
+            self.any = true;
+        }
+    }
+
+    /// The live value `v` stands for, compressing the path walked.
+    pub(super) fn find(&mut self, v: Value) -> Value {
+        let mut root = v;
+        while let Some(n) = self.phi_index(root).and_then(|i| self.to[i]) {
+            root = n;
+        }
+        let mut cur = v;
+        while let Some(i) = self.phi_index(cur) {
+            match self.to[i] {
+                Some(n) if n != root => {
+                    self.to[i] = Some(root);
+                    cur = n;
+                }
+                _ => break,
+            }
+        }
+        root
+    }
 }
 
 /// Applies `f` to every value operand of an instruction.

@@ -3,7 +3,7 @@
 use super::{unexpected, unquote, Parser, Space, ATTRS, LINKAGE};
 use super::{FuncDecl, LocDirective, PtxModule, VarDecl};
 use crate::ptx::lex::{error_at, number, Number, Tok, Token};
-use crate::read::limits::MAX_PTX_OPERANDS;
+use crate::read::limits::{MAX_PTX_FUNCTIONS, MAX_PTX_OPERANDS};
 use crate::read::{ErrorKind, Result};
 
 impl<'a> Parser<'a> {
@@ -59,14 +59,14 @@ impl<'a> Parser<'a> {
             }
             ".entry" | ".func" => {
                 let f = self.function(None, t)?;
-                m.functions.push(f);
+                push_function(m, f)?;
             }
             d if LINKAGE.contains(&d) => {
                 let next = self.lx.peek()?;
                 if next.kind == Tok::Dir && (next.text == ".entry" || next.text == ".func") {
                     let w = self.lx.next()?;
                     let f = self.function(Some(d), w)?;
-                    m.functions.push(f);
+                    push_function(m, f)?;
                 } else {
                     let first = self.lx.next()?;
                     let v = self.var_decl(Some(d), first, true)?;
@@ -331,4 +331,19 @@ impl<'a> Parser<'a> {
         f.body = Some(self.body()?);
         Ok(f)
     }
+}
+
+/// Adds a function (definition or prototype), refusing more than
+/// [`MAX_PTX_FUNCTIONS`] in one module: per-function state (signature, blocks,
+/// entry point) costs far more than the 10 bytes `.entry e(){ret;}` takes.
+fn push_function<'a>(m: &mut PtxModule<'a>, f: FuncDecl<'a>) -> Result<()> {
+    if m.functions.len() >= MAX_PTX_FUNCTIONS {
+        return Err(error_at(
+            f.pos,
+            ErrorKind::LimitExceeded,
+            format!("too many functions in one module (more than {MAX_PTX_FUNCTIONS})"),
+        ));
+    }
+    m.functions.push(f);
+    Ok(())
 }

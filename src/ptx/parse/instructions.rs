@@ -157,14 +157,22 @@ impl<'a> Parser<'a> {
         }
         let op = match t.kind {
             Tok::Reg | Tok::Word if fold && t.text != "_" && self.offset_follows()? => {
-                // `sym+8` / `%r1-4` outside brackets: an address expression.
+                // `sym+8`, `%r1+1`, `%r1+-1`, `%r1+1+2` outside brackets: a base
+                // plus a constant, which ptxas accepts wherever an operand goes.
                 let base = if t.kind == Tok::Reg { Operand::Reg(t.text) } else { Operand::Sym(t.text) };
-                let neg = self.lx.next()?.is(b'-');
-                let n = self.lx.next()?;
-                let Operand::Int(v) = self.num(&n, neg)? else {
-                    return Err(unexpected(&n, "an integer offset"));
-                };
-                Operand::Addr(Box::new(Address { base, offset: v, extra: Vec::new() }))
+                let mut offset = 0i64;
+                while self.offset_follows()? {
+                    let mut neg = self.lx.next()?.is(b'-');
+                    if self.eat_punct(b'-')? {
+                        neg = !neg;
+                    }
+                    let n = self.lx.next()?;
+                    let Operand::Int(v) = self.num(&n, neg)? else {
+                        return Err(unexpected(&n, "an integer offset"));
+                    };
+                    offset = offset.wrapping_add(v);
+                }
+                Operand::Addr(Box::new(Address { base, offset, extra: Vec::new() }))
             }
             Tok::Reg => Operand::Reg(t.text),
             Tok::Word if t.text == "_" => Operand::Sink,
@@ -226,7 +234,7 @@ impl<'a> Parser<'a> {
         Ok(op)
     }
 
-    /// True when `+` or `-` and a number come next.
+    /// True when `+` or `-` and a number come next (`+-` and a number too).
     pub(super) fn offset_follows(&mut self) -> Result<bool> {
         let p = self.lx.peek()?;
         if !(p.is(b'+') || p.is(b'-')) {
@@ -235,7 +243,11 @@ impl<'a> Parser<'a> {
         // Look one token further without consuming: a cloned lexer is cheap (no allocation).
         let mut probe = self.lx.clone();
         probe.next()?;
-        Ok(probe.next()?.kind == Tok::Num)
+        let mut n = probe.next()?;
+        if p.is(b'+') && n.is(b'-') {
+            n = probe.next()?;
+        }
+        Ok(n.kind == Tok::Num)
     }
 
     pub(super) fn list(&mut self, close: u8, depth: usize) -> Result<Vec<Operand<'a>>> {
