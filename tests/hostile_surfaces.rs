@@ -147,8 +147,30 @@ fn vm_hwm_kb(pid: libc::pid_t) -> i64 {
         .unwrap_or(0)
 }
 
-/// A fresh scratch directory under the system temp dir.
-fn scratch(name: &str) -> PathBuf {
+/// A fresh scratch directory under the system temp dir, removed when the
+/// guard is dropped (the inputs here reach 10 MB each).
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     static N: AtomicUsize = AtomicUsize::new(0);
     let d = std::env::temp_dir().join(format!(
         "irlint-surfaces-{}-{}-{name}",
@@ -157,7 +179,7 @@ fn scratch(name: &str) -> PathBuf {
     ));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("scratch dir");
-    d
+    Scratch(d)
 }
 
 fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
@@ -433,7 +455,8 @@ fn ignore_file_specials_are_errors_not_hangs() {
     for (i, what) in ["fifo", "zero", "pagemap"].into_iter().enumerate() {
         let dir = scratch("gitignore-specials");
         std::fs::create_dir_all(dir.join(".git")).unwrap();
-        let specials = specials(&scratch("specials"));
+        let holder = scratch("specials");
+        let specials = specials(&holder);
         std::os::unix::fs::symlink(&specials[i].0, dir.join(".gitignore")).unwrap();
         std::fs::copy(fixture(), dir.join("a.ptx")).unwrap();
         let r = irlint(&["check", s(&dir)], limit(5));
@@ -487,7 +510,7 @@ fn a_huge_function_name_is_cut_in_every_finding() {
     let name = format!("k{}", "x".repeat(1 << 20));
     let k = write(&dir, "k.ptx", ptx(&name, "k.cu", 2000, |i| i + 1));
     std::fs::copy(fixture(), dir.join("fixture.ptx")).unwrap();
-    for target in [&k, &dir] {
+    for target in [k.as_path(), dir.as_path()] {
         let r = irlint(&["check", "--format", "json", s(target)], limit(5));
         assert_eq!(r.code, 1, "{}", r.stderr);
         assert!(r.stdout.len() < 40 << 20, "report of {} MB", r.stdout.len() >> 20);
@@ -501,7 +524,7 @@ fn a_huge_function_name_is_cut_in_every_finding() {
         assert_eq!(f.len(), 2000);
         let func = f[0]["function"].as_str().unwrap();
         assert!(func.len() <= 1024 && func.ends_with('…') && func.starts_with("kxxx"), "{} bytes", func.len());
-        if target == &dir {
+        if target == dir.as_path() {
             assert_eq!(findings_of(&rep, "fixture.ptx"), fixture_findings());
         }
     }
@@ -564,7 +587,7 @@ fn suppressions_are_looked_up_not_scanned() {
 // ---------------------------------------------------------------------------
 // Class 12: walks
 
-fn git_project(name: &str) -> PathBuf {
+fn git_project(name: &str) -> Scratch {
     let dir = scratch(name);
     std::fs::create_dir_all(dir.join(".git")).unwrap();
     dir

@@ -215,8 +215,10 @@ fn spirv_uint_buffers_are_labelled_from_their_declared_type() {
     assert_eq!(kind("type.RWByteAddressBuffer", None), ["RawBuffer"]);
     assert_eq!(kind("Data", Some("rwstructuredbuffer:<uint>")), ["StructuredBuffer"]);
     assert_eq!(kind("Data", Some("byteaddressbuffer")), ["RawBuffer"]);
-    // Nothing declared: the `uint[]` stride-4 shape is guessed to be a byte-address buffer.
+    // Nothing declared: the `uint[]` stride-4 shape is guessed to be a byte-address buffer;
+    // a name without DXC's `type.` prefix (Slang's) declares nothing.
     assert_eq!(kind("Data", None), ["RawBuffer"]);
+    assert_eq!(kind("StructuredBuffer", None), ["RawBuffer"]);
 }
 
 #[test]

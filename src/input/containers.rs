@@ -2,7 +2,7 @@
 //! ([`crate::read::fatbin`]) and SPIR-V in Fossilize databases
 //! ([`super::fossilize`]).
 //!
-//! The batch driver calls [`check`] on every binary it scans for embedded
+//! The batch driver calls [`check()`] on every binary it scans for embedded
 //! shaders. Each PTX entry of a fatbin and each SPIR-V module of a Fossilize
 //! database is checked as its own input, `FILE@OFFSET` with a section label
 //! naming the entry (`.nv_fatbin: PTX compute_80, zstd`, `SPIR-V module
@@ -28,7 +28,7 @@ use crate::read::{limits, ReadError};
 use crate::report::{Certainty, Diagnostic, Level, BUDGET_EXCEEDED, INPUT_ERROR};
 use std::ops::Range;
 
-/// What [`check`] found in one file.
+/// What [`check()`] found in one file.
 #[derive(Debug, Default)]
 pub struct Found {
     /// One entry per container entry (checked, skipped or in error).

@@ -158,10 +158,10 @@ impl Annotations {
 }
 
 /// Whether an HLSL buffer type name (a `UserTypeGOOGLE` string such as
-/// `rwstructuredbuffer:<uint>`, or DXC's block name `type.RWStructuredBuffer.uint`)
-/// is a byte-address buffer (`true`) or a structured buffer (`false`).
+/// `rwstructuredbuffer:<uint>`) is a byte-address buffer (`true`) or a
+/// structured buffer (`false`).
 pub fn buffer_type_is_raw(name: &str) -> Option<bool> {
-    let name = name.strip_prefix("type.").unwrap_or(name).to_ascii_lowercase();
+    let name = name.to_ascii_lowercase();
     let base = name.split([':', '.', '<']).next().unwrap_or("");
     match base {
         "byteaddressbuffer" | "rwbyteaddressbuffer" => Some(true),
@@ -172,6 +172,13 @@ pub fn buffer_type_is_raw(name: &str) -> Option<bool> {
         | "rasterizerorderedstructuredbuffer" => Some(false),
         _ => None,
     }
+}
+
+/// The same for DXC's block-struct names (`type.RWStructuredBuffer.uint`,
+/// `type.ByteAddressBuffer`). Only DXC's `type.` names count: Slang names the
+/// block of a `ByteAddressBuffer` `StructuredBuffer`.
+pub fn dxc_block_name_is_raw(name: &str) -> Option<bool> {
+    buffer_type_is_raw(name.strip_prefix("type.")?)
 }
 
 /// What a buffer variable is, from its storage class and the decorations of its

@@ -298,7 +298,7 @@ impl Lowerer<'_> {
                 .ann
                 .deco(id)
                 .user_type_raw
-                .or_else(|| struct_name.as_deref().and_then(decorations::buffer_type_is_raw)),
+                .or_else(|| struct_name.as_deref().and_then(decorations::dxc_block_name_is_raw)),
         };
         let Some((class, kind, stride, binding)) = decorations::classify(&shape) else { return };
         let name = self.ann.name(self.w, id).or_else(|| struct_name.clone());
