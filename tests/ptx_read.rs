@@ -172,3 +172,28 @@ fn truncated_and_bit_flipped_fixtures_never_panic() {
         assert!(read > 0, "{name}: no flip read");
     }
 }
+
+/// The real shape: Triton 3.6 warp-specialized sm_100 modules (the realptx
+/// fixtures, `brx.idx` over a `.branchtargets` list written before its
+/// labels) read with no finding, each with its partition switch.
+#[test]
+fn triton_warp_specialized_modules_read() {
+    for name in ["triton_ws_persistent_mm_f16.sm100.ptx", "triton_ws_attn_fwd_f16_d64.sm100.ptx"] {
+        let p = common::fixtures().join("ptx_real").join(name);
+        let Ok(bytes) = std::fs::read(&p) else {
+            common::skip(&format!("{} not present", p.display()));
+            continue;
+        };
+        let r = check_bytes(name, &bytes, &CheckOptions::default());
+        assert_eq!(r.files[0].status, FileStatus::Ok, "{name}: {:?}", r.files[0].message);
+        assert!(r.diagnostics.is_empty(), "{name}: {:#?}", r.diagnostics);
+        let m = irlint::ptx::lower(&bytes, 0).unwrap();
+        let switches = m
+            .functions
+            .iter()
+            .flat_map(|(_, f)| f.insts.iter())
+            .filter(|(_, i)| matches!(&i.kind, InstKind::Switch { cases, .. } if cases.len() >= 2))
+            .count();
+        assert!(switches >= 1, "{name}: no brx.idx switch");
+    }
+}
