@@ -99,7 +99,7 @@ pub fn verify_swizzle_commutation(swizzle: Swizzle, offset: i64) -> Result<u64, 
     }
     // Known swizzles have small periods (at most 1024 bytes).
     let period = swizzle.period().unwrap_or(1024);
-    if offset.unsigned_abs() % period != 0 {
+    if !offset.unsigned_abs().is_multiple_of(period) {
         return Err(AtomDiag::field_arg(
             r,
             "offset",

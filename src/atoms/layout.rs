@@ -306,9 +306,9 @@ pub fn recast_leaf_16b(l: Leaf, per_unit: u64) -> Option<Option<Leaf>> {
         l
     } else if l.stride == 1 {
         Leaf { shape: l.shape.div_ceil(t), stride: 1 }
-    } else if l.stride % t == 0 {
+    } else if l.stride.is_multiple_of(t) {
         Leaf { shape: l.shape, stride: l.stride / t }
-    } else if l.stride < t && t % l.stride == 0 {
+    } else if l.stride < t && t.is_multiple_of(l.stride) {
         Leaf { shape: l.shape.div_ceil(t / l.stride), stride: 1 }
     } else {
         return None;

@@ -258,7 +258,7 @@ pub fn verify_matrix_copy(c: &MatrixCopy<'_>) -> Result<u64, AtomDiag> {
         return Err(AtomDiag::field(r, "num_matrices", Shown::Int(i128::from(c.num_matrices)), row.counts_text));
     }
     let regs = check_shape(r, &row, c.num_matrices, c.result_shape)?;
-    if c.shared_alignment == 0 || c.shared_alignment % SHARED_ALIGNMENT != 0 {
+    if c.shared_alignment == 0 || !c.shared_alignment.is_multiple_of(SHARED_ALIGNMENT) {
         return Err(AtomDiag::field(
             r,
             "shared_alignment",

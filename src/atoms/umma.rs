@@ -147,7 +147,7 @@ fn split_flat(mode: &[Leaf], per_unit: u64, n: u64) -> Result<FlatSplit, SplitEr
         if need <= 1 {
             push_piece(&mut rest, u)?;
         } else if u.shape <= need {
-            if need % u.shape != 0 {
+            if !need.is_multiple_of(u.shape) {
                 return Err(SplitError::NotFlat);
             }
             push_piece(&mut atom, u)?;

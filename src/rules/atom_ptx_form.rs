@@ -171,9 +171,9 @@ pub fn wgmma_problems(w: &Wgmma) -> Vec<String> {
         }
     }
     let n_ok = if row.every_8 {
-        w.n % 8 == 0 && (8..=256).contains(&w.n)
+        w.n.is_multiple_of(8) && (8..=256).contains(&w.n)
     } else {
-        matches!(w.n, 8 | 16 | 24) || (w.n % 16 == 0 && (32..=256).contains(&w.n))
+        matches!(w.n, 8 | 16 | 24) || (w.n.is_multiple_of(16) && (32..=256).contains(&w.n))
     };
     if !n_ok {
         let set = if row.every_8 { "8 to 256 in steps of 8" } else { "8, 16, 24, then 32 to 256 in steps of 16" };
