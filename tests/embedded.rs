@@ -76,7 +76,7 @@ fn elf(rodata: &[u8], shaders: &[u8]) -> (Vec<u8>, u64, u64) {
     let shstrtab = b"\0.rodata\0.shaders\0.shstrtab\0".to_vec();
     let mut out = vec![0u8; 64];
     let align = |v: &mut Vec<u8>| {
-        while v.len() % 8 != 0 {
+        while !v.len().is_multiple_of(8) {
             v.push(0);
         }
     };

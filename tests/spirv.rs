@@ -547,7 +547,7 @@ fn debug_info_locations() {
 fn lit_string(text: &str) -> Vec<u32> {
     let mut b = text.as_bytes().to_vec();
     b.push(0);
-    while b.len() % 4 != 0 {
+    while !b.len().is_multiple_of(4) {
         b.push(0);
     }
     b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()

@@ -466,7 +466,7 @@ mod tests {
             self.put(v, n);
         }
         fn align(&mut self) {
-            while self.bit % 32 != 0 {
+            while !self.bit.is_multiple_of(32) {
                 self.put(0, 1);
             }
         }

@@ -433,7 +433,7 @@ impl<'a> Cursor<'a> {
     /// True when the rest of the data is zero (trailing padding = EOF at top level).
     fn rest_is_zero(&self) -> bool {
         let pos = self.bits.pos();
-        if pos % 8 != 0 && self.bits.word_at((pos / 8) as usize) >> (pos % 8) & 0xFF != 0 {
+        if !pos.is_multiple_of(8) && self.bits.word_at((pos / 8) as usize) >> (pos % 8) & 0xFF != 0 {
             return false;
         }
         self.bits.data.get(pos.div_ceil(8) as usize..).is_none_or(|r| r.iter().all(|&b| b == 0))

@@ -31,7 +31,7 @@ impl W {
         }
     }
     fn align(&mut self) {
-        while self.bit % 32 != 0 {
+        while !self.bit.is_multiple_of(32) {
             self.put(0, 1);
         }
     }

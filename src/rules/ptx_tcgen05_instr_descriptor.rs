@@ -152,8 +152,10 @@ enum NRule {
 impl NRule {
     fn ok(self, n: u64) -> bool {
         match self {
-            NRule::Step(s) => n % s == 0 && (s..=256).contains(&n),
-            NRule::I8 => (8..=32).contains(&n) && n % 8 == 0 || (48..=256).contains(&n) && n % 16 == 0,
+            NRule::Step(s) => n.is_multiple_of(s) && (s..=256).contains(&n),
+            NRule::I8 => {
+                (8..=32).contains(&n) && n.is_multiple_of(8) || (48..=256).contains(&n) && n.is_multiple_of(16)
+            }
             NRule::List(l) => l.contains(&n),
         }
     }

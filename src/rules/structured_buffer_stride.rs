@@ -124,14 +124,14 @@ cache-line-target = 64
 
 /// Does a stride straddle lines of `target` bytes?
 pub fn fires(stride: u32, target: u32) -> bool {
-    stride > 4 && target != 0 && stride % target != 0 && target % stride != 0
+    stride > 4 && target != 0 && !stride.is_multiple_of(target) && !target.is_multiple_of(stride)
 }
 
 /// The smallest `s ≥ stride` with `s % target == 0` or `target % s == 0`.
 pub fn next_valid(stride: u32, target: u32) -> u32 {
     let target = target.max(1);
     if stride <= target {
-        (stride..=target).find(|s| *s > 0 && target % s == 0).unwrap_or(target)
+        (stride..=target).find(|s| *s > 0 && target.is_multiple_of(*s)).unwrap_or(target)
     } else {
         stride.div_ceil(target).saturating_mul(target)
     }

@@ -117,7 +117,7 @@ pub fn read(data: &[u8], base: u64) -> Result<Words> {
         ));
     }
     let insts = split(&words, base)?;
-    if data.len() % 4 != 0 {
+    if !data.len().is_multiple_of(4) {
         // Every instruction fits, but trailing bytes do not form a word.
         let tail = (data.len() / 4 * 4) as u64;
         return Err(ReadError::new(

@@ -366,7 +366,7 @@ impl Decoder {
                 if field(ops, 0) >> 16 == 0x4B5 {
                     return Err(ReadError::new(ErrorKind::Unsupported, self.off, "new-format SWITCH record"));
                 }
-                if ops.len() < 3 || ops.len() % 2 == 0 {
+                if ops.len() < 3 || ops.len().is_multiple_of(2) {
                     return Err(self.bad("SWITCH record has a bad operand count"));
                 }
                 let opty = self.ty(ops[0])?;
@@ -387,7 +387,7 @@ impl Decoder {
             15 => (self.void(), InstKind::Unreachable),
             // PHI [ty, (signed rel val, bb)*]
             16 => {
-                if ops.is_empty() || ops.len() % 2 == 0 {
+                if ops.is_empty() || ops.len().is_multiple_of(2) {
                     return Err(self.bad("PHI record has a bad operand count"));
                 }
                 let ty = self.ty(ops[0])?;
