@@ -41,7 +41,7 @@ seeds_for() {
     case $t in
         ptx) dirs+=("$shared/corpus/ptx" "$root/tests/fixtures/ptx" "$root/tests/fixtures/ptx_desc" "$root/tests/fixtures/ptx_loc" "$root/tests/fixtures/ptx_nvcc") ;;
         spirv) dirs+=("$shared/corpus/spirv" "$root/tests/fixtures/slang") ;;
-        bitstream | dxil_module | container) dirs+=("$shared/corpus/dxil" "$shared/corpus/dxbc" "$root/tests/fixtures/dxil") ;;
+        bitstream | dxil_module | container | containers) dirs+=("$shared/corpus/dxil" "$shared/corpus/dxbc" "$root/tests/fixtures/dxil") ;;
         pipeline) dirs+=("$shared/corpus" "$shared/hostile" "$root/tests/fixtures" "$root/fuzz/seeds/container" "$root/fuzz/seeds/spirv") ;;
         atoms) dirs+=("$root/tests/data/atoms") ;;
     esac
