@@ -32,7 +32,7 @@ pub(crate) use super::consteval::{binary, cast, select, unary, ConstEval};
 use super::lattice::{self, AbsValue};
 use super::ptxops;
 use crate::ir::*;
-use crate::read::limits::{MAX_DATAFLOW_STEPS, MAX_RECURSION};
+use crate::read::limits::{MAX_ACCESS_PATH, MAX_DATAFLOW_STEPS, MAX_RECURSION};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -210,6 +210,12 @@ fn resolve_ptr(m: &Module, f: &Function, memo: &mut Vec<Option<Option<Ptr>>>, v:
             return None;
         }
         let mut p = resolve_ptr(m, f, memo, base, depth + 1)?;
+        // Every resolved pointer keeps its whole path: a chain of GEPs on GEPs
+        // with many indices each would copy O(chain × indices) values. No
+        // type nests deeper than `MAX_ACCESS_PATH`, so a longer path is unknown.
+        if p.path.len().saturating_add(rest.len()) > MAX_ACCESS_PATH {
+            return None;
+        }
         p.path.extend_from_slice(rest);
         Some(p)
     };
