@@ -246,3 +246,17 @@ fn corpus_cull_shaders_keep_indirect_draws_and_drop_ubo_out() {
         assert!(text(&d[0], "why").starts_with("thread id (GlobalInvocationId)"), "{lang}");
     }
 }
+
+/// A fuzzed SPIR-V module (libFuzzer `pipeline` target, 19 KB) whose control
+/// dependences form a cycle through blocks past `MAX_ORIGINS` origins: the
+/// solver counted a saturated block as grown on every visit and re-queued the
+/// cycle forever (over 10 minutes and 1 GB). Growth is now monotone.
+#[test]
+fn saturated_control_dependence_cycles_terminate() {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/uniformity_origins_cycle.spv");
+    let bytes = std::fs::read(&p).unwrap();
+    let t = std::time::Instant::now();
+    let r = irlint::check::check_bytes("uniformity_origins_cycle.spv", &bytes, &irlint::check::CheckOptions::default());
+    assert!(t.elapsed() < std::time::Duration::from_secs(20), "{:?}", t.elapsed());
+    assert!(r.diagnostics.iter().all(|d| d.rule != irlint::report::INTERNAL_ERROR));
+}

@@ -317,12 +317,17 @@ impl Solver<'_> {
                     let mut grew = false;
                     for o in &from {
                         if !self.origins[x].contains(o) {
-                            if self.origins[x].len() >= MAX_ORIGINS {
-                                self.saturated[x] = true;
-                            } else {
+                            // Growth is monotone and bounded: up to MAX_ORIGINS
+                            // origins, then `saturated` flips once. (Counting a
+                            // saturated block as grown again re-queued a cycle of
+                            // control dependences forever.)
+                            if self.origins[x].len() < MAX_ORIGINS {
                                 self.origins[x].push(*o);
+                                grew = true;
+                            } else if !self.saturated[x] {
+                                self.saturated[x] = true;
+                                grew = true;
                             }
-                            grew = true;
                         }
                     }
                     if sat && !self.saturated[x] {
