@@ -519,3 +519,152 @@ fn hostile_fossilize_tables() {
     let got = found(&db);
     assert!(got[0].3.contains("codeSize 4000000000 does not fit 4 varint bytes"), "{}", got[0].3);
 }
+
+// ---------------------------------------------------------------- scale
+
+/// A minimal little-endian ELF64 shared object with the given sections laid
+/// out at the given offsets (`(name, offset, bytes)`; `bytes` = `None`
+/// leaves the section a hole of `len` bytes), written sparse: holes cost no
+/// disk. Section headers and names go after the last section.
+fn write_sparse_elf(path: &Path, sections: &[(&str, u64, u64, Option<&[u8]>)]) -> u64 {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut names = vec![0u8];
+    let mut name_at = Vec::new();
+    for (n, ..) in sections {
+        name_at.push(names.len() as u32);
+        names.extend(n.as_bytes());
+        names.push(0);
+    }
+    let shstr_name = names.len() as u32;
+    names.extend(b".shstrtab\0");
+    let end = sections.iter().map(|(_, off, len, _)| off + len).max().unwrap_or(0x40);
+    let names_at = end.next_multiple_of(8);
+    let shoff = (names_at + names.len() as u64).next_multiple_of(8);
+    let shnum = sections.len() as u16 + 2;
+    let mut f = std::fs::File::create(path).unwrap();
+    let mut eh = vec![0x7F, b'E', b'L', b'F', 2, 1, 1, 0];
+    eh.resize(16, 0);
+    eh.extend(3u16.to_le_bytes()); // ET_DYN
+    eh.extend(62u16.to_le_bytes()); // x86-64
+    eh.extend(1u32.to_le_bytes());
+    eh.extend(0u64.to_le_bytes()); // entry
+    eh.extend(0u64.to_le_bytes()); // phoff
+    eh.extend(shoff.to_le_bytes());
+    eh.extend(0u32.to_le_bytes());
+    eh.extend(64u16.to_le_bytes());
+    eh.extend([0u8; 4]); // phentsize, phnum
+    eh.extend(64u16.to_le_bytes());
+    eh.extend(shnum.to_le_bytes());
+    eh.extend((shnum - 1).to_le_bytes());
+    assert_eq!(eh.len(), 64);
+    f.write_all(&eh).unwrap();
+    let sh = |name: u32, ty: u32, off: u64, size: u64| {
+        let mut h = Vec::new();
+        h.extend(name.to_le_bytes());
+        h.extend(ty.to_le_bytes());
+        h.extend(0u64.to_le_bytes()); // flags
+        h.extend(0u64.to_le_bytes()); // addr
+        h.extend(off.to_le_bytes());
+        h.extend(size.to_le_bytes());
+        h.extend([0u8; 8]); // link, info
+        h.extend(8u64.to_le_bytes());
+        h.extend(0u64.to_le_bytes());
+        h
+    };
+    let mut headers = sh(0, 0, 0, 0);
+    for (i, (_, off, len, data)) in sections.iter().enumerate() {
+        headers.extend(sh(name_at[i], 1, *off, *len));
+        if let Some(d) = data {
+            f.seek(SeekFrom::Start(*off)).unwrap();
+            f.write_all(d).unwrap();
+        }
+    }
+    headers.extend(sh(shstr_name, 3, names_at, names.len() as u64));
+    f.seek(SeekFrom::Start(names_at)).unwrap();
+    f.write_all(&names).unwrap();
+    f.seek(SeekFrom::Start(shoff)).unwrap();
+    f.write_all(&headers).unwrap();
+    shoff + headers.len() as u64
+}
+
+/// `(peak RssAnon, peak VmHWM)` of a process, in KiB, sampled from `/proc`.
+fn rss_kb(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    };
+    (field("RssAnon:"), field("VmHWM:"))
+}
+
+/// A `libtorch_cuda.so`-shaped input of ~200 MB: a 192 MiB `.text` and a
+/// `.nv_fatbin` of 400 containers, each with a stored PTX entry (the
+/// fixture kernel, one finding) and a 16 KiB SASS entry. Mapped, the file's
+/// pages are file-backed (`RssFile`, dropped by the kernel under pressure,
+/// never copied); what irlint allocates itself (`RssAnon`) must stay far
+/// below the file's size — before inputs were mapped it held the whole file.
+/// The peak `RssAnon` is sampled every 2 ms: a copy of the file would be
+/// held for the whole run, so sampling cannot miss it.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_200_mb_library_is_checked_in_memory_bounded_by_its_largest_entry() {
+    const CONTAINERS: usize = 400;
+    let ptx = std::fs::read(fatbin_dir().join("k.compute_80.ptx")).unwrap();
+    let mut nv = Vec::new();
+    for _ in 0..CONTAINERS {
+        let mut body = ptx_entry(&ptx);
+        body.extend(header(2, 64, 16 << 10, 0, 80, 0x11, 0));
+        body.extend(std::iter::repeat_n(0x5Au8, 16 << 10));
+        nv.extend(container(&body));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("libbig_cuda.so");
+    let text = 192u64 << 20;
+    let nv_at = 0x1000 + text;
+    let size =
+        write_sparse_elf(&path, &[(".text", 0x1000, text, None), (".nv_fatbin", nv_at, nv.len() as u64, Some(&nv))]);
+    assert!(size > 200_000_000, "{size}");
+    let start = std::time::Instant::now();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_irlint"))
+        .args(["check", "-j", "1", "--format", "json"])
+        .arg(&path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut s).unwrap();
+        s
+    });
+    let (mut anon, mut hwm) = (0, 0);
+    let status = loop {
+        let (a, h) = rss_kb(pid);
+        (anon, hwm) = (anon.max(a), hwm.max(h));
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(start.elapsed().as_secs() < 240, "still running after 240 s");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    let secs = start.elapsed().as_secs_f64();
+    let out = reader.join().unwrap();
+    assert_eq!(status.code(), Some(1), "{out}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let findings = j["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), CONTAINERS);
+    assert!(findings.iter().all(|f| f["rule"] == "ptx-shared-address-misaligned" && f["line"] == 37));
+    let files = j["files"].as_array().unwrap();
+    let status_of = |s: &str| files.iter().filter(|f| f["status"] == s && f["blob_offset"].is_u64()).count();
+    assert_eq!((status_of("ok"), status_of("skipped")), (CONTAINERS, CONTAINERS));
+    eprintln!("{} MB file: {secs:.1} s, peak RssAnon {} MB, peak VmHWM {} MB", size >> 20, anon >> 10, hwm >> 10);
+    assert!(anon > 0, "RssAnon was not sampled");
+    // The file is 200 MB; irlint's own memory for it (one small PTX entry
+    // at a time) is a few MB on top of the process's ~10-30 MB.
+    assert!(anon < 64 << 10, "peak RssAnon {} MB for a {} MB file", anon >> 10, size >> 20);
+}
