@@ -229,10 +229,15 @@ fn fossilize_modules_report_their_findings() {
     assert_eq!(
         list.iter().map(|e| (e.0, e.1.as_str(), e.2)).collect::<Vec<_>>(),
         [
-            (0xA0, "SPIR-V module 005b1d4800c0ffee (compute main)", FileStatus::Ok),
-            (0x2CC, "SPIR-V module 5b1d3d0000000002 (fragment main)", FileStatus::Ok),
+            (0xA0, "SPIR-V module (compute main)", FileStatus::Ok),
+            (0x2CC, "SPIR-V module (fragment main)", FileStatus::Ok),
         ]
     );
+    // Each module's entry is named by its hash (`FILE@HASH`); the offset is kept.
+    let names: Vec<_> = r.files.iter().filter_map(|f| f.entry.as_deref()).collect();
+    assert_eq!(names, ["005b1d4800c0ffee", "5b1d3d0000000002"]);
+    let names: Vec<_> = r.diagnostics.iter().map(|d| d.location.entry.as_deref().unwrap()).collect();
+    assert_eq!(names, ["005b1d4800c0ffee", "5b1d3d0000000002"]);
     let got: Vec<(u64, String, String)> =
         r.diagnostics.iter().map(|d| (d.location.blob_offset.unwrap(), d.rule.clone(), d.message.clone())).collect();
     let msg =
@@ -263,22 +268,75 @@ fn fossilize_modules_report_their_findings() {
 }
 
 #[test]
+fn fossilize_modules_are_named_file_at_hash_in_every_format() {
+    let path = foz("sb.foz");
+    let shown = path.display().to_string();
+    let (code, out, _) = run(irlint().arg("check").arg(&path));
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains(&format!("--> {shown}@005b1d4800c0ffee [SPIR-V module (compute main)]\n")), "{out}");
+    assert!(out.contains(&format!("--> {shown}@5b1d3d0000000002 [SPIR-V module (fragment main)]\n")), "{out}");
+    assert!(!out.contains("@0x"), "{out}");
+    // JSON: the name and, for debugging, the entry's offset.
+    let (_, out, _) = run(irlint().args(["check", "--format", "json"]).arg(&path));
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let f = &j["findings"][0];
+    assert_eq!((&f["entry"], &f["blob_offset"]), (&serde_json::json!("005b1d4800c0ffee"), &serde_json::json!(0xA0)));
+    assert_eq!(f["section"], "SPIR-V module (compute main)");
+    let files: Vec<_> = j["files"].as_array().unwrap().iter().filter_map(|f| f["entry"].as_str()).collect();
+    assert_eq!(files, ["005b1d4800c0ffee", "5b1d3d0000000002"]);
+    // SARIF: the module's logical location has the qualified name; the region the offset.
+    let (_, out, _) = run(irlint().args(["check", "--format", "sarif"]).arg(&path));
+    let s: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let loc = &s["runs"][0]["results"][1]["locations"][0];
+    let module = loc["logicalLocations"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(
+        module,
+        serde_json::json!({"name": "SPIR-V module (fragment main)", "kind": "module",
+            "fullyQualifiedName": format!("{shown}@5b1d3d0000000002")})
+    );
+    assert_eq!(loc["physicalLocation"]["region"]["byteOffset"], 0x2CC);
+    assert!(loc["message"]["text"].as_str().unwrap().contains("entry 5b1d3d0000000002 at byte offset 0x2CC"), "{loc}");
+    // dump --blobs, text and JSON.
+    let (_, out, _) = run(irlint().args(["dump", "--blobs"]).arg(&path));
+    assert!(
+        out.contains(&format!(
+            "offset 0x000000A0  size       575  spirv   {shown}@005b1d4800c0ffee  SPIR-V module (compute main)  (500 stored bytes, zlib)"
+        )),
+        "{out}"
+    );
+    let (_, out, _) = run(irlint().args(["dump", "--blobs", "--format", "json"]).arg(&path));
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let e = &j["files"][0]["entries"];
+    assert_eq!((&e[1]["entry"], &e[1]["offset"]), (&serde_json::json!("5b1d3d0000000002"), &serde_json::json!(0x2CC)));
+    // A skipped module is listed by name too (its declared size is refused).
+    let mut b = std::fs::read(&path).unwrap();
+    b[0xA0 + 52..0xA0 + 56].copy_from_slice(&(1u32 << 30).to_le_bytes());
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.foz");
+    std::fs::write(&big, &b).unwrap();
+    let (_, out, _) = run(irlint().arg("check").arg(&big));
+    let line =
+        format!("  {}@005b1d4800c0ffee: not decompressed: declares 1073741824 decompressed bytes", big.display());
+    assert!(out.contains(&line), "{out}");
+}
+
+#[test]
 fn damaged_fossilize_entries_are_input_errors_and_the_rest_is_checked() {
     let r = check(&foz("damaged.foz"));
     let list = entries(&r);
     assert_eq!(
         list.iter().map(|e| (e.1.as_str(), e.2)).collect::<Vec<_>>(),
-        [
-            ("SPIR-V module 005b1d4800c0ffee", FileStatus::Error),
-            ("SPIR-V module 0bad000000000003", FileStatus::Error),
-            ("SPIR-V module 5b1d3d0000000002", FileStatus::Ok),
-        ]
+        [("SPIR-V module", FileStatus::Error), ("SPIR-V module", FileStatus::Error), ("SPIR-V module", FileStatus::Ok),]
     );
+    let names: Vec<_> = r.files.iter().filter_map(|f| f.entry.as_deref()).collect();
+    assert_eq!(names, ["005b1d4800c0ffee", "0bad000000000003", "5b1d3d0000000002"]);
     assert!(list[0].3.contains("CRC-32 of the stored bytes is 0x"), "{}", list[0].3);
     assert!(list[1].3.contains("varint data does not hold 256 words"), "{}", list[1].3);
     let errors: Vec<_> = r.diagnostics.iter().filter(|d| d.rule == "input-error").collect();
     assert_eq!(errors.len(), 2);
-    assert!(errors[0].message.starts_with("SPIR-V module 005b1d4800c0ffee: malformed: CRC-32"));
+    assert!(errors[0].message.starts_with("SPIR-V module: malformed: CRC-32"), "{}", errors[0].message);
+    assert_eq!(errors[0].location.entry.as_deref(), Some("005b1d4800c0ffee"));
+    assert_eq!(errors[0].location.blob_offset, Some(0x10));
     assert_eq!(r.diagnostics.iter().filter(|d| d.rule == "structured-buffer-stride-not-cache-aligned").count(), 1);
 }
 
@@ -476,6 +534,39 @@ fn every_prefix_and_byte_flip_is_handled() {
         let mut b = bytes.clone();
         b[i] ^= 0xFF;
         let _ = containers::check("sb.foz", &b, &opts);
+    }
+}
+
+/// A compression flag other than 1 (stored) and 2 (deflate) is an input
+/// error naming the module; its bytes are not read as stored data, and the
+/// other modules are still checked (Fossilize's own reader refuses it too).
+#[test]
+fn unknown_fossilize_compression_flags_are_input_errors() {
+    let good = std::fs::read(foz("sb.foz")).unwrap();
+    // The stored module (flag 1) at 0x2CC, whose bytes would read as SPIR-V.
+    for flags in [0u32, 3, 0x101, 0x8000_0001] {
+        let mut b = good.clone();
+        b[0x2CC + 44..0x2CC + 48].copy_from_slice(&flags.to_le_bytes());
+        let got = found(&b);
+        assert_eq!(
+            got.iter().map(|e| (e.0, e.2)).collect::<Vec<_>>(),
+            [(0xA0, FileStatus::Ok), (0x2CC, FileStatus::Error)],
+            "flags {flags}"
+        );
+        assert_eq!(
+            got[1].3,
+            format!(
+                "unsupported: unknown payload encoding (flags {flags}; Fossilize writes 1, stored, and 2, deflate) at byte offset 0x{:x} ({})",
+                0x2CC + 44,
+                0x2CC + 44
+            )
+        );
+        let f = containers::check("x.foz", &b, &CheckOptions::default());
+        let errors: Vec<_> = f.diagnostics.iter().filter(|d| d.rule == "input-error").collect();
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].location.entry.as_deref(), Some("5b1d3d0000000002"));
+        assert!(errors[0].message.starts_with("SPIR-V module (fragment main): unsupported: unknown payload encoding"));
+        assert_eq!(f.diagnostics.iter().filter(|d| d.rule == "structured-buffer-stride-not-cache-aligned").count(), 1);
     }
 }
 

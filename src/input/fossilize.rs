@@ -105,14 +105,14 @@ impl Entry {
             None => Err(ReadError::new(
                 ErrorKind::Unsupported,
                 self.offset + NAME_LEN as u64 + 4,
-                format!("unknown payload encoding (flags {})", self.flags),
+                format!("unknown payload encoding (flags {}; Fossilize writes 1, stored, and 2, deflate)", self.flags),
             )),
         }
     }
 
     /// `0123456789abcdef`: the hash as Fossilize names it.
     pub fn hash_hex(&self) -> String {
-        format!("{:016x}", self.hash)
+        hash_name(self.hash)
     }
 }
 
@@ -310,6 +310,12 @@ pub fn encode_varint(spirv: &[u8]) -> Vec<u8> {
     out
 }
 
+/// `0123456789abcdef`: a hash as Fossilize names it (16 hex digits), the
+/// name of a module's entry in reports (`FILE@0123456789abcdef`).
+pub fn hash_name(hash: u64) -> String {
+    format!("{hash:016x}")
+}
+
 /// A use of a module by a pipeline: `(stage, entry point)`.
 pub type Use = (u32, String);
 
@@ -384,9 +390,10 @@ pub fn module_uses(bytes: &[u8], db: &Database, budget: &mut u64) -> HashMap<u64
     uses
 }
 
-/// `SPIR-V module 0123456789abcdef (compute main, fragment main)`.
-pub fn module_label(hash: u64, uses: Option<&Vec<Use>>) -> String {
-    let mut s = format!("SPIR-V module {hash:016x}");
+/// `SPIR-V module (compute main, fragment main)`: the label of a module
+/// whose entry is named by its hash (`FILE@0123456789abcdef`, [`hash_name`]).
+pub fn module_label(uses: Option<&Vec<Use>>) -> String {
+    let mut s = "SPIR-V module".to_string();
     if let Some(u) = uses.filter(|u| !u.is_empty()) {
         let list: Vec<String> = u.iter().map(|(bits, name)| format!("{} {name}", stage_name(*bits))).collect();
         s.push_str(&format!(" ({})", list.join(", ")));
@@ -426,9 +433,11 @@ mod tests {
     #[test]
     fn stage_names() {
         assert_eq!(
-            module_label(0xAB, Some(&vec![(0x20, "main".into()), (0x10, "ps".into())])),
-            "SPIR-V module 00000000000000ab (compute main, fragment ps)"
+            module_label(Some(&vec![(0x20, "main".into()), (0x10, "ps".into())])),
+            "SPIR-V module (compute main, fragment ps)"
         );
+        assert_eq!(module_label(None), "SPIR-V module");
+        assert_eq!(hash_name(0xAB), "00000000000000ab");
         assert_eq!(stage_name(0x4000), "stage 0x4000");
     }
 }
