@@ -8,7 +8,7 @@ mod common;
 
 use common::{fixtures, irlint, run};
 use irlint::check::{CheckOptions, FileReport, FileStatus, InputKind};
-use irlint::input::containers;
+use irlint::input::{containers, fossilize};
 use irlint::read::fatbin;
 use irlint::report::{Diagnostic, RunReport};
 use std::path::{Path, PathBuf};
@@ -537,6 +537,60 @@ fn every_prefix_and_byte_flip_is_handled() {
     }
 }
 
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::new();
+    for c in bytes.chunks(3) {
+        let v =
+            (u32::from(c[0]) << 16) | (u32::from(*c.get(1).unwrap_or(&0)) << 8) | u32::from(*c.get(2).unwrap_or(&0));
+        for i in 0..4 {
+            s.push(if i <= c.len() { A[(v >> (18 - 6 * i)) as usize & 63] as char } else { '=' });
+        }
+    }
+    s
+}
+
+/// A Fossilize database with one stored shader-module entry holding `payload`.
+fn foz_with(payload: &[u8]) -> Vec<u8> {
+    let mut db = fossilize::MAGIC.to_vec();
+    db.extend([0, 0, 0, 6]);
+    db.extend(format!("{:024x}{:016x}", 4, 0x5b1d3d0000000002u64).as_bytes());
+    for w in [payload.len() as u32, 1, 0, payload.len() as u32] {
+        db.extend(w.to_le_bytes());
+    }
+    db.extend(payload);
+    db
+}
+
+/// A module carrying its words as base64 `code` (Fossilize's JSON export
+/// form, which its replayer reads) is checked like the varint form; a
+/// `code` that does not hold `codeSize` bytes is an error naming the module.
+#[test]
+fn base64_fossilize_modules_are_read() {
+    let good = std::fs::read(foz("sb.foz")).unwrap();
+    let db = fossilize::read(&good);
+    let e = db.entries.iter().find(|e| e.hash == 0x5b1d3d0000000002).unwrap();
+    let spirv = fossilize::shader_modules(&e.payload(&good).unwrap(), e.offset).unwrap().remove(0).spirv;
+    let json = format!(
+        r#"{{"version":6,"shaderModules":{{"5b1d3d0000000002":{{"flags":0,"codeSize":{},"code":"{}"}}}}}}"#,
+        spirv.len(),
+        base64(&spirv)
+    );
+    let f = containers::check("b64.foz", &foz_with(json.as_bytes()), &CheckOptions::default());
+    assert_eq!(f.files.len(), 1);
+    assert_eq!((f.files[0].status, f.files[0].entry.as_deref()), (FileStatus::Ok, Some("5b1d3d0000000002")));
+    let rules: Vec<_> = f.diagnostics.iter().map(|d| d.rule.as_str()).collect();
+    assert_eq!(rules, ["structured-buffer-stride-not-cache-aligned"]);
+    // codeSize one word more than the text holds.
+    let json = json.replace(&format!(r#""codeSize":{}"#, spirv.len()), &format!(r#""codeSize":{}"#, spirv.len() + 4));
+    let got = found(&foz_with(json.as_bytes()));
+    assert_eq!(got[0].2, FileStatus::Error);
+    assert!(got[0].3.contains("module 5b1d3d0000000002: base64 \"code\" of"), "{}", got[0].3);
+    // Neither form.
+    let got = found(&foz_with(br#"{"version":6,"shaderModules":{"01":{"codeSize":4,"flags":0}}}"#));
+    assert!(got[0].3.contains("module 01: neither varint data nor base64 \"code\""), "{}", got[0].3);
+}
+
 /// A compression flag other than 1 (stored) and 2 (deflate) is an input
 /// error naming the module; its bytes are not read as stored data, and the
 /// other modules are still checked (Fossilize's own reader refuses it too).
@@ -573,12 +627,24 @@ fn unknown_fossilize_compression_flags_are_input_errors() {
 #[test]
 fn hostile_fossilize_tables() {
     let good = std::fs::read(foz("sb.foz")).unwrap();
-    // A future version.
+    // A future version, a version Fossilize no longer reads, a version 5
+    // database (the same layout as 6).
     let mut b = good.clone();
     b[15] = 7;
     let got = found(&b);
     assert_eq!(got.len(), 1);
-    assert!(got[0].3.contains("Fossilize database version 7 (versions 5 and 6 are read)"));
+    assert!(
+        got[0].3.contains(
+            "Fossilize database version 7: newer than the versions Fossilize writes today (versions 5 and 6 are read)"
+        ),
+        "{}",
+        got[0].3
+    );
+    b[15] = 4;
+    let got = found(&b);
+    assert!(got[0].3.contains("Fossilize database version 4: written by Fossilize before May 2019"), "{}", got[0].3);
+    b[15] = 5;
+    assert_eq!(found(&b).iter().filter(|e| e.2 == FileStatus::Ok).count(), 2);
     // A damaged entry name stops the table there; the entries before are kept.
     let mut b = good.clone();
     let second = 0xA0; // the first module's entry
