@@ -241,7 +241,11 @@ impl<'c, 'a> Body<'c, 'a> {
                 }
             }
             (OpKind::LdParam, [Operand::Addr(a)]) if a.offset == 0 && a.extra.is_empty() => match &a.base {
-                Operand::Sym(n) if matches!(self.lookup(n), Some(Slot::Param(_))) => self.name_value(n, dty),
+                // `ld.param [p]`: the parameter's value.
+                Operand::Sym(n) => match self.lookup(n) {
+                    Some(Slot::Param(i)) => Value::Arg(i),
+                    _ => return None,
+                },
                 _ => return None,
             },
             _ => return None,
