@@ -33,9 +33,10 @@ of it, in every state space (`.global`, `.shared`, `.shared::cluster`, `.local`,
 The address is what the dataflow recovers of it (a constant, a set of constants, or known
 low bits such as `4 mod 16`). What makes an address's low bits known:
 
-- the `.align N` of a `.shared`, `.global`, `.const` or `.local` variable (without
-  `.align`, the size of its element type, PTX ISA §5.4.5), `.extern .shared .align 16
-  .b8 global_smem[]` included, read as `[sym+off]`, with `mov`, or through `cvta`;
+- the `.align N` of a `.shared`, `.global` or `.const` variable, and of a module-scope
+  `.local` one (without `.align`, the size of its element type, PTX ISA §5.4.5),
+  `.extern .shared .align 16 .b8 global_smem[]` included, read as `[sym+off]`, with
+  `mov`, or through `cvta`;
 - a kernel parameter declared `.param .u64 .ptr .global .align N p` (Triton writes
   `.align 16` for the pointers it specialised as divisible by 16): what `ld.param [p]`
   reads is a multiple of N;
@@ -123,9 +124,11 @@ None.
   about bit 2 of `[sym+4]` read as 8 bytes), so such offsets give `proven` findings or
   none, never `possible` ones.
 - A `.ptr` kernel parameter without `.align` (which the ISA says is 4-byte aligned) and
-  any parameter without `.ptr` are unknown; so are `.local` and `.param` variables of a
-  function body (the local depot's `__local_depot0`), pointers loaded from memory and
-  the addresses returned by calls.
+  any parameter without `.ptr` are unknown, and so is a `.ptr .align N` parameter whose
+  name the kernel also reads as an address (`mov.b64 %rd, p`): the IR does not tell the
+  parameter's address from its value. Unknown too: `.local` and `.param` variables of a
+  function body (the local depot `__local_depot0`), pointers loaded from memory and the
+  addresses returned by calls.
 - `cvta` keeps at most 7 known low bits (128 bytes) of an address.
 - `st.bulk`, `multimem.cp.async.bulk`, the `[mbar]` operands of `cp.async.bulk`,
   `st.async` and `red.async`, textures and surfaces are not checked.
