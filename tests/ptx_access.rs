@@ -207,3 +207,30 @@ fn ptxas_assembles_the_fixtures() {
         assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
     }
 }
+
+/// `ptx-shared-address-misaligned` keeps ldmatrix/stmatrix, tensor copies
+/// and mbarriers: on the fixtures where it fires, no instruction is flagged
+/// by both rules, and the new rule leaves its instructions alone.
+#[test]
+fn no_access_gets_both_rules() {
+    let mut files = common::files_with_suffix(&common::root().join("tests/fixtures/ptx_desc"), ".ptx");
+    files.extend(common::files_with_suffix(&common::root().join("tests/fixtures/ptx_values"), ".ptx"));
+    files.extend(common::files_with_suffix(&common::root().join("tests/fixtures/ptx_access"), ".ptx"));
+    let mut shared = 0;
+    for p in &files {
+        let r = check_bytes(&p.display().to_string(), &std::fs::read(p).unwrap(), &CheckOptions::default());
+        let at = |rule: &str| -> Vec<(Option<u64>, String)> {
+            r.diagnostics
+                .iter()
+                .filter(|d| d.rule == rule)
+                .map(|d| (d.location.byte_offset, d.location.function.clone().unwrap_or_default()))
+                .collect()
+        };
+        let (old, new) = (at("ptx-shared-address-misaligned"), at(RULE));
+        shared += old.len();
+        for x in &old {
+            assert!(!new.contains(x), "{}: {x:?} flagged by both rules", p.display());
+        }
+    }
+    assert!(shared >= 10, "{shared} ptx-shared-address-misaligned findings");
+}
