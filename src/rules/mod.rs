@@ -17,6 +17,7 @@ pub mod coopvec_outer_product_layout;
 pub mod coopvec_stride_mismatch;
 pub mod coopvec_transpose_with_non_optimal_layout;
 pub mod long_vector_bytebuf_misaligned;
+pub mod ptx_access_misaligned;
 pub mod ptx_desc;
 pub mod ptx_shared_address_misaligned;
 pub mod ptx_smem_layout;
@@ -84,6 +85,7 @@ const RULES: &[(RuleMeta, CheckFn)] = &[
     (ptx_tcgen05_smem_descriptor::META, ptx_tcgen05_smem_descriptor::check),
     (ptx_tcgen05_instr_descriptor::META, ptx_tcgen05_instr_descriptor::check),
     (ptx_shared_address_misaligned::META, ptx_shared_address_misaligned::check),
+    (ptx_access_misaligned::META, ptx_access_misaligned::check),
     (wgmma_smem_descriptor::META, wgmma_smem_descriptor::check),
 ];
 
