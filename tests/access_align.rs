@@ -166,3 +166,87 @@ fn dxil_aligned_unknown_and_16_bit_offsets() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(d[0].message, "byte offset is 1, never 2-byte aligned (1 x i16 store, alignment 2)");
 }
+
+#[test]
+fn slang_cooperative_matrix_stride_and_pointer() {
+    let d = check_file("tests/fixtures/access_align/sl_coopmat_misaligned.spv");
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert!(d.iter().all(|x| x.rule == "coopmat-access-misaligned" && x.certainty == Certainty::Proven));
+    // `Load(tile, 0, 36)`: 36 halves = 72 bytes; a 16-half row needs 16.
+    assert_eq!(
+        d[0].message,
+        "stride is 72, never 16-byte aligned (VUID-RuntimeSpirv-OpCooperativeMatrixLoadKHR-08986: \
+         min(16, row or column of 16 x 2 bytes); 36 elements of 2 bytes)"
+    );
+    assert_eq!(value(&d[0], "stride"), Some(&FindingValue::Int(72)));
+    assert_eq!(value(&d[0], "unit"), Some(&FindingValue::Int(2)));
+    // `Load(tile, 4, 40)`: 8 bytes into the workgroup array.
+    assert_eq!(
+        d[1].message,
+        "pointer is always 8 mod 16, never 16-byte aligned (VUID-RuntimeSpirv-OpCooperativeMatrixLoadKHR-08986: \
+         min(16, row or column of 16 x 2 bytes))"
+    );
+    assert_eq!(value(&d[1], "address"), Some(&FindingValue::Congruence { rem: 8, modulus: 16 }));
+}
+
+#[test]
+fn slang_cooperative_matrix_aligned_and_unknown_stride_are_silent() {
+    let d = check_file("tests/fixtures/access_align/sl_coopmat_aligned.spv");
+    assert!(d.is_empty(), "{d:#?}");
+}
+
+/// A SPIR-V access fact of `kind` whose address is `offset` bytes into a
+/// descriptor-bound buffer variable (counted as 16-byte aligned).
+fn spirv_access(b: &mut B, kind: AccessKind, operand: &'static str, offset: u64, required: u64) {
+    let inst = b.op_call(vec![]);
+    let address = Address { root: AddrRoot::Variable(Value::Arg(1)), offset, terms: Vec::new() };
+    let acc = MemAccess {
+        kind,
+        operand,
+        store: false,
+        address,
+        declared: None,
+        required: Some(required),
+        component_bytes: 0,
+        count: 0,
+        stride: None,
+        resource: None,
+    };
+    b.fact(inst, FactKind::Access(acc));
+}
+
+#[test]
+fn cooperative_vector_pointers_against_the_vuids() {
+    let mut b = B::new(SourceKind::Spirv);
+    spirv_access(&mut b, AccessKind::CoopVector, "matrix", 4, 64); // 4 mod 16
+    spirv_access(&mut b, AccessKind::CoopVector, "matrix", 64, 64); // 0 mod 16: not provably misaligned
+    spirv_access(&mut b, AccessKind::CoopVector, "bias", 8, 16); // 8 mod 16
+    spirv_access(&mut b, AccessKind::CoopVector, "vector", 32, 16); // aligned
+    b.ret();
+    let d = run(&b);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert!(d.iter().all(|x| x.rule == "coopvec-pointer-misaligned" && x.level == Level::Error));
+    assert_eq!(
+        d[0].message,
+        "matrix pointer is always 4 mod 16, never 64-byte aligned \
+         (VUID-RuntimeSpirv-OpCooperativeVectorMatrixMulNV-10097 / -OuterProductAccumulateNV-10101)"
+    );
+    assert_eq!(
+        d[1].message,
+        "bias pointer is always 8 mod 16, never 16-byte aligned (VUID-RuntimeSpirv-OpCooperativeVectorMatrixMulAddNV-10098)"
+    );
+}
+
+#[test]
+fn slang_cooperative_vector_buffer_pointers_are_silent() {
+    // Slang takes cooperative-vector matrices from byte-address buffers only: the
+    // pointer is the buffer's first element, the offset operand selects the matrix.
+    let Some(dir) = common::shared("fixtures/spirv") else {
+        common::skip_shared("shared fixtures absent: Slang cooperative-vector pointers not checked");
+        return;
+    };
+    let path = dir.join("sl_coopvec_offset_misaligned.spv");
+    let r = api::check_data("x.spv", std::fs::read(path).unwrap(), None, None, BatchOptions::default()).unwrap();
+    let rules: Vec<&str> = r.diagnostics.iter().map(|d| d.rule.as_str()).collect();
+    assert_eq!(rules, vec!["coopvec-base-offset-misaligned"]);
+}

@@ -54,12 +54,15 @@ coopMatLoad(a, tile, 0, 36, gl_CooperativeMatrixLayoutRowMajor); // stride 72 by
 ```
 
 ```text
-error[coopmat-access-misaligned]: stride is 72, never 16-byte aligned (VUID-RuntimeSpirv-OpCooperativeMatrixLoadKHR-08986: row of 16 x 2 bytes)
+error[coopmat-access-misaligned]: stride is 72, never 16-byte aligned (VUID-RuntimeSpirv-OpCooperativeMatrixLoadKHR-08986: min(16, row or column of 16 x 2 bytes); 36 elements of 2 bytes)
 ```
 
-This is the mistake a llama.cpp-style shared-memory padding makes: padding each row by 2
-elements to spread banks gives a 72-byte stride, which no 16-byte load can honour — it
-runs on drivers that split the load and collapses in speed or correctness on others.
+Padding shared-memory rows by a couple of elements to spread them over banks is the usual
+way to break the rule: 2 halves of padding on a 32-half row give a 72-byte stride, which
+no 16-byte load can honour. Drivers that split the load keep working (slowly); others read
+wrong data. The Vulkan validation layers added this check to GPU-assisted validation
+(KhronosGroup/Vulkan-ValidationLayers#11885), which sees it only when the shader runs
+with the bad value.
 
 ## Use instead
 
@@ -79,6 +82,7 @@ None.
 
 - Vulkan, Runtime SPIR-V validation: <https://registry.khronos.org/vulkan/specs/latest/html/vkspec.html#spirvenv-module-validation-runtime>
 - `SPV_KHR_cooperative_matrix`: <https://github.khronos.org/SPIRV-Registry/extensions/KHR/SPV_KHR_cooperative_matrix.html>
+- GPU-AV check for VUID-08986: <https://github.com/KhronosGroup/Vulkan-ValidationLayers/issues/11885>
 "#;
 
 /// Runs the rule.
@@ -86,7 +90,8 @@ pub fn check(cx: &mut RuleContext<'_>) {
     let bases = bases(cx);
     for (f, inst, a) in accesses(cx, AccessKind::CoopMatrix) {
         let Some(align) = a.required else { continue };
-        let row = format!("row of {align} or more bytes");
+        let line = if a.count > 0 { format!("{} x {} bytes", a.count, a.component_bytes) } else { "unknown".into() };
+        let row = format!("min(16, row or column of {line})");
         let (value, from) = address_value(cx, f, &a.address, &bases);
         if let Some(certainty) = misaligned(&value, align) {
             emit(
@@ -112,8 +117,8 @@ pub fn check(cx: &mut RuleContext<'_>) {
         let bytes = lattice::mul(&s, &AbsValue::constant(unit, 64), 64);
         let Some(certainty) = misaligned(&bytes, align) else { continue };
         let elems = match s.as_const() {
-            Some(x) => format!(" ({x} elements of {unit} bytes)"),
-            None => format!(" (elements of {unit} bytes)"),
+            Some(x) => format!("; {x} elements of {unit} bytes"),
+            None => format!("; elements of {unit} bytes"),
         };
         emit(
             cx,

@@ -193,11 +193,12 @@ impl Lowerer<'_> {
             _ => return None,
         };
         let dim = |id: u32| self.try_value(id).and_then(|v| self.m.const_int(v));
-        let natural = match layout {
-            0 => dim(cols)?.checked_mul(comp_bytes)?,
-            1 => dim(rows)?.checked_mul(comp_bytes)?,
+        let row = match layout {
+            0 => dim(cols)?,
+            1 => dim(rows)?,
             _ => return None,
         };
+        let natural = row.checked_mul(comp_bytes)?;
         // The largest power of two dividing the row size, capped at 16.
         let required = (1u64 << natural.trailing_zeros().min(4)).min(16);
         let unit = match self.value_type(Some(f), p).and_then(|t| self.m.types.try_get(t)) {
@@ -223,7 +224,8 @@ impl Lowerer<'_> {
             declared: None,
             required: Some(required),
             component_bytes: u32::try_from(comp_bytes).unwrap_or(0),
-            count: 0,
+            // Components in a row (row-major) or column (column-major).
+            count: u32::try_from(row).unwrap_or(0),
             stride,
             resource: self.resource_of(f, p),
         })
@@ -374,7 +376,15 @@ impl Lowerer<'_> {
                     t = *members.get(i as usize)?;
                 }
                 Type::Array { elem, stride, .. } => {
-                    let s = u64::from((*stride)?);
+                    // Without `ArrayStride` (workgroup arrays without an explicit
+                    // layout) only scalar elements have a stride: their size.
+                    let s = match stride {
+                        Some(s) => u64::from(*s),
+                        None if matches!(self.m.types.try_get(*elem), Some(Type::Int { .. } | Type::Float { .. })) => {
+                            self.byte_size(*elem)?
+                        }
+                        None => return None,
+                    };
                     match self.m.const_int(*idx) {
                         Some(k) => c = c.wrapping_add(k.wrapping_mul(s)),
                         None => terms.push((*idx, s)),
