@@ -8,70 +8,10 @@ use crate::read::dxbc::{self, FourCc};
 use crate::read::ReadError;
 use crate::report::{Certainty, Diagnostic, Level, BUDGET_EXCEEDED, INPUT_ERROR, INTERNAL_ERROR};
 use crate::{dxil, ptx, rules, spirv, suppress};
-use serde::Serialize;
 
-/// What an input is, by content (HLSL by extension).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum InputKind {
-    /// DXBC container with a DXIL program.
-    Dxil,
-    /// SPIR-V module.
-    Spirv,
-    /// Legacy DXBC container (SM 4/5) — or an unreadable DXBC container.
-    Dxbc,
-    /// Raw LLVM bitcode.
-    Bitcode,
-    /// HLSL source.
-    Hlsl,
-    /// PTX text (recognised by its `.version` directive).
-    Ptx,
-    /// Matrix-atom records (`irlint atoms`; never chosen by content).
-    Atoms,
-    /// Anything else: scanned for embedded shaders.
-    Binary,
-}
-
-/// Outcome for one input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FileStatus {
-    /// Analysed.
-    Ok,
-    /// Recognised but not analysed (legacy DXBC, no DXC for HLSL, no shader inside).
-    Skipped,
-    /// Malformed or unreadable.
-    Error,
-}
-
-/// One entry of the report's `files` list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FileReport {
-    /// Input path.
-    pub path: String,
-    /// Kind.
-    pub kind: InputKind,
-    /// Status.
-    pub status: FileStatus,
-    /// Why skipped / what failed.
-    pub message: Option<String>,
-    /// Offset of an embedded blob inside `path`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub blob_offset: Option<u64>,
-    /// Section of the blob, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub section: Option<String>,
-    /// Bytes read.
-    #[serde(skip)]
-    pub bytes: u64,
-    /// Modules analysed.
-    #[serde(skip)]
-    pub modules: u32,
-    /// SpecIds the analysed module declares (to warn about `--spec-constant`
-    /// overrides no module uses).
-    #[serde(skip)]
-    pub spec_ids: Vec<u32>,
-}
+// The per-input entries are part of the report model (`crate::report::files`);
+// re-exported here, where the pipeline produces them.
+pub use crate::report::files::{FileReport, FileStatus, InputKind};
 
 /// Options for a check run.
 #[derive(Debug, Clone, Default)]

@@ -12,6 +12,8 @@ pub mod decompress;
 pub mod dxbc;
 pub mod error;
 pub mod fatbin;
+pub mod file;
 pub mod limits;
+pub mod lines;
 
 pub use error::{ErrorKind, ReadError, Result};

@@ -381,3 +381,8 @@ pub const INPUT_ERROR: &str = "input-error";
 pub const BUDGET_EXCEEDED: &str = "analysis-budget-exceeded";
 /// Reserved id: a caught panic.
 pub const INTERNAL_ERROR: &str = "internal-error";
+
+/// True for the reserved ids that describe the tool's own outcome, not a finding.
+pub fn is_tool_outcome(rule: &str) -> bool {
+    matches!(rule, INPUT_ERROR | INTERNAL_ERROR | BUDGET_EXCEEDED)
+}

@@ -237,7 +237,7 @@ pub fn skipped_lines(report: &RunReport) -> String {
     if skipped.is_empty() {
         return String::new();
     }
-    let reason = |f: &&crate::check::FileReport| {
+    let reason = |f: &&super::files::FileReport| {
         f.message.as_deref().map_or_else(|| "skipped".into(), |m| super::escape::clean(m, false).into_owned())
     };
     let mut out = String::from("skipped:\n");

@@ -15,9 +15,9 @@
 //! array, a congruence `{"rem", "mod"}`, a name a string. Findings include
 //! tool-level outcomes (`input-error`, `internal-error`, `analysis-budget-exceeded`).
 
+use super::files::FileReport;
 use super::run::RunReport;
 use super::{Certainty, Diagnostic, FindingValue, Level, ResourceRef, SourceLocation};
-use crate::check::FileReport;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
