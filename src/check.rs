@@ -180,6 +180,18 @@ fn input_error(path: &str, blob: Option<u64>, message: &str) -> Diagnostic {
     d
 }
 
+/// The input error of a reader error, carrying its position: the absolute
+/// byte offset, and the line and column in a text input (PTX).
+pub fn read_error(path: &str, blob: Option<u64>, e: &ReadError) -> Diagnostic {
+    let mut d = input_error(path, blob, &e.to_string());
+    d.location.byte_offset = Some(e.offset);
+    if let Some(p) = e.text_position {
+        d.location.line = Some(p.line);
+        d.location.column = (p.column > 0).then_some(p.column);
+    }
+    d
+}
+
 /// Checks one module-sized blob (a file or an embedded shader).
 pub fn check_blob(
     path: &str,
@@ -226,11 +238,15 @@ fn check_parsed(
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let m = match load_parsed(kind, bytes, base, parsed) {
             Ok(Ok(m)) => m,
-            Ok(Err(why)) => return Err((FileStatus::Skipped, why, false)),
-            Err(e) => return Err((FileStatus::Error, e.to_string(), true)),
+            Ok(Err(why)) => return Err((FileStatus::Skipped, why, None)),
+            Err(e) => {
+                let d = read_error(path, blob_offset, &e);
+                return Err((FileStatus::Error, e.to_string(), Some(Box::new(d))));
+            }
         };
         if let Err(e) = ir::verify::verify(&m) {
-            return Err((FileStatus::Error, e.to_string(), true));
+            let msg = e.to_string();
+            return Err((FileStatus::Error, msg.clone(), Some(Box::new(input_error(path, blob_offset, &msg)))));
         }
         let mut ids: Vec<u32> = m.constants.values().filter_map(|c| c.spec_id).collect();
         ids.sort_unstable();
@@ -263,17 +279,13 @@ fn check_parsed(
             covered = lines;
             d
         }
-        Ok(Err((status, msg, is_error))) => {
+        Ok(Err((status, msg, error))) => {
             if kind == InputKind::Dxil && status == FileStatus::Skipped {
                 report.kind = InputKind::Dxbc;
             }
             report.status = status;
-            report.message = Some(msg.clone());
-            if is_error {
-                vec![input_error(path, blob_offset, &msg)]
-            } else {
-                Vec::new()
-            }
+            report.message = Some(msg);
+            error.into_iter().map(|d| *d).collect()
         }
         Err(panic) => {
             let what = panic
@@ -298,11 +310,37 @@ fn check_parsed(
     }
     if report.modules > 0 {
         suppress::apply(&mut diags, path, blob_offset, &sources, &covered);
+        resolve_source_paths(path, &mut diags);
     }
     for d in &mut diags {
         d.cap_strings();
     }
     (report, diags)
+}
+
+/// Names each finding's source files (debug info: PTX `.file`, SPIR-V
+/// `OpSource`/`DebugSource`, DXIL `DIFile`) as the file on disk they stand
+/// for, relative to the working directory ([`crate::paths::display_source`]),
+/// so that every format points at a file that opens; names that match no
+/// file are kept as recorded. Runs after suppressions, which match the
+/// recorded names.
+fn resolve_source_paths(path: &str, diags: &mut [Diagnostic]) {
+    if diags.iter().all(|d| d.location.source.is_none()) {
+        return;
+    }
+    let cwd = std::env::current_dir().ok();
+    let mut cache: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    for d in diags.iter_mut() {
+        let loc = &mut d.location;
+        for src in loc.source.iter_mut().chain(loc.inlined_from.iter_mut()) {
+            let shown = cache
+                .entry(src.file.clone())
+                .or_insert_with(|| crate::paths::display_source(path, &src.file, cwd.as_deref()));
+            if *shown != src.file {
+                src.file = crate::report::capped_path(shown);
+            }
+        }
+    }
 }
 
 /// PTX names its sources (`.file`) without embedding them: where a finding's

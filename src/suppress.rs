@@ -19,7 +19,6 @@
 use crate::report::is_tool_outcome;
 use crate::report::{Certainty, Diagnostic, Level, SourceLocation};
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
 
 /// Reserved id of the note for a suppression that hid nothing.
 pub const UNUSED_SUPPRESSION: &str = "unused-suppression";
@@ -109,17 +108,12 @@ fn suppressions(text: &str) -> Vec<Suppression> {
     out
 }
 
-/// A source named by debug info, read from disk: as written, or next to the
-/// input `path` (by its relative path, then by its file name).
+/// A source named by debug info, read from disk: the file
+/// [`crate::paths::find_source`] finds (next to the input, as written, by its
+/// file name next to the input) — the same file reports name.
 pub fn read_source_near(input: &str, file: &str) -> Option<String> {
-    let dir = Path::new(input).parent().map(|p| p.to_path_buf()).unwrap_or_default();
-    let p = Path::new(file);
-    let candidates = [p.to_path_buf(), dir.join(p), dir.join(p.file_name()?)];
-    let limit = crate::read::limits::MAX_SOURCE_FILE_BYTES;
-    candidates
-        .iter()
-        .filter(|c| c.is_file())
-        .find_map(|c| crate::read::file::read_bounded_text_lossy(c, limit, "source file").ok())
+    let found = crate::paths::find_source(input, file)?;
+    crate::read::file::read_bounded_text_lossy(&found, crate::read::limits::MAX_SOURCE_FILE_BYTES, "source file").ok()
 }
 
 /// Applies the suppressions of one module's sources to its diagnostics

@@ -16,4 +16,4 @@ pub mod file;
 pub mod limits;
 pub mod lines;
 
-pub use error::{ErrorKind, ReadError, Result};
+pub use error::{ErrorKind, ReadError, Result, TextPosition};

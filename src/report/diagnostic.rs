@@ -110,9 +110,14 @@ pub struct Location {
     pub function: Option<String>,
     /// Instruction index within the function (body order, from 0).
     pub instruction: Option<u32>,
-    /// 1-based line of the instruction in a text input (PTX).
+    /// 1-based line of the instruction in a text input (PTX), or of the
+    /// position an input error names.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
+    /// 1-based column on `line` of the position an input error names (PTX
+    /// parse errors).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
     /// Absolute byte offset in `path` of the instruction's record (DXIL: the
     /// byte holding the record's first bit) or SPIR-V instruction's first word.
     pub byte_offset: Option<u64>,

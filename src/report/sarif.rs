@@ -185,8 +185,8 @@ fn bytecode_location(loc: &Location, arts: &Artifacts) -> Value {
     physical.insert("artifactLocation".into(), arts.location(&loc.path));
     if let Some(off) = loc.byte_offset.or(loc.blob_offset) {
         physical.insert("region".into(), json!({ "byteOffset": off }));
-    } else if let Some(line) = loc.line {
-        physical.insert("region".into(), json!({ "startLine": line.max(1) }));
+    } else if let Some(region) = text_region(loc) {
+        physical.insert("region".into(), region);
     }
     let mut out = Map::new();
     out.insert("physicalLocation".into(), Value::Object(physical));
@@ -210,6 +210,22 @@ fn bytecode_location(loc: &Location, arts: &Artifacts) -> Value {
     }
     out.insert("message".into(), json!({ "text": bytecode_text(loc) }));
     Value::Object(out)
+}
+
+/// `{"startLine", "startColumn"}` of a text input's line (PTX).
+fn text_region(loc: &Location) -> Option<Value> {
+    let line = loc.line?;
+    let mut region = json!({ "startLine": line.max(1) });
+    if let Some(col) = loc.column.filter(|c| *c > 0) {
+        region["startColumn"] = json!(col);
+    }
+    Some(region)
+}
+
+/// Where an input error is: the line and column of a text input, else the
+/// byte offset where the reader stopped (or the blob's offset).
+fn notification_region(loc: &Location) -> Option<Value> {
+    text_region(loc).or_else(|| loc.byte_offset.or(loc.blob_offset).map(|off| json!({ "byteOffset": off })))
 }
 
 /// The source region from debug info.
@@ -305,11 +321,15 @@ fn result(d: &Diagnostic, registry: &[RuleMeta], arts: &Artifacts, fingerprint: 
 }
 
 fn notification(d: &Diagnostic, arts: &Artifacts) -> Value {
+    let mut physical = json!({ "artifactLocation": arts.location(&d.location.path) });
+    if let Some(region) = notification_region(&d.location) {
+        physical["region"] = region;
+    }
     json!({
         "level": level(d.level),
         "message": { "text": d.message },
         "descriptor": { "id": d.rule },
-        "locations": [{ "physicalLocation": { "artifactLocation": arts.location(&d.location.path) } }],
+        "locations": [{ "physicalLocation": physical }],
     })
 }
 
