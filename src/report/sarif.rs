@@ -222,10 +222,15 @@ fn text_region(loc: &Location) -> Option<Value> {
     Some(region)
 }
 
-/// Where an input error is: the line and column of a text input, else the
-/// byte offset where the reader stopped (or the blob's offset).
+/// Where an input error is: in an embedded blob or container entry, the
+/// blob's offset in the file (a line of decoded text is not a line of the
+/// file; the message names it); else the line and column of a text input,
+/// else the byte offset where the reader stopped.
 fn notification_region(loc: &Location) -> Option<Value> {
-    text_region(loc).or_else(|| loc.byte_offset.or(loc.blob_offset).map(|off| json!({ "byteOffset": off })))
+    if let Some(off) = loc.blob_offset {
+        return Some(json!({ "byteOffset": off }));
+    }
+    text_region(loc).or_else(|| loc.byte_offset.map(|off| json!({ "byteOffset": off })))
 }
 
 /// The source region from debug info.
@@ -425,5 +430,23 @@ mod tests {
         assert_eq!(path_to_uri("shaders/a b.dxil"), "shaders/a%20b.dxil");
         assert_eq!(path_to_uri("/work/x#1.spv"), "file:///work/x%231.spv");
         assert_eq!(path_to_uri("C:\\games\\x.exe"), "file:///C:/games/x.exe");
+    }
+
+    #[test]
+    fn input_error_regions() {
+        let mut l = Location {
+            path: "k.ptx".into(),
+            line: Some(10),
+            column: Some(31),
+            byte_offset: Some(175),
+            ..Default::default()
+        };
+        assert_eq!(notification_region(&l), Some(json!({ "startLine": 10, "startColumn": 31 })));
+        // In a container entry the line is one of the decoded text: the entry's offset is given.
+        l.blob_offset = Some(0x400);
+        assert_eq!(notification_region(&l), Some(json!({ "byteOffset": 0x400 })));
+        let l = Location { path: "a.dxil".into(), byte_offset: Some(24), ..Default::default() };
+        assert_eq!(notification_region(&l), Some(json!({ "byteOffset": 24 })));
+        assert_eq!(notification_region(&Location::default()), None);
     }
 }
