@@ -4,9 +4,13 @@
 //!
 //! - Each input is read (at most [`limits::MAX_FILE_BYTES`]), checked and its
 //!   bytes dropped before the worker takes the next one, so memory stays
-//!   bounded by the number of threads, not the number of inputs.
-//! - Each input is read once (one `open`, one `fstat`, one `read`, one `close`
-//!   for a file the walk found) and its container parsed once.
+//!   bounded by the number of threads, not the number of inputs. A file of
+//!   [`limits::MAP_MIN_BYTES`] or more is mapped instead ([`mapped`], up to
+//!   [`limits::MAX_MAPPED_FILE_BYTES`]): its pages stay the page cache's, and
+//!   a large library costs the memory of its largest decoded entry; one that
+//!   shrinks while it is checked is an input error, not a crash.
+//! - Each input is read once (one `open`, one `fstat`, one `read` or `mmap`,
+//!   one `close` for a file the walk found) and its container parsed once.
 //! - Binaries that are not shaders themselves are scanned for embedded blobs
 //!   ([`super::embedded`]); HLSL is compiled through DXC ([`super::dxc`]).
 //! - Settings come from `--config`, else from the `irlint.toml` that the walk
@@ -22,9 +26,10 @@ use super::embedded;
 use crate::analysis::AnalysisOptions;
 use crate::check::{self, CheckOptions, FileReport, FileStatus, InputKind};
 use crate::config::{self, RuleLevel, Settings};
-use crate::read::file::read_open;
+use crate::read::file::{not_regular, open_regular, read_open, read_rest};
 pub use crate::read::file::{read_bounded, read_bounded_text, read_bounded_text_lossy};
 use crate::read::limits;
+use crate::read::mapped::{self, FileBytes};
 use crate::report::{Certainty, Diagnostic, Level, RunReport, Stats, BUDGET_EXCEEDED, INPUT_ERROR};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -113,6 +118,29 @@ pub fn read_walked(path: &Path) -> Result<Vec<u8>, String> {
     read_open(path, limits::MAX_FILE_BYTES, "input")
 }
 
+/// The bytes of an input the batch checks: a file of at least
+/// [`limits::MAP_MIN_BYTES`] is mapped ([`mapped`]; up to
+/// [`limits::MAX_MAPPED_FILE_BYTES`]), any other read as [`read_input`]
+/// (`explicit`: named on the command line) or [`read_walked`] read it.
+pub fn open_input(path: &Path, explicit: bool) -> Result<FileBytes, String> {
+    if explicit {
+        let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+        if !meta.is_file() {
+            return Err(not_regular(&meta));
+        }
+    }
+    let limit = limits::MAX_FILE_BYTES.max(limits::MAX_MAPPED_FILE_BYTES);
+    let (f, declared) = open_regular(path, limit, "input")?;
+    if let Some(m) = mapped::map_large(&f, declared) {
+        return Ok(m);
+    }
+    if declared > limits::MAX_FILE_BYTES {
+        let limit = limits::MAX_FILE_BYTES;
+        return Err(format!("file is {declared} bytes, over the {limit}-byte input limit"));
+    }
+    read_rest(f, declared, limits::MAX_FILE_BYTES, "input").map(FileBytes::Read)
+}
+
 fn error_entry(path: &str, kind: InputKind, message: String) -> (FileReport, Diagnostic) {
     let report = FileReport {
         path: path.to_string(),
@@ -121,6 +149,7 @@ fn error_entry(path: &str, kind: InputKind, message: String) -> (FileReport, Dia
         message: Some(message.clone()),
         blob_offset: None,
         section: None,
+        entry: None,
         bytes: 0,
         modules: 0,
         spec_ids: Vec::new(),
@@ -142,6 +171,7 @@ fn skipped_entry(path: &str, kind: InputKind, bytes: u64, message: String) -> Fi
         message: Some(message),
         blob_offset: None,
         section: None,
+        entry: None,
         bytes,
         modules: 0,
         spec_ids: Vec::new(),
@@ -283,35 +313,58 @@ impl Batch {
             }
         };
         let t = Instant::now();
-        let read = if input.explicit { read_input(&input.path) } else { read_walked(&input.path) };
+        let read = open_input(&input.path, input.explicit);
         out.read_seconds = t.elapsed().as_secs_f64();
         let bytes = match read {
             Ok(b) => b,
             Err(e) => return fail(InputKind::Binary, e),
         };
-        self.process_bytes(path, input.explicit, bytes, None, false, resolved, out);
+        let size = bytes.len();
+        // A mapped file that shrank while it was checked read zeros past its
+        // new end: what they produced is replaced by the error.
+        if self.process_bytes(path, input.explicit, bytes, None, false, resolved, out) {
+            out.files.clear();
+            out.diagnostics.clear();
+            let now = std::fs::metadata(&input.path).map_or_else(|_| "gone".into(), |m| format!("{} bytes", m.len()));
+            let msg = format!(
+                "the file shrank while it was being read ({size} bytes when opened, {now} now); check it again"
+            );
+            let (f, d) = error_entry(path, InputKind::Binary, msg);
+            out.files.push(f);
+            out.diagnostics.push(d);
+        }
     }
 
     /// Checks an input's bytes: by content ([`check::classify_parsed`]), or as
     /// `kind` when the caller says what they are. In-memory `data`
-    /// ([`Batch::run_data`]) must hold a shader whatever its name.
+    /// ([`Batch::run_data`]) must hold a shader whatever its name. True when
+    /// the bytes were a mapped file that was cut short while it was checked
+    /// (HLSL source is copied first and compiled from the copy).
     #[allow(clippy::too_many_arguments)]
     fn process_bytes(
         &self,
         path: &str,
         explicit: bool,
-        bytes: Vec<u8>,
+        bytes: FileBytes,
         kind: Option<InputKind>,
         data: bool,
         resolved: &Resolved,
         out: &mut Outcome,
-    ) {
+    ) -> bool {
         let (kind, parsed) = match kind {
             Some(k) => (k, None),
             None => check::classify_parsed(path, &bytes),
         };
         match kind {
-            InputKind::Hlsl => self.hlsl(path, explicit, bytes, resolved, out),
+            InputKind::Hlsl => {
+                let source = bytes.to_vec();
+                let cut = bytes.was_cut();
+                drop(bytes);
+                if !cut {
+                    self.hlsl(path, explicit, source, resolved, out);
+                }
+                return cut;
+            }
             InputKind::Binary | InputKind::Atoms => embedded_into(path, &bytes, &resolved.check, data, out),
             kind => {
                 let (f, d) = check::check_classified(path, kind, &bytes, parsed, &resolved.check);
@@ -319,6 +372,7 @@ impl Batch {
                 out.diagnostics.extend(d);
             }
         }
+        bytes.was_cut()
     }
 
     /// Checks in-memory data as `irlint check` checks a file named `path`
@@ -337,7 +391,9 @@ impl Batch {
         let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut o = Outcome::default();
             match &resolved {
-                Ok(r) => self.process_bytes(path, true, bytes, kind, true, r, &mut o),
+                Ok(r) => {
+                    self.process_bytes(path, true, bytes.into(), kind, true, r, &mut o);
+                }
                 Err(e) => {
                     let (f, d) = error_entry(path, InputKind::Binary, format!("configuration error: {e}"));
                     o.files.push(f);
@@ -503,6 +559,7 @@ fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, data: bool, out:
         message: Some(message),
         blob_offset: None,
         section: None,
+        entry: None,
         bytes: bytes.len() as u64,
         modules: 0,
         spec_ids: Vec::new(),

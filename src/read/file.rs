@@ -45,6 +45,13 @@ pub fn read_bounded_text(path: &Path, limit: u64, what: &str) -> Result<String, 
 /// [`read_bounded`] without the `stat` before the `open`, for a path that a
 /// directory listing gave as a regular file (the open handle is still checked).
 pub fn read_open(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, String> {
+    let (f, declared) = open_regular(path, limit, what)?;
+    read_rest(f, declared, limit, what)
+}
+
+/// Opens a file as [`read_open`] does and returns its handle and size
+/// (from `fstat`), refusing a file over `limit`.
+pub fn open_regular(path: &Path, limit: u64, what: &str) -> Result<(std::fs::File, u64), String> {
     let f = open_nonblocking(path).map_err(|e| format!("cannot read: {e}"))?;
     let meta = f.metadata().map_err(|e| format!("cannot read: {e}"))?;
     if !meta.is_file() {
@@ -54,6 +61,11 @@ pub fn read_open(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, String>
     if declared > limit {
         return Err(format!("file is {declared} bytes, over the {limit}-byte {what} limit"));
     }
+    Ok((f, declared))
+}
+
+/// Reads the rest of a file [`open_regular`] opened, within `limit`.
+pub fn read_rest(f: std::fs::File, declared: u64, limit: u64, what: &str) -> Result<Vec<u8>, String> {
     let bytes = read_to_end(f, declared, limit).map_err(|e| format!("cannot read: {e}"))?;
     if bytes.len() as u64 > limit {
         return Err(format!("file is over the {limit}-byte {what} limit"));
@@ -84,7 +96,7 @@ fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
 }
 
 /// "not a regular file (a FIFO)": the refusal for special files.
-fn not_regular(meta: &std::fs::Metadata) -> String {
+pub fn not_regular(meta: &std::fs::Metadata) -> String {
     let ft = meta.file_type();
     let what = if ft.is_dir() { "a directory" } else { special_kind(&ft) };
     format!("not a regular file ({what}); only regular files are read")

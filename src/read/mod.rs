@@ -15,5 +15,6 @@ pub mod fatbin;
 pub mod file;
 pub mod limits;
 pub mod lines;
+pub mod mapped;
 
 pub use error::{ErrorKind, ReadError, Result, TextPosition};

@@ -57,6 +57,10 @@ pub struct FileReport {
     /// Section of the blob, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub section: Option<String>,
+    /// The container entry's name, where it has one (a Fossilize module's
+    /// hash): shown as `path@NAME`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
     /// Bytes read.
     #[serde(skip)]
     pub bytes: u64,
