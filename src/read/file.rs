@@ -49,8 +49,9 @@ pub fn read_open(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, String>
     read_rest(f, declared, limit, what)
 }
 
-/// Opens a file as [`read_open`] does and returns its handle and size
-/// (from `fstat`), refusing a file over `limit`.
+/// Opens a file as [`read_open`] does (non-blocking, checked on the handle)
+/// and returns the handle and its size from `fstat`, refusing a file over
+/// `limit`: for a caller that maps large files instead of reading them.
 pub fn open_regular(path: &Path, limit: u64, what: &str) -> Result<(std::fs::File, u64), String> {
     let f = open_nonblocking(path).map_err(|e| format!("cannot read: {e}"))?;
     let meta = f.metadata().map_err(|e| format!("cannot read: {e}"))?;
@@ -64,7 +65,7 @@ pub fn open_regular(path: &Path, limit: u64, what: &str) -> Result<(std::fs::Fil
     Ok((f, declared))
 }
 
-/// Reads the rest of a file [`open_regular`] opened, within `limit`.
+/// Reads the rest of a handle [`open_regular`] gave, within `limit`.
 pub fn read_rest(f: std::fs::File, declared: u64, limit: u64, what: &str) -> Result<Vec<u8>, String> {
     let bytes = read_to_end(f, declared, limit).map_err(|e| format!("cannot read: {e}"))?;
     if bytes.len() as u64 > limit {
