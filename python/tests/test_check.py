@@ -108,7 +108,12 @@ def test_ptx_loc_gives_the_python_source_line():
     assert f.rule == "atom-tcgen05-kind"
     assert f.message == "INT8 type is supported only on arch-conditional variants."
     assert (f.location.function, f.location.line, f.location.byte_offset) == ("kernel", 14, 326)
-    assert (f.location.source_file, f.location.source_line, f.location.source_column) == ("dot_scaled.py", 6, 11)
+    # `.file` records `dot_scaled.py`: the file beside the PTX, relative to the working directory.
+    assert (f.location.source_file, f.location.source_line, f.location.source_column) == (
+        "tests/fixtures/ptx_loc/dot_scaled.py",
+        6,
+        11,
+    )
     assert f.location.source_text == '    acc = tl.dot_scaled(a, sa, "e2m1", b, sb, "e2m1")'
     assert f.values == {"ptx-line": 14, "instruction": "tcgen05.mma.cta_group::1.kind::i8"}
 
