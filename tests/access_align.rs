@@ -254,3 +254,10 @@ fn slang_cooperative_vector_buffer_pointers_are_silent() {
     let rules: Vec<&str> = r.diagnostics.iter().map(|d| d.rule.as_str()).collect();
     assert_eq!(rules, vec!["coopvec-base-offset-misaligned"]);
 }
+
+#[test]
+fn buffer_reference_stored_from_its_own_load_stops_and_stays_silent() {
+    // pointer -> OpConvertPtrToU -> the same variable's load: the walk is bounded.
+    let d = check_file("tests/fixtures/access_align/bda_self_store.spv");
+    assert!(d.is_empty(), "{d:#?}");
+}
