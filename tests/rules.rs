@@ -788,6 +788,7 @@ fn registry_ids_levels_and_lookup() {
             "ptx-tcgen05-smem-descriptor",
             "ptx-tcgen05-instr-descriptor",
             "ptx-shared-address-misaligned",
+            "ptx-access-misaligned",
             "wgmma-smem-descriptor",
         ]
     );
