@@ -61,11 +61,11 @@ fn single_stores(f: &Function) -> FxHashMap<InstH, Value> {
                 }
             }
             kind => {
-                let _ = crate::ir::verify::for_each_operand(kind, |v| {
+                let _ = crate::ir::verify::for_each_operand::<()>(kind, |v| {
                     if let Some(a) = is_alloca(*v) {
                         stored.insert(a, None);
                     }
-                    Ok::<(), ()>(())
+                    Ok(())
                 });
             }
         }
