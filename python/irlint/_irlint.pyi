@@ -93,7 +93,7 @@ class FileResult:
     """One entry of the report's `files`: an input, or a shader embedded in one."""
 
     path: str
-    kind: Literal["dxil", "spirv", "dxbc", "bitcode", "hlsl", "ptx", "atoms", "binary"]
+    kind: Literal["dxil", "spirv", "dxbc", "bitcode", "hlsl", "ptx", "atoms", "binary", "missing"]
     status: Literal["ok", "skipped", "error"]
     message: Optional[str]
     blob_offset: Optional[int]
