@@ -266,6 +266,12 @@ def _knobs() -> Any:
     return compilation
 
 
+def _selected(rule: str, selectors: frozenset[str]) -> bool:
+    """Whether ``rules=`` names ``rule``: by its id, a group (an id prefix
+    ending at a ``-``, such as ``atom``) or ``all``, as ``irlint.toml`` does."""
+    return rule in selectors or any(s in ("all", "ALL") or rule.startswith(s.rstrip("-") + "-") for s in selectors)
+
+
 def _with_rules(
     config: str | os.PathLike[str] | Mapping[str, Any] | None, rules: Iterable[str] | None
 ) -> str | os.PathLike[str] | dict[str, Any] | None:
@@ -318,7 +324,8 @@ def install(
       Python line; ``mode="error"``: a kernel with a warning or error finding
       raises :class:`KernelCheckError` out of ``triton.compile`` (or the launch
       that compiled it).
-    - ``rules``: rule ids; only their findings are reported, and each is turned
+    - ``rules``: rule ids or groups (``"atom"``, ``"ptx"``, ``"all"``, as in
+      ``irlint.toml``); only their findings are reported, and each is turned
       on at error level unless ``config`` sets its level.
     - ``config``: a dict, TOML text or the path of a file, with the meaning of
       ``irlint.toml`` (``{"rules": {"ptx-shared-address-misaligned": "allow"}}``).
@@ -472,7 +479,9 @@ def _check_kernel(
         warnings.warn(IrlintWarning(text, kernel=kernel, arch=arch, ptx_path=ptx_path), stacklevel=_caller_level())
         return
     findings = [
-        f for f in report.findings if settings.rules is None or f.rule in settings.rules or f.rule in _TOOL_OUTCOMES
+        f
+        for f in report.findings
+        if settings.rules is None or _selected(f.rule, settings.rules) or f.rule in _TOOL_OUTCOMES
     ]
     failing = [f for f in findings if f.level in ("error", "warning")]
     raising = settings.mode == "error" and bool(failing)

@@ -385,6 +385,20 @@ pub(super) fn explain(rule: &str) -> i32 {
         let _ = emit(&format!("{doc}\n"), None);
         return 0;
     }
+    if let Some(ids) = crate::selector::resolve(rule) {
+        // A group (`coopvec`, `all`): its rules, each with its summary.
+        let n = ids.len();
+        let mut text = format!(
+            "`{rule}` is a group of {n} rule{} (`irlint explain RULE` for one):\n",
+            if n == 1 { "" } else { "s" }
+        );
+        for id in ids {
+            let summary = crate::rules::find(id).map_or("", |r| r.summary);
+            text.push_str(&format!("  {id}  {summary}\n"));
+        }
+        let _ = emit(&text, None);
+        return 0;
+    }
     let reserved = [
         crate::report::INPUT_ERROR,
         crate::report::INTERNAL_ERROR,

@@ -72,8 +72,7 @@ enum DumpFormat {
 
 #[derive(clap::Args)]
 struct CheckArgs {
-    /// Files, directories and quoted globs (`'shaders/**/*.spv'`) to check (default: `.`); `-` reads one
-    /// input from stdin.
+    /// Files, directories and quoted globs (`'shaders/**/*.spv'`) to check; `-` reads one input from stdin.
     #[arg(value_name = "PATH", default_value = ".")]
     paths: Vec<PathBuf>,
     /// Output format (default: human; github when GITHUB_ACTIONS=true).
@@ -82,7 +81,8 @@ struct CheckArgs {
     /// Write the report to FILE (atomically) instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Configuration file (default: irlint.toml found by walking up from each input).
+    /// Configuration file for every input (default: for each input, the nearest irlint.toml, in its
+    /// directory or the closest ancestor; files are not merged).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Do not leave out files that .gitignore names when walking directories.
