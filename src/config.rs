@@ -241,6 +241,13 @@ pub fn parse(text: &str, origin: &str) -> Result<Settings, ConfigError> {
             }
             continue;
         }
+        if key == "extend" {
+            return Err(err(
+                "`extend` is not supported: only the irlint.toml nearest to an input applies (its parents' are \
+                 not merged); copy the settings it should keep into it, or pass one file with --config"
+                    .into(),
+            ));
+        }
         if key != "rules" {
             return Err(err(format!("unknown key `{key}`; expected one of: rules, hlsl, exclude, per-file-ignores")));
         }

@@ -123,12 +123,15 @@ struct Suppression {
 
 fn suppressions(text: &str) -> Vec<Suppression> {
     let mut out = Vec::new();
+    // Each distinct selector is resolved once (a source may hold many suppressions).
+    let mut resolved: HashMap<&str, Vec<&'static str>> = HashMap::new();
     for (i, l) in text.lines().enumerate() {
         if !l.contains(MARKER) {
             continue;
         }
         for rule in parse_line(l) {
-            let ids = crate::selector::resolve(rule).unwrap_or_default();
+            let ids =
+                resolved.entry(rule).or_insert_with(|| crate::selector::resolve(rule).unwrap_or_default()).clone();
             out.push(Suppression { line: i as u32 + 1, rule: rule.to_string(), ids, text: l.to_string(), used: false });
         }
     }
@@ -219,13 +222,18 @@ pub fn apply(
             s.used = true;
         }
     }
+    // The "did you mean" of each distinct unknown name, worked out once.
+    let mut unknown: HashMap<String, String> = HashMap::new();
     for (file, sups) in files {
         let on_disk = !embedded_names.contains(file.as_str());
         let lines = covered.get(&file);
         let in_module = |line: u32| lines.is_some_and(|l| l.contains(&line) || l.contains(&(line + 1)));
         for s in sups.into_iter().filter(|s| !s.used && (!on_disk || in_module(s.line))) {
             let why = match s.ids.len() {
-                0 => format!("unused suppression: {}", crate::selector::unknown(&s.rule)),
+                0 => {
+                    let why = unknown.entry(s.rule.clone()).or_insert_with(|| crate::selector::unknown(&s.rule));
+                    format!("unused suppression: {why}")
+                }
                 1 if s.ids[0] == s.rule => {
                     format!("unused suppression: no `{}` finding on this line or the next", s.rule)
                 }

@@ -46,6 +46,17 @@ fn unknown_top_level_key() {
 }
 
 #[test]
+fn extend_is_refused_with_the_discovery_rule() {
+    // ruff users write `extend`; irlint applies the nearest file alone and says so.
+    let e = config::parse("extend = \"../irlint.toml\"\n", "sub/irlint.toml").unwrap_err();
+    assert!(
+        e.message.starts_with("`extend` is not supported: only the irlint.toml nearest to an input applies"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
 fn unknown_rule() {
     // The nearest id is suggested, not every id listed.
     let e = config::parse("[rules]\nno-such-rule = \"deny\"\n", "irlint.toml").unwrap_err();
