@@ -10,6 +10,7 @@ __all__ = [
     "check_paths",
     "atoms",
     "main",
+    "rule_ids",
     "Report",
     "Finding",
     "Location",
@@ -169,6 +170,11 @@ def atoms(records: Union[str, Mapping[str, Any], Iterable[Mapping[str, Any]]]) -
     malformed record is a result with rule `input-error`; raises InputError for
     text that is no JSON array, TypeError for a value JSON cannot hold and for
     bytes (decode JSON text to str first)."""
+
+def rule_ids(selector: str) -> List[str]:
+    """The rule ids a rule name stands for, as `-A`, `[rules]` and `irlint: allow(...)`
+    read it: a rule id, a group (an id prefix ending at a `-`, such as `coopvec`) or
+    `all`. Raises ConfigError for a name that selects nothing (suggesting the nearest)."""
 
 def main(argv: List[str]) -> int:
     """The command line on `argv` (without the program name); returns the exit status."""

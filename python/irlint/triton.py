@@ -266,12 +266,6 @@ def _knobs() -> Any:
     return compilation
 
 
-def _selected(rule: str, selectors: frozenset[str]) -> bool:
-    """Whether ``rules=`` names ``rule``: by its id, a group (an id prefix
-    ending at a ``-``, such as ``atom``) or ``all``, as ``irlint.toml`` does."""
-    return rule in selectors or any(s in ("all", "ALL") or rule.startswith(s.rstrip("-") + "-") for s in selectors)
-
-
 def _with_rules(
     config: str | os.PathLike[str] | Mapping[str, Any] | None, rules: Iterable[str] | None
 ) -> str | os.PathLike[str] | dict[str, Any] | None:
@@ -346,7 +340,9 @@ def install(
     compilation = _knobs()
     merged = _with_rules(config, sorted(rule_set) if rule_set is not None else None)
     irlint.check(_EMPTY_PTX, kind="ptx", config=merged)  # an unknown rule id or a bad config raises here
-    settings = _Settings(mode=mode, config=merged, rules=rule_set, check_cache_hits=check_cache_hits)
+    # Groups (`atom`) stand for their rule ids, as in the config.
+    selected = frozenset(i for r in rule_set for i in irlint.rule_ids(r)) if rule_set is not None else None
+    settings = _Settings(mode=mode, config=merged, rules=selected, check_cache_hits=check_cache_hits)
     with _lock:
         if _hook is not None and compilation.listener is _hook:
             _hook.settings = settings
@@ -481,7 +477,7 @@ def _check_kernel(
     findings = [
         f
         for f in report.findings
-        if settings.rules is None or _selected(f.rule, settings.rules) or f.rule in _TOOL_OUTCOMES
+        if settings.rules is None or f.rule in settings.rules or f.rule in _TOOL_OUTCOMES
     ]
     failing = [f for f in findings if f.level in ("error", "warning")]
     raising = settings.mode == "error" and bool(failing)

@@ -294,6 +294,13 @@ def test_config_groups_and_both_level_spellings():
     ]
     with pytest.raises(irlint.ConfigError, match=r"did you mean `coopvec-stride-mismatch`\?"):
         irlint.check(read(cv), config={"rules": {"coopvec-stride-mismatchh": "deny"}})
+    # The same grammar, as a function.
+    assert irlint.rule_ids("coopvec-stride-mismatch") == ["coopvec-stride-mismatch"]
+    assert "coopvec-non-optimal-matrix-layout" in irlint.rule_ids("coopvec")
+    assert all(r.startswith("coopvec-") for r in irlint.rule_ids("coopvec"))
+    assert len(irlint.rule_ids("all")) > len(irlint.rule_ids("coopvec"))
+    with pytest.raises(irlint.ConfigError, match=r"^unknown rule `copvec`; did you mean `coopvec`\?$"):
+        irlint.rule_ids("copvec")
 
 
 def test_config_per_file_ignores_apply_to_the_path():

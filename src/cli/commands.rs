@@ -59,11 +59,7 @@ fn statistics_text(report: &report::RunReport, format: Format) -> String {
 /// before `-A/-W/-D`), as ruff resolves them: `--select` turns every rule off,
 /// then the more specific selector wins (`all` < a group < a rule id), and at
 /// equal specificity `--ignore` wins.
-pub(super) fn ruff_selection(
-    select: &[String],
-    extend: &[String],
-    ignore: &[String],
-) -> Result<Vec<(String, RuleLevel)>, String> {
+fn ruff_selection(select: &[String], extend: &[String], ignore: &[String]) -> Result<Vec<(String, RuleLevel)>, String> {
     let mut entries = Vec::new();
     for (flag, names, level) in [
         ("--select", select, RuleLevel::Enable),
