@@ -99,21 +99,6 @@ pub fn not_a_shader(path: &str, bytes: &[u8]) -> String {
     format!("not a shader: a .{ext} input must hold {expected}, and no shader is embedded in it; {}", holds(bytes))
 }
 
-/// What an input classified [`InputKind::Binary`] that holds no shader
-/// (none embedded, no container to read) comes to — the one wording `check`
-/// and `dump` share: `Err(message)`, an input error, for a file named as a
-/// shader ([`named_as_shader`]) or for in-memory `data` (stdin, the Python
-/// `irlint.check`); else `Ok(reason)` for a skipped file.
-pub fn no_shader_found(path: &str, bytes: &[u8], data: bool) -> Result<String, String> {
-    if named_as_shader(path) {
-        Err(not_a_shader(path, bytes))
-    } else if data {
-        Err(data_not_a_shader(bytes))
-    } else {
-        Ok(crate::input::containers::skip_reason(bytes))
-    }
-}
-
 /// The kind of an input that could not be read: [`InputKind::Missing`] when
 /// nothing exists at `path` (a dangling symlink included), else what its name
 /// alone says ([`classify`] of no bytes).

@@ -42,39 +42,7 @@ pub struct ConfigError {
     pub message: String,
 }
 
-/// A user level setting for a rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RuleLevel {
-    /// Off.
-    Allow,
-    /// Warning.
-    Warn,
-    /// Error.
-    Deny,
-    /// On (`--select`, `--extend-select`): at the level an earlier setting
-    /// gave the rule (config, `-W`/`-D`), else its default level, else (a
-    /// rule off by default) warning.
-    Enable,
-}
-
-impl RuleLevel {
-    /// Parses `error`/`deny`, `warning`/`warn`, `off`/`allow`
-    /// ([`crate::selector::parse_level`]).
-    pub fn parse(s: &str) -> Option<RuleLevel> {
-        crate::selector::parse_level(s)
-    }
-
-    /// The diagnostic level (`None` for allow; warning for
-    /// [`RuleLevel::Enable`], whose level [`Settings::level_for`] decides).
-    pub fn level(self) -> Option<Level> {
-        match self {
-            RuleLevel::Allow => None,
-            RuleLevel::Warn | RuleLevel::Enable => Some(Level::Warning),
-            RuleLevel::Deny => Some(Level::Error),
-        }
-    }
-}
-
+pub use crate::selector::RuleLevel;
 use crate::selector::LEVELS;
 
 /// Resolved settings: rule levels and options.

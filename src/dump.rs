@@ -110,7 +110,7 @@ fn dump_inner(mut out: DumpFile, bytes: &[u8], opts: &DumpOptions) -> DumpFile {
         }
         InputKind::Atoms => out.fail(FileStatus::Skipped, "atom records are checked by `irlint atoms`"),
         // The wording and outcome `check` gives (an input error for a file named as a shader).
-        InputKind::Binary => match crate::check::no_shader_found(&out.path, bytes, false) {
+        InputKind::Binary => match crate::input::no_shader_found(&out.path, bytes, false) {
             Ok(why) => out.fail(FileStatus::Skipped, why),
             Err(e) => out.fail(FileStatus::Error, e),
         },

@@ -21,7 +21,39 @@
 //! or group ("did you mean `coopvec-stride-mismatch`?", as rustc and clap do),
 //! see [`unknown`].
 
-use crate::config::RuleLevel;
+use crate::report::Level;
+
+/// A user level setting for a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleLevel {
+    /// Off.
+    Allow,
+    /// Warning.
+    Warn,
+    /// Error.
+    Deny,
+    /// On (`--select`, `--extend-select`): at the level an earlier setting
+    /// gave the rule (config, `-W`/`-D`), else its default level, else (a
+    /// rule off by default) warning.
+    Enable,
+}
+
+impl RuleLevel {
+    /// Parses `error`/`deny`, `warning`/`warn`, `off`/`allow` ([`parse_level`]).
+    pub fn parse(s: &str) -> Option<RuleLevel> {
+        parse_level(s)
+    }
+
+    /// The diagnostic level (`None` for allow; warning for
+    /// [`RuleLevel::Enable`], whose level the config's `Settings::level_for` decides).
+    pub fn level(self) -> Option<Level> {
+        match self {
+            RuleLevel::Allow => None,
+            RuleLevel::Warn | RuleLevel::Enable => Some(Level::Warning),
+            RuleLevel::Deny => Some(Level::Error),
+        }
+    }
+}
 
 /// The accepted level spellings, for error messages.
 pub const LEVELS: &str = "\"error\", \"warning\", \"off\" (or \"deny\", \"warn\", \"allow\")";

@@ -530,7 +530,7 @@ fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, data: bool, out:
     }
     let found = super::containers::check(path, bytes, opts);
     if blobs.is_empty() && found.is_empty() {
-        match check::no_shader_found(path, bytes, data) {
+        match super::no_shader_found(path, bytes, data) {
             Err(message) => {
                 let (mut f, d) = error_entry(path, InputKind::Binary, message);
                 f.bytes = bytes.len() as u64;
