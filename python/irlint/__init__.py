@@ -23,6 +23,7 @@ from ._irlint import (
     atoms,
     check,
     check_paths,
+    rule_ids,
 )
 
 __all__ = [
@@ -38,4 +39,5 @@ __all__ = [
     "atoms",
     "check",
     "check_paths",
+    "rule_ids",
 ]

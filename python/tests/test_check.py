@@ -281,6 +281,33 @@ def test_config_as_toml_dict_and_path_mean_the_same(irlint_bin, tmp_path):
     assert len(irlint.check(read(SB), config={"rules": {RULE: "allow"}})) == 0
 
 
+def test_config_groups_and_both_level_spellings():
+    # docs/python.md's quick start: a group (every `coopvec-*` rule) at a level.
+    cv = "shaders/examples/sl_coopvec_stride_mismatch.spv"
+    report = irlint.check_paths([cv], config={"rules": {"coopvec": "deny"}})
+    levels = sorted((f.rule, f.level) for f in report.findings)
+    assert levels == [("coopvec-non-optimal-matrix-layout", "error"), ("coopvec-stride-mismatch", "error")]
+    # `irlint rules` prints error/warning/off; deny/warn/allow mean the same.
+    for a, b in (("error", "deny"), ("warning", "warn"), ("off", "allow")):
+        texts = {zero_seconds(irlint.check(read(cv), config={"rules": {"coopvec": lvl}}).to_json()) for lvl in (a, b)}
+        assert len(texts) == 1, (a, b)
+    assert len(irlint.check(read(cv), config={"rules": {"all": "off"}})) == 0
+    # The rule id wins over its group, whatever the key order.
+    cfg = {"rules": {"coopvec-stride-mismatch": "warning", "coopvec": "off"}}
+    assert [(f.rule, f.level) for f in irlint.check(read(cv), config=cfg).findings] == [
+        ("coopvec-stride-mismatch", "warning")
+    ]
+    with pytest.raises(irlint.ConfigError, match=r"did you mean `coopvec-stride-mismatch`\?"):
+        irlint.check(read(cv), config={"rules": {"coopvec-stride-mismatchh": "deny"}})
+    # The same grammar, as a function.
+    assert irlint.rule_ids("coopvec-stride-mismatch") == ["coopvec-stride-mismatch"]
+    assert "coopvec-non-optimal-matrix-layout" in irlint.rule_ids("coopvec")
+    assert all(r.startswith("coopvec-") for r in irlint.rule_ids("coopvec"))
+    assert len(irlint.rule_ids("all")) > len(irlint.rule_ids("coopvec"))
+    with pytest.raises(irlint.ConfigError, match=r"^unknown rule `copvec`; did you mean `coopvec`\?$"):
+        irlint.rule_ids("copvec")
+
+
 def test_config_per_file_ignores_apply_to_the_path():
     cfg = {"per-file-ignores": {"shaders/**": [RULE]}}
     assert len(irlint.check(read(SB), path=SB, config=cfg)) == 0

@@ -51,9 +51,11 @@ pub fn code_location(loc: &Location) -> String {
             i.push_str(&format!(" at byte 0x{off:X}"));
         }
     }
+    // `irlint atoms` places a finding at a record (`record 1 (id "k1")`), not a function.
+    let scope = |f: &str| if f.starts_with("record ") { f.to_string() } else { format!("function {f}") };
     match (&loc.function, inst) {
-        (Some(f), Some(i)) => format!("(function {f}, {i})"),
-        (Some(f), None) => format!("(function {f})"),
+        (Some(f), Some(i)) => format!("({}, {i})", scope(f)),
+        (Some(f), None) => format!("({})", scope(f)),
         (None, Some(i)) => format!("({i})"),
         (None, None) => String::new(),
     }
