@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 #[derive(Parser)]
-#[command(name = "irlint", version, about = "Lints compiled GPU shaders (DXIL, SPIR-V)")]
+#[command(name = "irlint", version, about = "Lints compiled GPU code (DXIL, SPIR-V, PTX)")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

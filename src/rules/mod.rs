@@ -80,7 +80,7 @@ const RULES: &[(RuleMeta, CheckFn)] = &[
     (crate::atoms::meta::SWIZZLE_COMMUTATION, no_ir_check),
     (crate::atoms::meta::TMA_RANK_MODE, atom_ptx::check_tma),
     (atom_ptx_form::META, atom_ptx_form::check),
-    // PTX descriptor value rules (reference/ptx-atoms.md §7).
+    // PTX descriptor value rules (PTX ISA: tcgen05 and wgmma matrix descriptors).
     (ptx_tcgen05_smem_descriptor::META, ptx_tcgen05_smem_descriptor::check),
     (ptx_tcgen05_instr_descriptor::META, ptx_tcgen05_instr_descriptor::check),
     (ptx_shared_address_misaligned::META, ptx_shared_address_misaligned::check),
