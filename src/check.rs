@@ -61,6 +61,10 @@ pub struct FileReport {
     /// Section of the blob, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub section: Option<String>,
+    /// The container entry's name, where it has one (a Fossilize module's
+    /// hash): shown as `path@NAME`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
     /// Bytes read.
     #[serde(skip)]
     pub bytes: u64,
@@ -278,6 +282,7 @@ fn check_parsed(
         message: None,
         blob_offset,
         section: None,
+        entry: None,
         bytes: bytes.len() as u64,
         modules: 0,
         spec_ids: Vec::new(),
@@ -396,6 +401,7 @@ pub fn check_bytes(path: &str, bytes: &[u8], opts: &CheckOptions) -> CheckResult
                 message: Some("HLSL input needs DXC (see `irlint check --help`)".into()),
                 blob_offset: None,
                 section: None,
+                entry: None,
                 bytes: bytes.len() as u64,
                 modules: 0,
                 spec_ids: Vec::new(),
@@ -410,6 +416,7 @@ pub fn check_bytes(path: &str, bytes: &[u8], opts: &CheckOptions) -> CheckResult
                 message: Some(msg.clone()),
                 blob_offset: None,
                 section: None,
+                entry: None,
                 bytes: bytes.len() as u64,
                 modules: 0,
                 spec_ids: Vec::new(),
@@ -424,6 +431,7 @@ pub fn check_bytes(path: &str, bytes: &[u8], opts: &CheckOptions) -> CheckResult
                 message: Some("no embedded shader found".into()),
                 blob_offset: None,
                 section: None,
+                entry: None,
                 bytes: bytes.len() as u64,
                 modules: 0,
                 spec_ids: Vec::new(),

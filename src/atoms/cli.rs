@@ -65,6 +65,7 @@ pub fn run_texts(inputs: &[(String, Result<String, String>)]) -> AtomsRun {
             message: None,
             blob_offset: None,
             section: None,
+            entry: None,
             bytes: 0,
             modules: 0,
             spec_ids: Vec::new(),

@@ -4,9 +4,13 @@
 //!
 //! - Each input is read (at most [`limits::MAX_FILE_BYTES`]), checked and its
 //!   bytes dropped before the worker takes the next one, so memory stays
-//!   bounded by the number of threads, not the number of inputs.
-//! - Each input is read once (one `open`, one `fstat`, one `read`, one `close`
-//!   for a file the walk found) and its container parsed once.
+//!   bounded by the number of threads, not the number of inputs. A file of
+//!   [`limits::MAP_MIN_BYTES`] or more is mapped instead ([`mapped`], up to
+//!   [`limits::MAX_MAPPED_FILE_BYTES`]): its pages stay the page cache's, and
+//!   a large library costs the memory of its largest decoded entry; one that
+//!   shrinks while it is checked is an input error, not a crash.
+//! - Each input is read once (one `open`, one `fstat`, one `read` or `mmap`,
+//!   one `close` for a file the walk found) and its container parsed once.
 //! - Binaries that are not shaders themselves are scanned for embedded blobs
 //!   ([`super::embedded`]); HLSL is compiled through DXC ([`super::dxc`]).
 //! - Settings come from `--config`, else from the `irlint.toml` that the walk
@@ -23,6 +27,7 @@ use crate::analysis::AnalysisOptions;
 use crate::check::{self, CheckOptions, FileReport, FileStatus, InputKind};
 use crate::config::{self, RuleLevel, Settings};
 use crate::read::limits;
+use crate::read::mapped::{self, FileBytes};
 use crate::report::{Certainty, Diagnostic, Level, RunReport, Stats, BUDGET_EXCEEDED, INPUT_ERROR};
 use std::collections::HashMap;
 use std::io::Read;
@@ -149,6 +154,13 @@ pub fn read_bounded_text(path: &Path, limit: u64, what: &str) -> Result<String, 
 }
 
 fn read_open(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, String> {
+    let (f, declared) = open_regular(path, limit, what)?;
+    read_rest(f, declared, limit, what)
+}
+
+/// Opens an input as [`read_open`] does and returns its handle and size
+/// (from `fstat`), refusing a file over `limit`.
+fn open_regular(path: &Path, limit: u64, what: &str) -> Result<(std::fs::File, u64), String> {
     let f = open_nonblocking(path).map_err(|e| format!("cannot read: {e}"))?;
     let meta = f.metadata().map_err(|e| format!("cannot read: {e}"))?;
     if !meta.is_file() {
@@ -158,6 +170,33 @@ fn read_open(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, String> {
     if declared > limit {
         return Err(format!("file is {declared} bytes, over the {limit}-byte {what} limit"));
     }
+    Ok((f, declared))
+}
+
+/// The bytes of an input the batch checks: a file of at least
+/// [`limits::MAP_MIN_BYTES`] is mapped ([`mapped`]; up to
+/// [`limits::MAX_MAPPED_FILE_BYTES`]), any other read as [`read_input`]
+/// (`explicit`: named on the command line) or [`read_walked`] read it.
+pub fn open_input(path: &Path, explicit: bool) -> Result<FileBytes, String> {
+    if explicit {
+        let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+        if !meta.is_file() {
+            return Err(not_regular(&meta));
+        }
+    }
+    let limit = limits::MAX_FILE_BYTES.max(limits::MAX_MAPPED_FILE_BYTES);
+    let (f, declared) = open_regular(path, limit, "input")?;
+    if let Some(m) = mapped::map_large(&f, declared) {
+        return Ok(m);
+    }
+    if declared > limits::MAX_FILE_BYTES {
+        let limit = limits::MAX_FILE_BYTES;
+        return Err(format!("file is {declared} bytes, over the {limit}-byte input limit"));
+    }
+    read_rest(f, declared, limits::MAX_FILE_BYTES, "input").map(FileBytes::Read)
+}
+
+fn read_rest(f: std::fs::File, declared: u64, limit: u64, what: &str) -> Result<Vec<u8>, String> {
     let bytes = read_to_end(f, declared, limit).map_err(|e| format!("cannot read: {e}"))?;
     if bytes.len() as u64 > limit {
         return Err(format!("file is over the {limit}-byte {what} limit"));
@@ -223,6 +262,7 @@ fn error_entry(path: &str, kind: InputKind, message: String) -> (FileReport, Dia
         message: Some(message.clone()),
         blob_offset: None,
         section: None,
+        entry: None,
         bytes: 0,
         modules: 0,
         spec_ids: Vec::new(),
@@ -244,6 +284,7 @@ fn skipped_entry(path: &str, kind: InputKind, bytes: u64, message: String) -> Fi
         message: Some(message),
         blob_offset: None,
         section: None,
+        entry: None,
         bytes,
         modules: 0,
         spec_ids: Vec::new(),
@@ -385,35 +426,58 @@ impl Batch {
             }
         };
         let t = Instant::now();
-        let read = if input.explicit { read_input(&input.path) } else { read_walked(&input.path) };
+        let read = open_input(&input.path, input.explicit);
         out.read_seconds = t.elapsed().as_secs_f64();
         let bytes = match read {
             Ok(b) => b,
             Err(e) => return fail(InputKind::Binary, e),
         };
-        self.process_bytes(path, input.explicit, bytes, None, false, resolved, out);
+        let size = bytes.len();
+        // A mapped file that shrank while it was checked read zeros past its
+        // new end: what they produced is replaced by the error.
+        if self.process_bytes(path, input.explicit, bytes, None, false, resolved, out) {
+            out.files.clear();
+            out.diagnostics.clear();
+            let now = std::fs::metadata(&input.path).map_or_else(|_| "gone".into(), |m| format!("{} bytes", m.len()));
+            let msg = format!(
+                "the file shrank while it was being read ({size} bytes when opened, {now} now); check it again"
+            );
+            let (f, d) = error_entry(path, InputKind::Binary, msg);
+            out.files.push(f);
+            out.diagnostics.push(d);
+        }
     }
 
     /// Checks an input's bytes: by content ([`check::classify_parsed`]), or as
     /// `kind` when the caller says what they are. In-memory `data`
-    /// ([`Batch::run_data`]) must hold a shader whatever its name.
+    /// ([`Batch::run_data`]) must hold a shader whatever its name. True when
+    /// the bytes were a mapped file that was cut short while it was checked
+    /// (HLSL source is copied first and compiled from the copy).
     #[allow(clippy::too_many_arguments)]
     fn process_bytes(
         &self,
         path: &str,
         explicit: bool,
-        bytes: Vec<u8>,
+        bytes: FileBytes,
         kind: Option<InputKind>,
         data: bool,
         resolved: &Resolved,
         out: &mut Outcome,
-    ) {
+    ) -> bool {
         let (kind, parsed) = match kind {
             Some(k) => (k, None),
             None => check::classify_parsed(path, &bytes),
         };
         match kind {
-            InputKind::Hlsl => self.hlsl(path, explicit, bytes, resolved, out),
+            InputKind::Hlsl => {
+                let source = bytes.to_vec();
+                let cut = bytes.was_cut();
+                drop(bytes);
+                if !cut {
+                    self.hlsl(path, explicit, source, resolved, out);
+                }
+                return cut;
+            }
             InputKind::Binary | InputKind::Atoms => embedded_into(path, &bytes, &resolved.check, data, out),
             kind => {
                 let (f, d) = check::check_classified(path, kind, &bytes, parsed, &resolved.check);
@@ -421,6 +485,7 @@ impl Batch {
                 out.diagnostics.extend(d);
             }
         }
+        bytes.was_cut()
     }
 
     /// Checks in-memory data as `irlint check` checks a file named `path`
@@ -439,7 +504,9 @@ impl Batch {
         let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut o = Outcome::default();
             match &resolved {
-                Ok(r) => self.process_bytes(path, true, bytes, kind, true, r, &mut o),
+                Ok(r) => {
+                    self.process_bytes(path, true, bytes.into(), kind, true, r, &mut o);
+                }
                 Err(e) => {
                     let (f, d) = error_entry(path, InputKind::Binary, format!("configuration error: {e}"));
                     o.files.push(f);
@@ -605,6 +672,7 @@ fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, data: bool, out:
         message: Some(message),
         blob_offset: None,
         section: None,
+        entry: None,
         bytes: bytes.len() as u64,
         modules: 0,
         spec_ids: Vec::new(),

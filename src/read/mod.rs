@@ -13,5 +13,6 @@ pub mod dxbc;
 pub mod error;
 pub mod fatbin;
 pub mod limits;
+pub mod mapped;
 
 pub use error::{ErrorKind, ReadError, Result};

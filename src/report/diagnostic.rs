@@ -103,6 +103,11 @@ pub struct Location {
     pub path: String,
     /// Offset of an embedded blob inside `path`.
     pub blob_offset: Option<u64>,
+    /// The name of the container entry the blob was decoded from, where it
+    /// has one (a Fossilize module's hash, 16 hex digits): reports show
+    /// `path@NAME` instead of `path@0xOFFSET`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
     /// Section holding the embedded blob, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub section: Option<String>,

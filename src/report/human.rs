@@ -16,13 +16,16 @@ pub struct HumanOptions {
     pub stats: bool,
 }
 
-/// `path`, `path@0x1A0`, `path@0x1A0 [.shaders]`.
+/// `path`, `path@0x1A0`, `path@0x1A0 [.shaders]`, `cache.foz@005b1d4800c0ffee
+/// [SPIR-V module (compute main)]` (an entry with a name).
 pub fn input_location(loc: &Location) -> String {
     let mut s = loc.path.clone();
     if let Some(line) = loc.line {
         s.push_str(&format!(":{line}"));
     }
-    if let Some(off) = loc.blob_offset {
+    if let Some(name) = &loc.entry {
+        s.push_str(&format!("@{name}"));
+    } else if let Some(off) = loc.blob_offset {
         s.push_str(&format!("@0x{off:X}"));
     }
     if let Some(sec) = &loc.section {
@@ -244,7 +247,9 @@ pub fn skipped_lines(report: &RunReport) -> String {
     if skipped.len() <= MAX_SKIP_LINES {
         for f in &skipped {
             let mut loc = super::escape::clean(&f.path, false).into_owned();
-            if let Some(off) = f.blob_offset {
+            if let Some(name) = &f.entry {
+                loc.push_str(&format!("@{}", super::escape::clean(name, false)));
+            } else if let Some(off) = f.blob_offset {
                 loc.push_str(&format!("@0x{off:X}"));
             }
             out.push_str(&format!("  {loc}: {}\n", reason(f)));

@@ -7,7 +7,7 @@
 //!                "source": {"file", "line", "column"} | null,
 //!                "resource": {"name", "class", "kind", binding…, "id", "label"} | null,
 //!                "values": {...}}],
-//!  "files": [{"path", "kind", "status", "message"} (+ "blob_offset", "section")],
+//!  "files": [{"path", "kind", "status", "message"} (+ "blob_offset", "section", "entry")],
 //!  "stats": {"files", "modules", "bytes", "seconds"}}
 //! ```
 //!
@@ -47,6 +47,9 @@ pub(crate) struct Finding<'a> {
     help: Option<&'a str>,
     path: &'a str,
     blob_offset: Option<u64>,
+    /// The container entry's name, where it has one (a Fossilize module's hash).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entry: Option<&'a str>,
     /// The section or container entry holding the blob (`.nv_fatbin: PTX compute_80, zstd`).
     #[serde(skip_serializing_if = "Option::is_none")]
     section: Option<&'a str>,
@@ -72,6 +75,7 @@ impl<'a> Finding<'a> {
             help: d.help.as_deref(),
             path: &d.location.path,
             blob_offset: d.location.blob_offset,
+            entry: d.location.entry.as_deref(),
             section: d.location.section.as_deref(),
             function: d.location.function.as_deref(),
             instruction: d.location.instruction,

@@ -166,6 +166,11 @@ fn bytecode_text(loc: &Location) -> String {
     }
     if let Some(off) = loc.byte_offset {
         parts.push(format!("byte offset 0x{off:X}"));
+    } else if let (Some(off), Some(name)) = (loc.blob_offset, &loc.entry) {
+        match &loc.section {
+            Some(s) => parts.push(format!("entry {name} at byte offset 0x{off:X} ({s})")),
+            None => parts.push(format!("entry {name} at byte offset 0x{off:X}")),
+        }
     } else if let Some(off) = loc.blob_offset {
         match &loc.section {
             Some(s) => parts.push(format!("blob at byte offset 0x{off:X} ({s})")),
@@ -203,7 +208,11 @@ fn bytecode_location(loc: &Location, arts: &Artifacts) -> Value {
     }
     // The section, or the container entry a blob was decoded from, last.
     if let Some(s) = &loc.section {
-        logical.push(json!({ "name": s, "kind": "module" }));
+        let mut m = json!({ "name": s, "kind": "module" });
+        if let Some(name) = &loc.entry {
+            m["fullyQualifiedName"] = json!(format!("{}@{name}", loc.path));
+        }
+        logical.push(m);
     }
     if !logical.is_empty() {
         out.insert("logicalLocations".into(), Value::Array(logical));

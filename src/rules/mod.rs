@@ -7,21 +7,27 @@
 //! lowered one step for `possible` findings, and the location (function,
 //! instruction index, IR text, outermost source frame, resource).
 
+mod access_align;
 pub mod atom_ptx;
 pub mod atom_ptx_form;
+pub mod coopmat_access_misaligned;
 pub mod coopvec_base_offset_misaligned;
 pub mod coopvec_fp8_with_non_optimal_layout;
 pub mod coopvec_non_optimal_matrix_layout;
 pub mod coopvec_optimal_layout_nonzero_stride;
 pub mod coopvec_outer_product_layout;
+pub mod coopvec_pointer_misaligned;
 pub mod coopvec_stride_mismatch;
 pub mod coopvec_transpose_with_non_optimal_layout;
+pub mod dxil_bytebuf_access_misaligned;
 pub mod long_vector_bytebuf_misaligned;
+pub mod ptx_access_misaligned;
 pub mod ptx_desc;
 pub mod ptx_shared_address_misaligned;
 pub mod ptx_smem_layout;
 pub mod ptx_tcgen05_instr_descriptor;
 pub mod ptx_tcgen05_smem_descriptor;
+pub mod spirv_access_misaligned;
 pub mod structured_buffer_stride;
 pub mod wgmma_smem_descriptor;
 
@@ -68,6 +74,11 @@ const RULES: &[(RuleMeta, CheckFn)] = &[
     (coopvec_fp8_with_non_optimal_layout::META, coopvec_fp8_with_non_optimal_layout::check),
     (coopvec_outer_product_layout::META, coopvec_outer_product_layout::check),
     (coopvec_non_optimal_matrix_layout::META, coopvec_non_optimal_matrix_layout::check),
+    // Aligned accesses (issue 26).
+    (dxil_bytebuf_access_misaligned::META, dxil_bytebuf_access_misaligned::check),
+    (spirv_access_misaligned::META, spirv_access_misaligned::check),
+    (coopmat_access_misaligned::META, coopmat_access_misaligned::check),
+    (coopvec_pointer_misaligned::META, coopvec_pointer_misaligned::check),
     // Matrix-atom rules (`crate::atoms`): reached through `irlint atoms`, the
     // Rust API and, for the five with a PTX spelling, PTX facts (`atom_ptx`).
     (crate::atoms::meta::LDSM_MODE, atom_ptx::check_ldsm),
@@ -84,6 +95,7 @@ const RULES: &[(RuleMeta, CheckFn)] = &[
     (ptx_tcgen05_smem_descriptor::META, ptx_tcgen05_smem_descriptor::check),
     (ptx_tcgen05_instr_descriptor::META, ptx_tcgen05_instr_descriptor::check),
     (ptx_shared_address_misaligned::META, ptx_shared_address_misaligned::check),
+    (ptx_access_misaligned::META, ptx_access_misaligned::check),
     (wgmma_smem_descriptor::META, wgmma_smem_descriptor::check),
 ];
 
@@ -342,6 +354,7 @@ impl RuleContext<'_> {
                         let r = match &x.kind {
                             FactKind::Matrix(mo) => mo.resource,
                             FactKind::RawVector(acc) => acc.resource,
+                            FactKind::Access(acc) => acc.resource,
                             FactKind::Ptx(_) => None,
                         };
                         if let Some(r) = r {
