@@ -74,7 +74,7 @@ const RULES: &[(RuleMeta, CheckFn)] = &[
     (coopvec_fp8_with_non_optimal_layout::META, coopvec_fp8_with_non_optimal_layout::check),
     (coopvec_outer_product_layout::META, coopvec_outer_product_layout::check),
     (coopvec_non_optimal_matrix_layout::META, coopvec_non_optimal_matrix_layout::check),
-    // Aligned accesses (issue 26).
+    // Aligned accesses (`access_align`).
     (dxil_bytebuf_access_misaligned::META, dxil_bytebuf_access_misaligned::check),
     (spirv_access_misaligned::META, spirv_access_misaligned::check),
     (coopmat_access_misaligned::META, coopmat_access_misaligned::check),
