@@ -5,7 +5,8 @@ The Rust library is the one implementation; this package is its binding
 command line.
 
     >>> import irlint
-    >>> report = irlint.check(open("kernel.ptx").read())
+    >>> from pathlib import Path
+    >>> report = irlint.check(Path("kernel.ptx").read_bytes(), path="kernel.ptx")
     >>> for f in report.findings:
     ...     print(f.rule, f.location.source_line, f.message)
 """

@@ -1,4 +1,4 @@
-//! `dxil-bytebuf-access-misaligned` (issue 26).
+//! `dxil-bytebuf-access-misaligned` (the aligned-access rules: `access_align`).
 
 use super::access_align::{accesses, address_value, bases, emit, misaligned, Report};
 use super::{RuleContext, RuleMeta};
