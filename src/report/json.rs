@@ -3,7 +3,8 @@
 //! ```json
 //! {"version": 1,
 //!  "findings": [{"rule", "level", "certainty", "message", "help", "path", "blob_offset",
-//!                "section" (embedded blobs and container entries only), "function", "instruction", "byte_offset", "value", "line" (PTX only: the instruction's line),
+//!                "section" (embedded blobs and container entries only), "function", "instruction", "byte_offset", "value", "line" (PTX only: the instruction's line, or an input error's),
+//!                "column" (an input error's column, PTX),
 //!                "source": {"file", "line", "column"} | null,
 //!                "resource": {"name", "class", "kind", binding…, "id", "label"} | null,
 //!                "values": {...}}],
@@ -15,9 +16,9 @@
 //! array, a congruence `{"rem", "mod"}`, a name a string. Findings include
 //! tool-level outcomes (`input-error`, `internal-error`, `analysis-budget-exceeded`).
 
+use super::files::FileReport;
 use super::run::RunReport;
 use super::{Certainty, Diagnostic, FindingValue, Level, ResourceRef, SourceLocation};
-use crate::check::FileReport;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
@@ -58,6 +59,9 @@ pub(crate) struct Finding<'a> {
     /// 1-based line of the instruction in a text input (PTX).
     #[serde(skip_serializing_if = "Option::is_none")]
     line: Option<u32>,
+    /// 1-based column of an input error's position (PTX parse errors).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    column: Option<u32>,
     byte_offset: Option<u64>,
     value: Option<&'a str>,
     source: Option<&'a SourceLocation>,
@@ -80,6 +84,7 @@ impl<'a> Finding<'a> {
             function: d.location.function.as_deref(),
             instruction: d.location.instruction,
             line: d.location.line,
+            column: d.location.column,
             byte_offset: d.location.byte_offset,
             value: d.location.value.as_deref(),
             source: d.location.source.as_ref(),
