@@ -154,7 +154,7 @@ impl Baseline {
 
     /// Reads a baseline file.
     pub fn load(path: &Path) -> Result<Baseline, String> {
-        let text = crate::input::batch::read_bounded_text(path, crate::read::limits::MAX_BASELINE_BYTES, "baseline")
+        let text = crate::read::file::read_bounded_text(path, crate::read::limits::MAX_BASELINE_BYTES, "baseline")
             .map_err(|e| format!("cannot read baseline {}: {e}", path.display()))?;
         Baseline::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
     }

@@ -8,70 +8,10 @@ use crate::read::dxbc::{self, FourCc};
 use crate::read::ReadError;
 use crate::report::{Certainty, Diagnostic, Level, BUDGET_EXCEEDED, INPUT_ERROR, INTERNAL_ERROR};
 use crate::{dxil, ptx, rules, spirv, suppress};
-use serde::Serialize;
 
-/// What an input is, by content (HLSL by extension).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum InputKind {
-    /// DXBC container with a DXIL program.
-    Dxil,
-    /// SPIR-V module.
-    Spirv,
-    /// Legacy DXBC container (SM 4/5) — or an unreadable DXBC container.
-    Dxbc,
-    /// Raw LLVM bitcode.
-    Bitcode,
-    /// HLSL source.
-    Hlsl,
-    /// PTX text (recognised by its `.version` directive).
-    Ptx,
-    /// Matrix-atom records (`irlint atoms`; never chosen by content).
-    Atoms,
-    /// Anything else: scanned for embedded shaders.
-    Binary,
-}
-
-/// Outcome for one input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FileStatus {
-    /// Analysed.
-    Ok,
-    /// Recognised but not analysed (legacy DXBC, no DXC for HLSL, no shader inside).
-    Skipped,
-    /// Malformed or unreadable.
-    Error,
-}
-
-/// One entry of the report's `files` list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FileReport {
-    /// Input path.
-    pub path: String,
-    /// Kind.
-    pub kind: InputKind,
-    /// Status.
-    pub status: FileStatus,
-    /// Why skipped / what failed.
-    pub message: Option<String>,
-    /// Offset of an embedded blob inside `path`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub blob_offset: Option<u64>,
-    /// Section of the blob, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub section: Option<String>,
-    /// Bytes read.
-    #[serde(skip)]
-    pub bytes: u64,
-    /// Modules analysed.
-    #[serde(skip)]
-    pub modules: u32,
-    /// SpecIds the analysed module declares (to warn about `--spec-constant`
-    /// overrides no module uses).
-    #[serde(skip)]
-    pub spec_ids: Vec<u32>,
-}
+// The per-input entries are part of the report model (`crate::report::files`);
+// re-exported here, where the pipeline produces them.
+pub use crate::report::files::{FileReport, FileStatus, InputKind};
 
 /// Options for a check run.
 #[derive(Debug, Clone, Default)]
@@ -240,6 +180,18 @@ fn input_error(path: &str, blob: Option<u64>, message: &str) -> Diagnostic {
     d
 }
 
+/// The input error of a reader error, carrying its position: the absolute
+/// byte offset, and the line and column in a text input (PTX).
+pub fn read_error(path: &str, blob: Option<u64>, e: &ReadError) -> Diagnostic {
+    let mut d = input_error(path, blob, &e.to_string());
+    d.location.byte_offset = Some(e.offset);
+    if let Some(p) = e.text_position {
+        d.location.line = Some(p.line);
+        d.location.column = (p.column > 0).then_some(p.column);
+    }
+    d
+}
+
 /// Checks one module-sized blob (a file or an embedded shader).
 pub fn check_blob(
     path: &str,
@@ -278,6 +230,7 @@ fn check_parsed(
         message: None,
         blob_offset,
         section: None,
+        entry: None,
         bytes: bytes.len() as u64,
         modules: 0,
         spec_ids: Vec::new(),
@@ -286,11 +239,15 @@ fn check_parsed(
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let m = match load_parsed(kind, bytes, base, parsed) {
             Ok(Ok(m)) => m,
-            Ok(Err(why)) => return Err((FileStatus::Skipped, why, false)),
-            Err(e) => return Err((FileStatus::Error, e.to_string(), true)),
+            Ok(Err(why)) => return Err((FileStatus::Skipped, why, None)),
+            Err(e) => {
+                let d = read_error(path, blob_offset, &e);
+                return Err((FileStatus::Error, e.to_string(), Some(Box::new(d))));
+            }
         };
         if let Err(e) = ir::verify::verify(&m) {
-            return Err((FileStatus::Error, e.to_string(), true));
+            let msg = e.to_string();
+            return Err((FileStatus::Error, msg.clone(), Some(Box::new(input_error(path, blob_offset, &msg)))));
         }
         let mut ids: Vec<u32> = m.constants.values().filter_map(|c| c.spec_id).collect();
         ids.sort_unstable();
@@ -323,17 +280,13 @@ fn check_parsed(
             covered = lines;
             d
         }
-        Ok(Err((status, msg, is_error))) => {
+        Ok(Err((status, msg, error))) => {
             if kind == InputKind::Dxil && status == FileStatus::Skipped {
                 report.kind = InputKind::Dxbc;
             }
             report.status = status;
-            report.message = Some(msg.clone());
-            if is_error {
-                vec![input_error(path, blob_offset, &msg)]
-            } else {
-                Vec::new()
-            }
+            report.message = Some(msg);
+            error.into_iter().map(|d| *d).collect()
         }
         Err(panic) => {
             let what = panic
@@ -358,11 +311,37 @@ fn check_parsed(
     }
     if report.modules > 0 {
         suppress::apply(&mut diags, path, blob_offset, &sources, &covered);
+        resolve_source_paths(path, &mut diags);
     }
     for d in &mut diags {
         d.cap_strings();
     }
     (report, diags)
+}
+
+/// Names each finding's source files (debug info: PTX `.file`, SPIR-V
+/// `OpSource`/`DebugSource`, DXIL `DIFile`) as the file on disk they stand
+/// for, relative to the working directory ([`crate::paths::display_source`]),
+/// so that every format points at a file that opens; names that match no
+/// file are kept as recorded. Runs after suppressions, which match the
+/// recorded names.
+fn resolve_source_paths(path: &str, diags: &mut [Diagnostic]) {
+    if diags.iter().all(|d| d.location.source.is_none()) {
+        return;
+    }
+    let cwd = std::env::current_dir().ok();
+    let mut cache: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    for d in diags.iter_mut() {
+        let loc = &mut d.location;
+        for src in loc.source.iter_mut().chain(loc.inlined_from.iter_mut()) {
+            let shown = cache
+                .entry(src.file.clone())
+                .or_insert_with(|| crate::paths::display_source(path, &src.file, cwd.as_deref()));
+            if *shown != src.file {
+                src.file = crate::report::capped_path(shown);
+            }
+        }
+    }
 }
 
 /// PTX names its sources (`.file`) without embedding them: where a finding's
@@ -396,6 +375,7 @@ pub fn check_bytes(path: &str, bytes: &[u8], opts: &CheckOptions) -> CheckResult
                 message: Some("HLSL input needs DXC (see `irlint check --help`)".into()),
                 blob_offset: None,
                 section: None,
+                entry: None,
                 bytes: bytes.len() as u64,
                 modules: 0,
                 spec_ids: Vec::new(),
@@ -410,6 +390,7 @@ pub fn check_bytes(path: &str, bytes: &[u8], opts: &CheckOptions) -> CheckResult
                 message: Some(msg.clone()),
                 blob_offset: None,
                 section: None,
+                entry: None,
                 bytes: bytes.len() as u64,
                 modules: 0,
                 spec_ids: Vec::new(),
@@ -424,6 +405,7 @@ pub fn check_bytes(path: &str, bytes: &[u8], opts: &CheckOptions) -> CheckResult
                 message: Some("no embedded shader found".into()),
                 blob_offset: None,
                 section: None,
+                entry: None,
                 bytes: bytes.len() as u64,
                 modules: 0,
                 spec_ids: Vec::new(),

@@ -16,7 +16,9 @@
 //! the accepted set is a [`ConfigError`] naming the key and what is accepted.
 
 use crate::report::Level;
-use crate::rules::RuleOptions;
+use crate::rules::settings::describe_value as describe;
+pub use crate::rules::settings::invalid_value;
+use crate::rules::{RuleOptions, RuleSettings};
 use std::path::{Path, PathBuf};
 
 /// A configuration error (exit code 2): names the key and the accepted values.
@@ -178,28 +180,9 @@ pub fn discover(start: &Path) -> Option<PathBuf> {
 
 /// Loads and validates a config file into settings.
 pub fn load(path: &Path) -> Result<Settings, ConfigError> {
-    let text = crate::input::batch::read_bounded_text(path, crate::read::limits::MAX_CONFIG_BYTES, "config")
+    let text = crate::read::file::read_bounded_text(path, crate::read::limits::MAX_CONFIG_BYTES, "config")
         .map_err(|message| ConfigError { path: path.display().to_string(), message })?;
     parse(&text, &path.display().to_string())
-}
-
-/// The error for a rule option outside its accepted values:
-/// ``invalid value 48 for `rules.RULE.KEY`; expected one of: 16, 32``.
-pub fn invalid_value(rule: &str, key: &str, v: &toml::Value, accepted: &[impl std::fmt::Display]) -> String {
-    let accepted: Vec<String> = accepted.iter().map(|a| a.to_string()).collect();
-    format!("invalid value {} for `rules.{rule}.{key}`; expected one of: {}", describe(v), accepted.join(", "))
-}
-
-fn describe(v: &toml::Value) -> String {
-    match v {
-        toml::Value::String(s) => format!("{s:?}"),
-        toml::Value::Integer(i) => i.to_string(),
-        toml::Value::Float(f) => f.to_string(),
-        toml::Value::Boolean(b) => b.to_string(),
-        toml::Value::Datetime(d) => d.to_string(),
-        toml::Value::Array(_) => "an array".into(),
-        toml::Value::Table(_) => "a table".into(),
-    }
 }
 
 /// Parses config text (`origin` names it in errors).
@@ -295,4 +278,15 @@ pub fn parse(text: &str, origin: &str) -> Result<Settings, ConfigError> {
         }
     }
     Ok(s)
+}
+
+/// What the rules read (`crate::rules::settings`): levels and option tables.
+impl RuleSettings for Settings {
+    fn level_for(&self, rule: &str) -> Option<Level> {
+        Settings::level_for(self, rule)
+    }
+
+    fn rule_options(&self, rule: &str) -> Option<&toml::Table> {
+        self.rule_options.get(rule)
+    }
 }

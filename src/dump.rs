@@ -557,6 +557,11 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
     let mut ops = Vec::new();
     let analysis = crate::analysis::analyze(m, &Default::default());
     for fact in &m.facts {
+        // Aligned-access facts are every buffer load and store: the listing
+        // keeps to the operations the matrix and long-vector rules read.
+        if matches!(fact.kind, FactKind::Access(_)) {
+            continue;
+        }
         let f = m.functions.try_get(fact.function);
         let cx = Ctx { f, values: Some((&analysis, fact.function)) };
         let (opcode, encoding) = match &fact.kind {
@@ -564,6 +569,7 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
             FactKind::RawVector(r) => {
                 (if r.store { dxop::RAW_BUFFER_VECTOR_STORE } else { dxop::RAW_BUFFER_VECTOR_LOAD }, None)
             }
+            FactKind::Access(_) => continue,
             FactKind::Ptx(_) => (
                 f.and_then(|f| f.insts.try_get(fact.inst))
                     .and_then(|i| match &i.kind {
@@ -587,6 +593,7 @@ fn module_details(mut out: DumpFile, m: &Module, opts: &DumpOptions) -> DumpFile
             FactKind::RawVector(r) => raw_vector_json(m, cx, &name, ovl.as_deref(), r),
             FactKind::Matrix(x) => matrix_json(m, cx, &name, x),
             FactKind::Ptx(p) => ptx_json(m, cx, f.and_then(|f| f.insts.try_get(fact.inst)), p),
+            FactKind::Access(_) => continue,
         };
         if let Some(obj) = j.as_object_mut() {
             obj.insert("op".into(), json!(name));

@@ -16,10 +16,9 @@
 //! module was compiled from — a Triton `.py` holds many kernels, each its own
 //! PTX module, and a suppression in one is no concern of the others.
 
-use crate::report::run::is_tool_outcome;
+use crate::report::is_tool_outcome;
 use crate::report::{Certainty, Diagnostic, Level, SourceLocation};
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
 
 /// Reserved id of the note for a suppression that hid nothing.
 pub const UNUSED_SUPPRESSION: &str = "unused-suppression";
@@ -71,28 +70,7 @@ impl SourceLines {
     }
 }
 
-/// The byte offset where each line of `text` starts (one pass).
-pub fn line_starts(text: &str) -> Vec<usize> {
-    if text.is_empty() {
-        return Vec::new();
-    }
-    let mut starts = vec![0];
-    starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
-    if starts.len() > 1 && starts.last() == Some(&text.len()) {
-        starts.pop();
-    }
-    starts
-}
-
-/// Line `n` (1-based) of `text`, whose [`line_starts`] are `starts`, without
-/// its line ending (`\n` or `\r\n`), as `str::lines` gives it.
-pub fn line_at<'a>(text: &'a str, starts: &[usize], n: u32) -> Option<&'a str> {
-    let i = (n as usize).checked_sub(1)?;
-    let start = *starts.get(i)?;
-    let end = starts.get(i + 1).copied().unwrap_or(text.len());
-    let raw = text.get(start..end)?;
-    Some(raw.strip_suffix('\n').map_or(raw, |l| l.strip_suffix('\r').unwrap_or(l)))
-}
+pub use crate::read::lines::{line_at, line_starts};
 
 /// The rule ids a line suppresses (`irlint: allow(a, b)` → `["a", "b"]`),
 /// every occurrence of the marker on the line.
@@ -130,17 +108,12 @@ fn suppressions(text: &str) -> Vec<Suppression> {
     out
 }
 
-/// A source named by debug info, read from disk: as written, or next to the
-/// input `path` (by its relative path, then by its file name).
+/// A source named by debug info, read from disk: the file
+/// [`crate::paths::find_source`] finds (next to the input, as written, by its
+/// file name next to the input) — the same file reports name.
 pub fn read_source_near(input: &str, file: &str) -> Option<String> {
-    let dir = Path::new(input).parent().map(|p| p.to_path_buf()).unwrap_or_default();
-    let p = Path::new(file);
-    let candidates = [p.to_path_buf(), dir.join(p), dir.join(p.file_name()?)];
-    let limit = crate::read::limits::MAX_SOURCE_FILE_BYTES;
-    candidates
-        .iter()
-        .filter(|c| c.is_file())
-        .find_map(|c| crate::input::batch::read_bounded_text_lossy(c, limit, "source file").ok())
+    let found = crate::paths::find_source(input, file)?;
+    crate::read::file::read_bounded_text_lossy(&found, crate::read::limits::MAX_SOURCE_FILE_BYTES, "source file").ok()
 }
 
 /// Applies the suppressions of one module's sources to its diagnostics

@@ -579,6 +579,8 @@ fn reported(m: &Module) -> Vec<(u32, Vec<ll::Arg>)> {
         let InstKind::Call { dx_op: Some(op), .. } = f.insts[fact.inst].kind else { panic!("fact on a non-dx.op") };
         let a = |o: Option<Operand>| arg_of(m, o);
         let v = match &fact.kind {
+            // Byte-address-buffer access facts (issue 26): tests/access_align.rs.
+            FactKind::Access(_) => continue,
             FactKind::RawVector(r) => {
                 vec![a(Some(r.index)), a(r.element_offset), r.alignment.map(ll::Arg::Int).unwrap_or(ll::Arg::Other)]
             }

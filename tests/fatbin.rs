@@ -8,7 +8,7 @@ mod common;
 
 use common::{fixtures, irlint, run};
 use irlint::check::{CheckOptions, FileReport, FileStatus, InputKind};
-use irlint::input::containers;
+use irlint::input::{containers, fossilize};
 use irlint::read::fatbin;
 use irlint::report::{Diagnostic, RunReport};
 use std::path::{Path, PathBuf};
@@ -229,10 +229,15 @@ fn fossilize_modules_report_their_findings() {
     assert_eq!(
         list.iter().map(|e| (e.0, e.1.as_str(), e.2)).collect::<Vec<_>>(),
         [
-            (0xA0, "SPIR-V module 005b1d4800c0ffee (compute main)", FileStatus::Ok),
-            (0x2CC, "SPIR-V module 5b1d3d0000000002 (fragment main)", FileStatus::Ok),
+            (0xA0, "SPIR-V module (compute main)", FileStatus::Ok),
+            (0x2CC, "SPIR-V module (fragment main)", FileStatus::Ok),
         ]
     );
+    // Each module's entry is named by its hash (`FILE@HASH`); the offset is kept.
+    let names: Vec<_> = r.files.iter().filter_map(|f| f.entry.as_deref()).collect();
+    assert_eq!(names, ["005b1d4800c0ffee", "5b1d3d0000000002"]);
+    let names: Vec<_> = r.diagnostics.iter().map(|d| d.location.entry.as_deref().unwrap()).collect();
+    assert_eq!(names, ["005b1d4800c0ffee", "5b1d3d0000000002"]);
     let got: Vec<(u64, String, String)> =
         r.diagnostics.iter().map(|d| (d.location.blob_offset.unwrap(), d.rule.clone(), d.message.clone())).collect();
     let msg =
@@ -263,22 +268,75 @@ fn fossilize_modules_report_their_findings() {
 }
 
 #[test]
+fn fossilize_modules_are_named_file_at_hash_in_every_format() {
+    let path = foz("sb.foz");
+    let shown = path.display().to_string();
+    let (code, out, _) = run(irlint().arg("check").arg(&path));
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains(&format!("--> {shown}@005b1d4800c0ffee [SPIR-V module (compute main)]\n")), "{out}");
+    assert!(out.contains(&format!("--> {shown}@5b1d3d0000000002 [SPIR-V module (fragment main)]\n")), "{out}");
+    assert!(!out.contains("@0x"), "{out}");
+    // JSON: the name and, for debugging, the entry's offset.
+    let (_, out, _) = run(irlint().args(["check", "--format", "json"]).arg(&path));
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let f = &j["findings"][0];
+    assert_eq!((&f["entry"], &f["blob_offset"]), (&serde_json::json!("005b1d4800c0ffee"), &serde_json::json!(0xA0)));
+    assert_eq!(f["section"], "SPIR-V module (compute main)");
+    let files: Vec<_> = j["files"].as_array().unwrap().iter().filter_map(|f| f["entry"].as_str()).collect();
+    assert_eq!(files, ["005b1d4800c0ffee", "5b1d3d0000000002"]);
+    // SARIF: the module's logical location has the qualified name; the region the offset.
+    let (_, out, _) = run(irlint().args(["check", "--format", "sarif"]).arg(&path));
+    let s: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let loc = &s["runs"][0]["results"][1]["locations"][0];
+    let module = loc["logicalLocations"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(
+        module,
+        serde_json::json!({"name": "SPIR-V module (fragment main)", "kind": "module",
+            "fullyQualifiedName": format!("{shown}@5b1d3d0000000002")})
+    );
+    assert_eq!(loc["physicalLocation"]["region"]["byteOffset"], 0x2CC);
+    assert!(loc["message"]["text"].as_str().unwrap().contains("entry 5b1d3d0000000002 at byte offset 0x2CC"), "{loc}");
+    // dump --blobs, text and JSON.
+    let (_, out, _) = run(irlint().args(["dump", "--blobs"]).arg(&path));
+    assert!(
+        out.contains(&format!(
+            "offset 0x000000A0  size       575  spirv   {shown}@005b1d4800c0ffee  SPIR-V module (compute main)  (500 stored bytes, zlib)"
+        )),
+        "{out}"
+    );
+    let (_, out, _) = run(irlint().args(["dump", "--blobs", "--format", "json"]).arg(&path));
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let e = &j["files"][0]["entries"];
+    assert_eq!((&e[1]["entry"], &e[1]["offset"]), (&serde_json::json!("5b1d3d0000000002"), &serde_json::json!(0x2CC)));
+    // A skipped module is listed by name too (its declared size is refused).
+    let mut b = std::fs::read(&path).unwrap();
+    b[0xA0 + 52..0xA0 + 56].copy_from_slice(&(1u32 << 30).to_le_bytes());
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.foz");
+    std::fs::write(&big, &b).unwrap();
+    let (_, out, _) = run(irlint().arg("check").arg(&big));
+    let line =
+        format!("  {}@005b1d4800c0ffee: not decompressed: declares 1073741824 decompressed bytes", big.display());
+    assert!(out.contains(&line), "{out}");
+}
+
+#[test]
 fn damaged_fossilize_entries_are_input_errors_and_the_rest_is_checked() {
     let r = check(&foz("damaged.foz"));
     let list = entries(&r);
     assert_eq!(
         list.iter().map(|e| (e.1.as_str(), e.2)).collect::<Vec<_>>(),
-        [
-            ("SPIR-V module 005b1d4800c0ffee", FileStatus::Error),
-            ("SPIR-V module 0bad000000000003", FileStatus::Error),
-            ("SPIR-V module 5b1d3d0000000002", FileStatus::Ok),
-        ]
+        [("SPIR-V module", FileStatus::Error), ("SPIR-V module", FileStatus::Error), ("SPIR-V module", FileStatus::Ok),]
     );
+    let names: Vec<_> = r.files.iter().filter_map(|f| f.entry.as_deref()).collect();
+    assert_eq!(names, ["005b1d4800c0ffee", "0bad000000000003", "5b1d3d0000000002"]);
     assert!(list[0].3.contains("CRC-32 of the stored bytes is 0x"), "{}", list[0].3);
     assert!(list[1].3.contains("varint data does not hold 256 words"), "{}", list[1].3);
     let errors: Vec<_> = r.diagnostics.iter().filter(|d| d.rule == "input-error").collect();
     assert_eq!(errors.len(), 2);
-    assert!(errors[0].message.starts_with("SPIR-V module 005b1d4800c0ffee: malformed: CRC-32"));
+    assert!(errors[0].message.starts_with("SPIR-V module: malformed: CRC-32"), "{}", errors[0].message);
+    assert_eq!(errors[0].location.entry.as_deref(), Some("005b1d4800c0ffee"));
+    assert_eq!(errors[0].location.blob_offset, Some(0x10));
     assert_eq!(r.diagnostics.iter().filter(|d| d.rule == "structured-buffer-stride-not-cache-aligned").count(), 1);
 }
 
@@ -479,15 +537,114 @@ fn every_prefix_and_byte_flip_is_handled() {
     }
 }
 
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::new();
+    for c in bytes.chunks(3) {
+        let v =
+            (u32::from(c[0]) << 16) | (u32::from(*c.get(1).unwrap_or(&0)) << 8) | u32::from(*c.get(2).unwrap_or(&0));
+        for i in 0..4 {
+            s.push(if i <= c.len() { A[(v >> (18 - 6 * i)) as usize & 63] as char } else { '=' });
+        }
+    }
+    s
+}
+
+/// A Fossilize database with one stored shader-module entry holding `payload`.
+fn foz_with(payload: &[u8]) -> Vec<u8> {
+    let mut db = fossilize::MAGIC.to_vec();
+    db.extend([0, 0, 0, 6]);
+    db.extend(format!("{:024x}{:016x}", 4, 0x5b1d3d0000000002u64).as_bytes());
+    for w in [payload.len() as u32, 1, 0, payload.len() as u32] {
+        db.extend(w.to_le_bytes());
+    }
+    db.extend(payload);
+    db
+}
+
+/// A module carrying its words as base64 `code` (Fossilize's JSON export
+/// form, which its replayer reads) is checked like the varint form; a
+/// `code` that does not hold `codeSize` bytes is an error naming the module.
+#[test]
+fn base64_fossilize_modules_are_read() {
+    let good = std::fs::read(foz("sb.foz")).unwrap();
+    let db = fossilize::read(&good);
+    let e = db.entries.iter().find(|e| e.hash == 0x5b1d3d0000000002).unwrap();
+    let spirv = fossilize::shader_modules(&e.payload(&good).unwrap(), e.offset).unwrap().remove(0).spirv;
+    let json = format!(
+        r#"{{"version":6,"shaderModules":{{"5b1d3d0000000002":{{"flags":0,"codeSize":{},"code":"{}"}}}}}}"#,
+        spirv.len(),
+        base64(&spirv)
+    );
+    let f = containers::check("b64.foz", &foz_with(json.as_bytes()), &CheckOptions::default());
+    assert_eq!(f.files.len(), 1);
+    assert_eq!((f.files[0].status, f.files[0].entry.as_deref()), (FileStatus::Ok, Some("5b1d3d0000000002")));
+    let rules: Vec<_> = f.diagnostics.iter().map(|d| d.rule.as_str()).collect();
+    assert_eq!(rules, ["structured-buffer-stride-not-cache-aligned"]);
+    // codeSize one word more than the text holds.
+    let json = json.replace(&format!(r#""codeSize":{}"#, spirv.len()), &format!(r#""codeSize":{}"#, spirv.len() + 4));
+    let got = found(&foz_with(json.as_bytes()));
+    assert_eq!(got[0].2, FileStatus::Error);
+    assert!(got[0].3.contains("module 5b1d3d0000000002: base64 \"code\" of"), "{}", got[0].3);
+    // Neither form.
+    let got = found(&foz_with(br#"{"version":6,"shaderModules":{"01":{"codeSize":4,"flags":0}}}"#));
+    assert!(got[0].3.contains("module 01: neither varint data nor base64 \"code\""), "{}", got[0].3);
+}
+
+/// A compression flag other than 1 (stored) and 2 (deflate) is an input
+/// error naming the module; its bytes are not read as stored data, and the
+/// other modules are still checked (Fossilize's own reader refuses it too).
+#[test]
+fn unknown_fossilize_compression_flags_are_input_errors() {
+    let good = std::fs::read(foz("sb.foz")).unwrap();
+    // The stored module (flag 1) at 0x2CC, whose bytes would read as SPIR-V.
+    for flags in [0u32, 3, 0x101, 0x8000_0001] {
+        let mut b = good.clone();
+        b[0x2CC + 44..0x2CC + 48].copy_from_slice(&flags.to_le_bytes());
+        let got = found(&b);
+        assert_eq!(
+            got.iter().map(|e| (e.0, e.2)).collect::<Vec<_>>(),
+            [(0xA0, FileStatus::Ok), (0x2CC, FileStatus::Error)],
+            "flags {flags}"
+        );
+        assert_eq!(
+            got[1].3,
+            format!(
+                "unsupported: unknown payload encoding (flags {flags}; Fossilize writes 1, stored, and 2, deflate) at byte offset 0x{:x} ({})",
+                0x2CC + 44,
+                0x2CC + 44
+            )
+        );
+        let f = containers::check("x.foz", &b, &CheckOptions::default());
+        let errors: Vec<_> = f.diagnostics.iter().filter(|d| d.rule == "input-error").collect();
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].location.entry.as_deref(), Some("5b1d3d0000000002"));
+        assert!(errors[0].message.starts_with("SPIR-V module (fragment main): unsupported: unknown payload encoding"));
+        assert_eq!(f.diagnostics.iter().filter(|d| d.rule == "structured-buffer-stride-not-cache-aligned").count(), 1);
+    }
+}
+
 #[test]
 fn hostile_fossilize_tables() {
     let good = std::fs::read(foz("sb.foz")).unwrap();
-    // A future version.
+    // A future version, a version Fossilize no longer reads, a version 5
+    // database (the same layout as 6).
     let mut b = good.clone();
     b[15] = 7;
     let got = found(&b);
     assert_eq!(got.len(), 1);
-    assert!(got[0].3.contains("Fossilize database version 7 (versions 5 and 6 are read)"));
+    assert!(
+        got[0].3.contains(
+            "Fossilize database version 7: newer than the versions Fossilize writes today (versions 5 and 6 are read)"
+        ),
+        "{}",
+        got[0].3
+    );
+    b[15] = 4;
+    let got = found(&b);
+    assert!(got[0].3.contains("Fossilize database version 4: written by Fossilize before May 2019"), "{}", got[0].3);
+    b[15] = 5;
+    assert_eq!(found(&b).iter().filter(|e| e.2 == FileStatus::Ok).count(), 2);
     // A damaged entry name stops the table there; the entries before are kept.
     let mut b = good.clone();
     let second = 0xA0; // the first module's entry
@@ -518,4 +675,153 @@ fn hostile_fossilize_tables() {
     db.extend(&payload);
     let got = found(&db);
     assert!(got[0].3.contains("codeSize 4000000000 does not fit 4 varint bytes"), "{}", got[0].3);
+}
+
+// ---------------------------------------------------------------- scale
+
+/// A minimal little-endian ELF64 shared object with the given sections laid
+/// out at the given offsets (`(name, offset, bytes)`; `bytes` = `None`
+/// leaves the section a hole of `len` bytes), written sparse: holes cost no
+/// disk. Section headers and names go after the last section.
+fn write_sparse_elf(path: &Path, sections: &[(&str, u64, u64, Option<&[u8]>)]) -> u64 {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut names = vec![0u8];
+    let mut name_at = Vec::new();
+    for (n, ..) in sections {
+        name_at.push(names.len() as u32);
+        names.extend(n.as_bytes());
+        names.push(0);
+    }
+    let shstr_name = names.len() as u32;
+    names.extend(b".shstrtab\0");
+    let end = sections.iter().map(|(_, off, len, _)| off + len).max().unwrap_or(0x40);
+    let names_at = end.next_multiple_of(8);
+    let shoff = (names_at + names.len() as u64).next_multiple_of(8);
+    let shnum = sections.len() as u16 + 2;
+    let mut f = std::fs::File::create(path).unwrap();
+    let mut eh = vec![0x7F, b'E', b'L', b'F', 2, 1, 1, 0];
+    eh.resize(16, 0);
+    eh.extend(3u16.to_le_bytes()); // ET_DYN
+    eh.extend(62u16.to_le_bytes()); // x86-64
+    eh.extend(1u32.to_le_bytes());
+    eh.extend(0u64.to_le_bytes()); // entry
+    eh.extend(0u64.to_le_bytes()); // phoff
+    eh.extend(shoff.to_le_bytes());
+    eh.extend(0u32.to_le_bytes());
+    eh.extend(64u16.to_le_bytes());
+    eh.extend([0u8; 4]); // phentsize, phnum
+    eh.extend(64u16.to_le_bytes());
+    eh.extend(shnum.to_le_bytes());
+    eh.extend((shnum - 1).to_le_bytes());
+    assert_eq!(eh.len(), 64);
+    f.write_all(&eh).unwrap();
+    let sh = |name: u32, ty: u32, off: u64, size: u64| {
+        let mut h = Vec::new();
+        h.extend(name.to_le_bytes());
+        h.extend(ty.to_le_bytes());
+        h.extend(0u64.to_le_bytes()); // flags
+        h.extend(0u64.to_le_bytes()); // addr
+        h.extend(off.to_le_bytes());
+        h.extend(size.to_le_bytes());
+        h.extend([0u8; 8]); // link, info
+        h.extend(8u64.to_le_bytes());
+        h.extend(0u64.to_le_bytes());
+        h
+    };
+    let mut headers = sh(0, 0, 0, 0);
+    for (i, (_, off, len, data)) in sections.iter().enumerate() {
+        headers.extend(sh(name_at[i], 1, *off, *len));
+        if let Some(d) = data {
+            f.seek(SeekFrom::Start(*off)).unwrap();
+            f.write_all(d).unwrap();
+        }
+    }
+    headers.extend(sh(shstr_name, 3, names_at, names.len() as u64));
+    f.seek(SeekFrom::Start(names_at)).unwrap();
+    f.write_all(&names).unwrap();
+    f.seek(SeekFrom::Start(shoff)).unwrap();
+    f.write_all(&headers).unwrap();
+    shoff + headers.len() as u64
+}
+
+/// `(peak RssAnon, peak VmHWM)` of a process, in KiB, sampled from `/proc`.
+fn rss_kb(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    };
+    (field("RssAnon:"), field("VmHWM:"))
+}
+
+/// A `libtorch_cuda.so`-shaped input of ~200 MB: a 192 MiB `.text` and a
+/// `.nv_fatbin` of 400 containers, each with a stored PTX entry (the
+/// fixture kernel, one finding) and a 16 KiB SASS entry. Mapped, the file's
+/// pages are file-backed (`RssFile`, dropped by the kernel under pressure,
+/// never copied); what irlint allocates itself (`RssAnon`) must stay far
+/// below the file's size — before inputs were mapped it held the whole file.
+/// The peak `RssAnon` is sampled every 2 ms: a copy of the file would be
+/// held for the whole run, so sampling cannot miss it.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_200_mb_library_is_checked_in_memory_bounded_by_its_largest_entry() {
+    const CONTAINERS: usize = 400;
+    let ptx = std::fs::read(fatbin_dir().join("k.compute_80.ptx")).unwrap();
+    let mut nv = Vec::new();
+    for _ in 0..CONTAINERS {
+        let mut body = ptx_entry(&ptx);
+        body.extend(header(2, 64, 16 << 10, 0, 80, 0x11, 0));
+        body.extend(std::iter::repeat_n(0x5Au8, 16 << 10));
+        nv.extend(container(&body));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("libbig_cuda.so");
+    let text = 192u64 << 20;
+    let nv_at = 0x1000 + text;
+    let size =
+        write_sparse_elf(&path, &[(".text", 0x1000, text, None), (".nv_fatbin", nv_at, nv.len() as u64, Some(&nv))]);
+    assert!(size > 200_000_000, "{size}");
+    let start = std::time::Instant::now();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_irlint"))
+        .args(["check", "-j", "1", "--format", "json"])
+        .arg(&path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut s).unwrap();
+        s
+    });
+    let (mut anon, mut hwm) = (0, 0);
+    let status = loop {
+        let (a, h) = rss_kb(pid);
+        (anon, hwm) = (anon.max(a), hwm.max(h));
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(start.elapsed().as_secs() < 240, "still running after 240 s");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    let secs = start.elapsed().as_secs_f64();
+    let out = reader.join().unwrap();
+    assert_eq!(status.code(), Some(1), "{out}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let findings = j["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), CONTAINERS);
+    assert!(findings.iter().all(|f| f["rule"] == "ptx-shared-address-misaligned" && f["line"] == 37));
+    let files = j["files"].as_array().unwrap();
+    let status_of = |s: &str| files.iter().filter(|f| f["status"] == s && f["blob_offset"].is_u64()).count();
+    assert_eq!((status_of("ok"), status_of("skipped")), (CONTAINERS, CONTAINERS));
+    eprintln!("{} MB file: {secs:.1} s, peak RssAnon {} MB, peak VmHWM {} MB", size >> 20, anon >> 10, hwm >> 10);
+    assert!(anon > 0, "RssAnon was not sampled");
+    // The file is 200 MB; irlint's own memory for it (one small PTX entry
+    // at a time) is a few MB on top of the process's ~10-30 MB.
+    assert!(anon < 64 << 10, "peak RssAnon {} MB for a {} MB file", anon >> 10, size >> 20);
 }

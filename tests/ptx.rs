@@ -464,10 +464,12 @@ fn human_output_shows_ptx_line_and_python_source_line() {
     assert_eq!(d.rule, "atom-tcgen05-kind");
     assert_eq!(d.location.line, Some(14));
     let src = d.location.source.as_ref().unwrap();
-    assert_eq!((src.file.as_str(), src.line, src.column), ("dot_scaled.py", 6, 11));
+    // `.file` records `dot_scaled.py`; reports name the file beside the PTX,
+    // relative to the working directory (the package root under `cargo test`).
+    assert_eq!((src.file.as_str(), src.line, src.column), ("tests/fixtures/ptx_loc/dot_scaled.py", 6, 11));
     assert_eq!(d.location.source_text.as_deref(), Some("    acc = tl.dot_scaled(a, sa, \"e2m1\", b, sb, \"e2m1\")"));
     let text = irlint::report::human::render_diagnostic(d, false);
-    assert!(text.contains(" --> dot_scaled.py:6:11"), "{text}");
+    assert!(text.contains(" --> tests/fixtures/ptx_loc/dot_scaled.py:6:11"), "{text}");
     assert!(text.contains("6 |     acc = tl.dot_scaled("), "{text}");
     assert!(text.contains(&format!("{path}:14 (function kernel, instruction 0)")), "{text}");
 }

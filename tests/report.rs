@@ -90,6 +90,7 @@ fn file(path: &str, kind: InputKind, status: FileStatus, message: Option<&str>) 
         message: message.map(str::to_string),
         blob_offset: None,
         section: None,
+        entry: None,
         bytes: 100,
         modules: u32::from(status == FileStatus::Ok),
         spec_ids: Vec::new(),

@@ -771,6 +771,10 @@ fn registry_ids_levels_and_lookup() {
             "coopvec-fp8-with-non-optimal-layout",
             "coopvec-outer-product-layout",
             "coopvec-non-optimal-matrix-layout",
+            "dxil-bytebuf-access-misaligned",
+            "spirv-access-misaligned",
+            "coopmat-access-misaligned",
+            "coopvec-pointer-misaligned",
             "atom-ldsm-mode",
             "atom-stsm-mode",
             "atom-matrix-copy",
@@ -784,6 +788,7 @@ fn registry_ids_levels_and_lookup() {
             "ptx-tcgen05-smem-descriptor",
             "ptx-tcgen05-instr-descriptor",
             "ptx-shared-address-misaligned",
+            "ptx-access-misaligned",
             "wgmma-smem-descriptor",
         ]
     );
@@ -838,6 +843,22 @@ fn messages_start_lowercase_without_trailing_period() {
     coopvec(&mut b, pv, mul, 8, Operand::Imm(2), 0, 32);
     coopvec(&mut b, pv, mul, 21, Operand::Imm(0), 1, 16);
     coopvec(&mut b, pv, MatrixOpKind::OuterProductAccumulate, 8, Operand::Imm(0), 0, 0);
+    // The aligned-access rules (tests/access_align.rs has their exact messages).
+    for (kind, declared, required) in [
+        (AccessKind::DxilByteBuffer, Some(4), Some(4)),
+        (AccessKind::SpirvAligned, Some(16), None),
+        (AccessKind::CoopMatrix, None, Some(16)),
+        (AccessKind::CoopVector, None, Some(64)),
+    ] {
+        let at = b.c32(6);
+        let inst = b.op_call(vec![at]);
+        let address = Address { root: AddrRoot::Int(at), offset: 0, terms: Vec::new() };
+        let (component_bytes, count, stride) = (4, 1, None);
+        let (operand, store, resource) = ("pointer", false, None);
+        let acc =
+            MemAccess { kind, operand, store, address, declared, required, component_bytes, count, stride, resource };
+        b.fact(inst, FactKind::Access(acc));
+    }
     b.ret();
     let mut s = Settings::default();
     s.apply_override("coopvec-non-optimal-matrix-layout", RuleLevel::Warn).unwrap();

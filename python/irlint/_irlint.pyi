@@ -56,6 +56,9 @@ class Location:
     """Absolute byte offset of the instruction in the input."""
     blob_offset: Optional[int]
     """Offset of the embedded shader inside the input."""
+    entry: Optional[str]
+    """The container entry's name, where it has one (a Fossilize module's hash,
+    16 hex digits): the report shows `path@entry`."""
     section: Optional[str]
     instruction: Optional[int]
     """Instruction index in the function (body order, from 0)."""
@@ -97,6 +100,8 @@ class FileResult:
     status: Literal["ok", "skipped", "error"]
     message: Optional[str]
     blob_offset: Optional[int]
+    entry: Optional[str]
+    """The container entry's name, where it has one (a Fossilize module's hash)."""
     section: Optional[str]
 
 @final

@@ -30,6 +30,9 @@ pub struct Location {
     byte_offset: Option<u64>,
     /// Offset of the embedded shader inside the input.
     blob_offset: Option<u64>,
+    /// The container entry's name, where it has one (a Fossilize module's
+    /// hash, 16 hex digits): the report shows `path@entry`.
+    entry: Option<String>,
     /// Section of the embedded shader, when known.
     section: Option<String>,
     /// Instruction index in the function (body order, from 0).
@@ -121,6 +124,7 @@ impl Finding {
             line: l.line,
             byte_offset: l.byte_offset,
             blob_offset: l.blob_offset,
+            entry: l.entry.clone(),
             section: l.section.clone(),
             instruction: l.instruction,
             value: l.value.clone(),
@@ -159,6 +163,8 @@ pub struct FileResult {
     message: Option<String>,
     /// Offset of an embedded shader inside `path`.
     blob_offset: Option<u64>,
+    /// The container entry's name, where it has one (a Fossilize module's hash).
+    entry: Option<String>,
     /// Section of the embedded shader, when known.
     section: Option<String>,
 }
@@ -189,6 +195,7 @@ impl FileResult {
             status: json_name(&f.status),
             message: f.message.clone(),
             blob_offset: f.blob_offset,
+            entry: f.entry.clone(),
             section: f.section.clone(),
         }
     }

@@ -49,15 +49,20 @@ def test_examples_findings():
 
 def test_fatbin_and_fossilize_entries_name_the_container():
     report = irlint.check_paths(["tests/fixtures/fatbin/libk.so", "tests/fixtures/fossilize/sb.foz"])
-    assert [(f.rule, f.location.path, f.location.blob_offset, f.location.section, f.location.line) for f in report] == [
-        ("ptx-shared-address-misaligned", "tests/fixtures/fatbin/libk.so", 0x2028,
+    assert [(f.rule, f.location.path, f.location.blob_offset, f.location.entry, f.location.section, f.location.line)
+            for f in report] == [
+        ("ptx-shared-address-misaligned", "tests/fixtures/fatbin/libk.so", 0x2028, None,
          ".nv_fatbin: PTX compute_80, zstd", 37),
-        ("ptx-shared-address-misaligned", "tests/fixtures/fatbin/libk.so", 0x2200,
+        ("ptx-shared-address-misaligned", "tests/fixtures/fatbin/libk.so", 0x2200, None,
          ".nv_fatbin: PTX compute_90, zstd", 37),
-        ("structured-buffer-stride-not-cache-aligned", "tests/fixtures/fossilize/sb.foz", 0xA0,
-         "SPIR-V module 005b1d4800c0ffee (compute main)", None),
-        ("structured-buffer-stride-not-cache-aligned", "tests/fixtures/fossilize/sb.foz", 0x2CC,
-         "SPIR-V module 5b1d3d0000000002 (fragment main)", None),
+        # A Fossilize module is named by its hash (sb.foz@005b1d4800c0ffee); the offset is its entry's.
+        ("structured-buffer-stride-not-cache-aligned", "tests/fixtures/fossilize/sb.foz", 0xA0, "005b1d4800c0ffee",
+         "SPIR-V module (compute main)", None),
+        ("structured-buffer-stride-not-cache-aligned", "tests/fixtures/fossilize/sb.foz", 0x2CC, "5b1d3d0000000002",
+         "SPIR-V module (fragment main)", None),
+    ]
+    assert [(f.blob_offset, f.entry) for f in report.files if f.path.endswith(".foz") and f.blob_offset] == [
+        (0xA0, "005b1d4800c0ffee"), (0x2CC, "5b1d3d0000000002"),
     ]
     skipped = [(f.section, f.message) for f in report.files if f.status == "skipped"]
     assert skipped == []

@@ -422,7 +422,12 @@ impl<'a, 'm> Engine<'a, 'm> {
             Value::Const(c) => self.ce.value(c),
             Value::Inst(h) => self.fv.vals.get(h.index()).cloned().unwrap_or(Val::Top),
             Value::Global(g) => global_address(self.ce.m, g),
-            Value::Arg(i) => self.sum.params.get(&self.me).and_then(|p| p.get(i as usize)).cloned().unwrap_or(Val::Top),
+            // A `.func` parameter: what its call sites pass; a kernel's: what
+            // its `.ptr .align N` says.
+            Value::Arg(i) => match self.sum.params.get(&self.me).and_then(|p| p.get(i as usize)) {
+                Some(v) => v.clone(),
+                None => ptxops::kernel_param(self.f, i),
+            },
             Value::Function(_) => Val::Top,
         }
     }

@@ -78,9 +78,10 @@ impl Analysis {
                 .map(|v| v.abs())
                 .unwrap_or(AbsValue::Top),
             Operand::Value(Value::Global(g)) => dataflow::global_address(m, g).abs(),
-            Operand::Value(Value::Arg(i)) => {
-                self.params.get(&f.index()).and_then(|p| p.get(i as usize)).map_or(AbsValue::Top, |v| v.abs())
-            }
+            Operand::Value(Value::Arg(i)) => match self.params.get(&f.index()).and_then(|p| p.get(i as usize)) {
+                Some(v) => v.abs(),
+                None => m.functions.try_get(f).map_or(AbsValue::Top, |func| ptxops::kernel_param(func, i).abs()),
+            },
             Operand::Value(_) => AbsValue::Top,
         }
     }
@@ -294,7 +295,9 @@ pub fn analyze(m: &Module, opts: &AnalysisOptions) -> Analysis {
     // Rules only read values of fact operands, in the fact's own function, so
     // only functions holding facts are analysed (most modules have none).
     let all = m.functions.iter().map(|(h, _)| h).filter(|_| opts.all_functions);
-    for h in m.facts.iter().filter(|f| f.kind.reads_values()).map(|f| f.function).chain(all) {
+    // PTX memory accesses are read too (`ptx-access-misaligned`).
+    let accesses = m.functions.iter().filter(|(_, f)| !f.mem_accesses.is_empty()).map(|(h, _)| h);
+    for h in m.facts.iter().filter(|f| f.kind.reads_values()).map(|f| f.function).chain(accesses).chain(all) {
         if let Some(l) = listed.get_mut(h.index()) {
             if !*l {
                 *l = true;
@@ -353,9 +356,10 @@ fn summary_value(
             .cloned()
             .unwrap_or(dataflow::Val::Top),
         Value::Global(g) => dataflow::global_address(m, g),
-        Value::Arg(i) => {
-            sum.params.get(&f.index()).and_then(|p| p.get(i as usize)).cloned().unwrap_or(dataflow::Val::Top)
-        }
+        Value::Arg(i) => match sum.params.get(&f.index()).and_then(|p| p.get(i as usize)) {
+            Some(v) => v.clone(),
+            None => m.functions.try_get(f).map_or(dataflow::Val::Top, |func| ptxops::kernel_param(func, i)),
+        },
         Value::Function(_) => dataflow::Val::Top,
     }
 }
@@ -395,6 +399,7 @@ fn analyze_functions<'m>(
                     Operand::Imm(_) => None,
                 })
                 .collect();
+            roots.extend(ptxops::access_roots(m, f));
             roots.extend(graph.roots(h, f));
             dataflow::backward_slice(f, &roots)
         });

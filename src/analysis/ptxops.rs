@@ -7,7 +7,8 @@
 
 use super::knownbits::KnownBits;
 use super::lattice::{either_bottom, lift1, lift2, mask, pairwise, AbsValue};
-use crate::ir::OpSemantics;
+use super::value::Val;
+use crate::ir::{access_operands, AccessForm, Function, Module, OpSemantics, Value};
 
 /// The value of an `InstKind::Other` with these semantics and operands, of
 /// width `bits` (⊤ when opaque, or when the operands do not fit the form).
@@ -37,6 +38,28 @@ pub fn address_space_cast(a: &AbsValue, to: u32) -> AbsValue {
     };
     let (rem, k) = kb.low_congruence(64);
     AbsValue::congruence(rem, k.min(ADDRESS_CAST_KEPT_BITS), to)
+}
+
+/// The value of a PTX kernel's parameter `i` (what `ld.param.u64 %rd, [p]`
+/// reads; the lowering makes that read the argument itself): `0 mod N` for `.param .u64 .ptr .global .align N p` (the pointer's
+/// memory is aligned to N, PTX ISA "Kernel Function Parameter Attributes"),
+/// else unknown. A `.ptr` without `.align` (which the ISA assumes 4-byte
+/// aligned) stays unknown.
+pub(crate) fn kernel_param(f: &Function, i: u32) -> Val {
+    match f.param_align.get(i as usize) {
+        Some(&a) if a > 1 && a.is_power_of_two() => Val::int(AbsValue::congruence(0, a.trailing_zeros(), 64), 64),
+        _ => Val::Top,
+    }
+}
+
+/// The address (and size) operands of the PTX memory accesses of `f`
+/// ([`crate::ir::AccessForm`]), whose values `ptx-access-misaligned` reads.
+pub(crate) fn access_roots<'f>(m: &'f Module, f: &'f Function) -> impl Iterator<Item = Value> + 'f {
+    f.mem_accesses.iter().flat_map(move |&(h, word)| {
+        let form = m.op_names.get(word as usize).and_then(|w| AccessForm::parse(w));
+        let ops = f.insts.try_get(h).map_or(&[][..], |i| access_operands(&i.kind));
+        form.into_iter().flat_map(|fm| fm.slots().collect::<Vec<_>>()).filter_map(move |s| ops.get(s).copied())
+    })
 }
 
 /// Most unknown bits a position or length (its low 8 bits, as PTX reads it)

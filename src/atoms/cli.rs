@@ -38,7 +38,7 @@ pub fn read_input(path: &str) -> Result<String, String> {
         }
         bytes
     } else {
-        crate::input::batch::read_bounded(std::path::Path::new(path), limit, "atoms input")?
+        crate::read::file::read_bounded(std::path::Path::new(path), limit, "atoms input")?
     };
     String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text (byte offset 0x{:X})", e.utf8_error().valid_up_to()))
 }
@@ -65,6 +65,7 @@ pub fn run_texts(inputs: &[(String, Result<String, String>)]) -> AtomsRun {
             message: None,
             blob_offset: None,
             section: None,
+            entry: None,
             bytes: 0,
             modules: 0,
             spec_ids: Vec::new(),

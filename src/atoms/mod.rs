@@ -33,7 +33,6 @@ pub mod diag;
 pub mod gates;
 pub mod layout;
 pub mod matrix;
-pub mod meta;
 mod names;
 pub mod records;
 

@@ -7,8 +7,8 @@ use super::dxop::{self, linalg as la};
 use super::linalg::MatrixTypes;
 use super::resources::{call_opcode, HandleInfo, Resolver};
 use crate::ir::{
-    ConstKind, Fact, FactKind, FuncH, Function, InstH, InstKind, MatrixEncoding, MatrixMemOp, MatrixOpKind, Module,
-    Operand, RawVectorAccess, Type, TypeH, Value,
+    AccessKind, AddrRoot, Address, ConstKind, Fact, FactKind, FuncH, Function, InstH, InstKind, MatrixEncoding,
+    MatrixMemOp, MatrixOpKind, MemAccess, Module, Operand, RawVectorAccess, ResourceKind, Type, TypeH, Value,
 };
 
 /// The type of a value inside function `f`.
@@ -72,6 +72,8 @@ fn empty_matrix(op: MatrixOpKind, encoding: MatrixEncoding, opcode: u32) -> Matr
 /// annotateHandle sites that feed no fact.
 pub fn collect(m: &Module, types: &MatrixTypes, res: &mut Resolver<'_>) -> Vec<Fact> {
     let mut facts = Vec::new();
+    // Byte-address-buffer accesses go after the matrix and long-vector facts.
+    let mut accesses = Vec::new();
     for (fh, f) in m.functions.iter() {
         if f.is_declaration {
             continue;
@@ -81,6 +83,9 @@ pub fn collect(m: &Module, types: &MatrixTypes, res: &mut Resolver<'_>) -> Vec<F
                 let Some(inst) = f.insts.try_get(ih) else { continue };
                 let InstKind::Call { callee, args, dx_op } = &inst.kind else { continue };
                 let Some(op) = dx_op.or_else(|| call_opcode(m, *callee, args)) else { continue };
+                if let Some(acc) = byte_buffer_access(m, res, fh, f, ih, op, *callee, args) {
+                    accesses.push(Fact { function: fh, inst: ih, kind: FactKind::Access(acc) });
+                }
                 if let Some(kind) = fact_for(m, types, res, fh, f, ih, op, *callee, args) {
                     facts.push(Fact { function: fh, inst: ih, kind });
                 } else if matches!(
@@ -95,7 +100,84 @@ pub fn collect(m: &Module, types: &MatrixTypes, res: &mut Resolver<'_>) -> Vec<F
             }
         }
     }
+    facts.extend(accesses);
     facts
+}
+
+/// Size in bytes of the scalar of a type: itself, a vector's element, or the
+/// first member of a `%dx.types.ResRet.*` struct.
+fn scalar_bytes(m: &Module, mut ty: TypeH) -> Option<u32> {
+    for _ in 0..=crate::read::limits::MAX_TYPE_DEPTH {
+        match m.types.try_get(ty)? {
+            Type::Int { bits } | Type::Float { bits } => return Some(u32::from(*bits).div_ceil(8)),
+            Type::Bool => return Some(4),
+            Type::Vector { elem, .. } => ty = *elem,
+            Type::Struct { members, .. } => ty = *members.first()?,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// A load or store on a byte-address buffer (`ByteAddressBuffer` /
+/// `RWByteAddressBuffer`): `bufferLoad/Store` (68/69), `rawBufferLoad/Store`
+/// (139/140) and `rawBufferVectorLoad/Store` (303/304) of 4 or fewer
+/// components (longer vectors belong to the long-vector rules). The address
+/// is the byte offset (`index` operand); the declared alignment is the
+/// `alignment` immediate, and a 32-bit access needs 4 bytes whatever it says.
+#[allow(clippy::too_many_arguments)]
+fn byte_buffer_access(
+    m: &Module,
+    res: &mut Resolver<'_>,
+    fh: FuncH,
+    f: &Function,
+    ih: InstH,
+    op: u32,
+    callee: Value,
+    args: &[Value],
+) -> Option<MemAccess> {
+    let store = matches!(op, dxop::BUFFER_STORE | dxop::RAW_BUFFER_STORE | dxop::RAW_BUFFER_VECTOR_STORE);
+    // (value operand for the component type, write mask, alignment)
+    let (value_at, mask_at, align_at) = match op {
+        dxop::BUFFER_LOAD => (None, None, None),
+        dxop::BUFFER_STORE => (Some(4), Some(8), None),
+        dxop::RAW_BUFFER_LOAD => (None, Some(4), Some(5)),
+        dxop::RAW_BUFFER_STORE => (Some(4), Some(8), Some(9)),
+        dxop::RAW_BUFFER_VECTOR_LOAD => (None, None, Some(4)),
+        dxop::RAW_BUFFER_VECTOR_STORE => (Some(4), None, Some(5)),
+        _ => return None,
+    };
+    let h = args.get(1).and_then(|v| res.resolve(fh, *v)).unwrap_or_default();
+    let kind = h.resource.and_then(|r| m.resources.try_get(r)).map(|r| r.kind).or(h.kind);
+    if kind != Some(ResourceKind::RAW_BUFFER) {
+        return None;
+    }
+    let ty = match value_at {
+        Some(i) => arg_type(m, f, callee, args, i),
+        None => f.insts.try_get(ih).map(|i| i.ty),
+    }?;
+    let component_bytes = scalar_bytes(m, ty)?;
+    let count = match (op, mask_at) {
+        (dxop::RAW_BUFFER_VECTOR_LOAD | dxop::RAW_BUFFER_VECTOR_STORE, _) => vector_shape(m, ty).map_or(1, |s| s.0),
+        (_, Some(i)) => args.get(i).and_then(|v| m.const_int(*v)).map_or(0, |mask| 64 - (mask & 0xF).leading_zeros()),
+        _ => 0,
+    };
+    if count > 4 {
+        return None;
+    }
+    let declared = align_at.and_then(|i| args.get(i)).and_then(|v| m.const_int(*v)).filter(|a| *a > 0);
+    Some(MemAccess {
+        kind: AccessKind::DxilByteBuffer,
+        operand: "offset",
+        store,
+        address: Address { root: AddrRoot::Int(*args.get(2)?), offset: 0, terms: Vec::new() },
+        declared,
+        required: (component_bytes == 4).then_some(4),
+        component_bytes,
+        count,
+        stride: None,
+        resource: h.resource,
+    })
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -4,9 +4,13 @@
 //!
 //! - Each input is read (at most [`limits::MAX_FILE_BYTES`]), checked and its
 //!   bytes dropped before the worker takes the next one, so memory stays
-//!   bounded by the number of threads, not the number of inputs.
-//! - Each input is read once (one `open`, one `fstat`, one `read`, one `close`
-//!   for a file the walk found) and its container parsed once.
+//!   bounded by the number of threads, not the number of inputs. A file of
+//!   [`limits::MAP_MIN_BYTES`] or more is mapped instead ([`mapped`], up to
+//!   [`limits::MAX_MAPPED_FILE_BYTES`]): its pages stay the page cache's, and
+//!   a large library costs the memory of its largest decoded entry; one that
+//!   shrinks while it is checked is an input error, not a crash.
+//! - Each input is read once (one `open`, one `fstat`, one `read` or `mmap`,
+//!   one `close` for a file the walk found) and its container parsed once.
 //! - Binaries that are not shaders themselves are scanned for embedded blobs
 //!   ([`super::embedded`]); HLSL is compiled through DXC ([`super::dxc`]).
 //! - Settings come from `--config`, else from the `irlint.toml` that the walk
@@ -22,10 +26,12 @@ use super::embedded;
 use crate::analysis::AnalysisOptions;
 use crate::check::{self, CheckOptions, FileReport, FileStatus, InputKind};
 use crate::config::{self, RuleLevel, Settings};
+use crate::read::file::{not_regular, open_regular, read_open, read_rest};
+pub use crate::read::file::{read_bounded, read_bounded_text, read_bounded_text_lossy};
 use crate::read::limits;
+use crate::read::mapped::{self, FileBytes};
 use crate::report::{Certainty, Diagnostic, Level, RunReport, Stats, BUDGET_EXCEEDED, INPUT_ERROR};
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
@@ -112,107 +118,27 @@ pub fn read_walked(path: &Path) -> Result<Vec<u8>, String> {
     read_open(path, limits::MAX_FILE_BYTES, "input")
 }
 
-/// Reads any file irlint opens — inputs, `irlint.toml`, baselines, ignore
-/// files, source files named by debug info, `irlint atoms` records, DXC
-/// includes — refusing anything that is not a regular file and anything over
-/// `limit` bytes (`what` names the limit in the error: "file is N bytes, over
-/// the L-byte config limit").
-///
-/// A FIFO, socket or device is refused from its `stat`, before it is opened:
-/// opening a FIFO for reading blocks until a writer appears, and a device such
-/// as `/dev/zero` reports size 0 and never ends. The file is then opened
-/// non-blocking and checked again on the open handle (it may have been replaced
-/// in between), and the size limit is enforced while reading (`/proc` files
-/// report size 0 and may be endless).
-pub fn read_bounded(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
-    if !meta.is_file() {
-        return Err(not_regular(&meta));
+/// The bytes of an input the batch checks: a file of at least
+/// [`limits::MAP_MIN_BYTES`] is mapped ([`mapped`]; up to
+/// [`limits::MAX_MAPPED_FILE_BYTES`]), any other read as [`read_input`]
+/// (`explicit`: named on the command line) or [`read_walked`] read it.
+pub fn open_input(path: &Path, explicit: bool) -> Result<FileBytes, String> {
+    if explicit {
+        let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+        if !meta.is_file() {
+            return Err(not_regular(&meta));
+        }
     }
-    read_open(path, limit, what)
-}
-
-/// [`read_bounded`] as text: invalid UTF-8 is replaced (`U+FFFD`), as for
-/// source lines shown in reports.
-pub fn read_bounded_text_lossy(path: &Path, limit: u64, what: &str) -> Result<String, String> {
-    read_bounded(path, limit, what).map(|b| match String::from_utf8(b) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
-}
-
-/// [`read_bounded`] as UTF-8 text (an error otherwise), for files irlint parses.
-pub fn read_bounded_text(path: &Path, limit: u64, what: &str) -> Result<String, String> {
-    read_bounded(path, limit, what).and_then(|b| {
-        String::from_utf8(b).map_err(|e| format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
-    })
-}
-
-fn read_open(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, String> {
-    let f = open_nonblocking(path).map_err(|e| format!("cannot read: {e}"))?;
-    let meta = f.metadata().map_err(|e| format!("cannot read: {e}"))?;
-    if !meta.is_file() {
-        return Err(not_regular(&meta));
+    let limit = limits::MAX_FILE_BYTES.max(limits::MAX_MAPPED_FILE_BYTES);
+    let (f, declared) = open_regular(path, limit, "input")?;
+    if let Some(m) = mapped::map_large(&f, declared) {
+        return Ok(m);
     }
-    let declared = meta.len();
-    if declared > limit {
-        return Err(format!("file is {declared} bytes, over the {limit}-byte {what} limit"));
+    if declared > limits::MAX_FILE_BYTES {
+        let limit = limits::MAX_FILE_BYTES;
+        return Err(format!("file is {declared} bytes, over the {limit}-byte input limit"));
     }
-    let bytes = read_to_end(f, declared, limit).map_err(|e| format!("cannot read: {e}"))?;
-    if bytes.len() as u64 > limit {
-        return Err(format!("file is over the {limit}-byte {what} limit"));
-    }
-    Ok(bytes)
-}
-
-/// Reads the file with one `read` in the common case: exactly the size that
-/// `fstat` reported, into a buffer of that capacity (not zeroed first). A file
-/// that shrank ends early; bytes appended after the `fstat` are not read. Size
-/// 0 (procfs and the like) reads until `read` returns 0, within the limit.
-fn read_to_end(f: std::fs::File, declared: u64, limit: u64) -> std::io::Result<Vec<u8>> {
-    let take = if declared == 0 { limit.saturating_add(1) } else { declared };
-    let mut bytes = Vec::with_capacity(usize::try_from(declared).unwrap_or(0));
-    f.take(take).read_to_end(&mut bytes)?;
-    Ok(bytes)
-}
-
-#[cfg(unix)]
-fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)
-}
-
-#[cfg(not(unix))]
-fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::File::open(path)
-}
-
-/// "not a regular file (a FIFO)": the refusal for special files.
-fn not_regular(meta: &std::fs::Metadata) -> String {
-    let ft = meta.file_type();
-    let what = if ft.is_dir() { "a directory" } else { special_kind(&ft) };
-    format!("not a regular file ({what}); only regular files are read")
-}
-
-#[cfg(unix)]
-fn special_kind(ft: &std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if ft.is_fifo() {
-        "a FIFO"
-    } else if ft.is_socket() {
-        "a socket"
-    } else if ft.is_char_device() {
-        "a character device"
-    } else if ft.is_block_device() {
-        "a block device"
-    } else {
-        "a special file"
-    }
-}
-
-#[cfg(not(unix))]
-fn special_kind(_: &std::fs::FileType) -> &'static str {
-    "a special file"
+    read_rest(f, declared, limits::MAX_FILE_BYTES, "input").map(FileBytes::Read)
 }
 
 fn error_entry(path: &str, kind: InputKind, message: String) -> (FileReport, Diagnostic) {
@@ -223,6 +149,7 @@ fn error_entry(path: &str, kind: InputKind, message: String) -> (FileReport, Dia
         message: Some(message.clone()),
         blob_offset: None,
         section: None,
+        entry: None,
         bytes: 0,
         modules: 0,
         spec_ids: Vec::new(),
@@ -244,6 +171,7 @@ fn skipped_entry(path: &str, kind: InputKind, bytes: u64, message: String) -> Fi
         message: Some(message),
         blob_offset: None,
         section: None,
+        entry: None,
         bytes,
         modules: 0,
         spec_ids: Vec::new(),
@@ -385,35 +313,58 @@ impl Batch {
             }
         };
         let t = Instant::now();
-        let read = if input.explicit { read_input(&input.path) } else { read_walked(&input.path) };
+        let read = open_input(&input.path, input.explicit);
         out.read_seconds = t.elapsed().as_secs_f64();
         let bytes = match read {
             Ok(b) => b,
             Err(e) => return fail(InputKind::Binary, e),
         };
-        self.process_bytes(path, input.explicit, bytes, None, false, resolved, out);
+        let size = bytes.len();
+        // A mapped file that shrank while it was checked read zeros past its
+        // new end: what they produced is replaced by the error.
+        if self.process_bytes(path, input.explicit, bytes, None, false, resolved, out) {
+            out.files.clear();
+            out.diagnostics.clear();
+            let now = std::fs::metadata(&input.path).map_or_else(|_| "gone".into(), |m| format!("{} bytes", m.len()));
+            let msg = format!(
+                "the file shrank while it was being read ({size} bytes when opened, {now} now); check it again"
+            );
+            let (f, d) = error_entry(path, InputKind::Binary, msg);
+            out.files.push(f);
+            out.diagnostics.push(d);
+        }
     }
 
     /// Checks an input's bytes: by content ([`check::classify_parsed`]), or as
     /// `kind` when the caller says what they are. In-memory `data`
-    /// ([`Batch::run_data`]) must hold a shader whatever its name.
+    /// ([`Batch::run_data`]) must hold a shader whatever its name. True when
+    /// the bytes were a mapped file that was cut short while it was checked
+    /// (HLSL source is copied first and compiled from the copy).
     #[allow(clippy::too_many_arguments)]
     fn process_bytes(
         &self,
         path: &str,
         explicit: bool,
-        bytes: Vec<u8>,
+        bytes: FileBytes,
         kind: Option<InputKind>,
         data: bool,
         resolved: &Resolved,
         out: &mut Outcome,
-    ) {
+    ) -> bool {
         let (kind, parsed) = match kind {
             Some(k) => (k, None),
             None => check::classify_parsed(path, &bytes),
         };
         match kind {
-            InputKind::Hlsl => self.hlsl(path, explicit, bytes, resolved, out),
+            InputKind::Hlsl => {
+                let source = bytes.to_vec();
+                let cut = bytes.was_cut();
+                drop(bytes);
+                if !cut {
+                    self.hlsl(path, explicit, source, resolved, out);
+                }
+                return cut;
+            }
             InputKind::Binary | InputKind::Atoms => embedded_into(path, &bytes, &resolved.check, data, out),
             kind => {
                 let (f, d) = check::check_classified(path, kind, &bytes, parsed, &resolved.check);
@@ -421,6 +372,7 @@ impl Batch {
                 out.diagnostics.extend(d);
             }
         }
+        bytes.was_cut()
     }
 
     /// Checks in-memory data as `irlint check` checks a file named `path`
@@ -439,7 +391,9 @@ impl Batch {
         let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut o = Outcome::default();
             match &resolved {
-                Ok(r) => self.process_bytes(path, true, bytes, kind, true, r, &mut o),
+                Ok(r) => {
+                    self.process_bytes(path, true, bytes.into(), kind, true, r, &mut o);
+                }
                 Err(e) => {
                     let (f, d) = error_entry(path, InputKind::Binary, format!("configuration error: {e}"));
                     o.files.push(f);
@@ -605,6 +559,7 @@ fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, data: bool, out:
         message: Some(message),
         blob_offset: None,
         section: None,
+        entry: None,
         bytes: bytes.len() as u64,
         modules: 0,
         spec_ids: Vec::new(),

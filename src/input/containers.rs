@@ -4,10 +4,12 @@
 //!
 //! The batch driver calls [`check()`] on every binary it scans for embedded
 //! shaders. Each PTX entry of a fatbin and each SPIR-V module of a Fossilize
-//! database is checked as its own input, `FILE@OFFSET` with a section label
-//! naming the entry (`.nv_fatbin: PTX compute_80, zstd`, `SPIR-V module
-//! 0123456789abcdef (compute main)`), so every finding says which container
-//! and which entry it came from. SASS, LTO-IR and other entries are listed as
+//! database is checked as its own input — a fatbin entry as `FILE@OFFSET`, a
+//! Fossilize module as `FILE@HASH` (its 16-hex-digit hash, in
+//! [`Location::entry`](crate::report::Location::entry); the offset is kept in
+//! `blob_offset`) — with a section label naming the entry (`.nv_fatbin: PTX
+//! compute_80, zstd`, `SPIR-V module (compute main)`), so every finding says
+//! which container and which entry it came from. SASS, LTO-IR and other entries are listed as
 //! skipped with their architecture; a damaged container or entry is an input
 //! error naming it, and the other entries are still checked.
 //!
@@ -67,7 +69,8 @@ impl Found {
         out.diagnostics.extend(self.diagnostics);
     }
 
-    fn entry(&mut self, path: &str, offset: u64, label: &str, status: FileStatus, message: String, bytes: u64) {
+    fn entry(&mut self, path: &str, at: &At, status: FileStatus, message: String, bytes: u64) {
+        let label = &at.label;
         match status {
             FileStatus::Skipped => self.skipped += 1,
             FileStatus::Ok => self.checked += 1,
@@ -75,8 +78,9 @@ impl Found {
                 let mut d =
                     Diagnostic::new(INPUT_ERROR, Level::Error, Certainty::Proven, format!("{label}: {message}"));
                 d.location.path = path.to_string();
-                d.location.blob_offset = Some(offset);
-                d.location.section = Some(label.to_string());
+                d.location.blob_offset = Some(at.offset);
+                d.location.entry.clone_from(&at.name);
+                d.location.section = Some(label.clone());
                 self.diagnostics.push(d);
             }
         }
@@ -85,28 +89,32 @@ impl Found {
             kind: InputKind::Binary,
             status,
             message: Some(message),
-            blob_offset: Some(offset),
-            section: Some(label.to_string()),
+            blob_offset: Some(at.offset),
+            section: Some(label.clone()),
+            entry: at.name.clone(),
             bytes,
             modules: 0,
             spec_ids: Vec::new(),
         });
     }
 
-    /// Checks one decoded module and files it under `label` at `offset`.
-    fn module(&mut self, path: &str, kind: InputKind, code: &[u8], offset: u64, label: &str, opts: &CheckOptions) {
-        let (mut f, mut diags) = check::check_blob(path, kind, code, Some(offset), opts);
-        f.section = Some(label.to_string());
+    /// Checks one decoded module and files it at `at`.
+    fn module(&mut self, path: &str, kind: InputKind, code: &[u8], at: &At, opts: &CheckOptions) {
+        let label = &at.label;
+        let (mut f, mut diags) = check::check_blob(path, kind, code, Some(at.offset), opts);
+        f.section = Some(label.clone());
+        f.entry.clone_from(&at.name);
         if f.status == FileStatus::Ok {
             self.checked += 1;
         } else if f.status == FileStatus::Skipped {
             self.skipped += 1;
         }
         for d in &mut diags {
-            d.location.section = Some(label.to_string());
+            d.location.section = Some(label.clone());
+            d.location.entry.clone_from(&at.name);
             // Offsets inside decoded text or words are not offsets in the file.
             d.location.byte_offset = None;
-            if d.rule == INPUT_ERROR && !d.message.starts_with(label) {
+            if d.rule == INPUT_ERROR && !d.message.starts_with(label.as_str()) {
                 d.message = format!("{label}: {}", d.message);
             }
         }
@@ -127,6 +135,26 @@ impl Found {
         );
         d.location.path = path.to_string();
         self.diagnostics.push(d);
+    }
+}
+
+/// Where a container entry is: its offset in the file, the label naming
+/// what it holds, and its own name where it has one (a Fossilize module's
+/// hash: reports show `FILE@NAME` instead of `FILE@0xOFFSET`).
+struct At {
+    offset: u64,
+    label: String,
+    name: Option<String>,
+}
+
+impl At {
+    fn new(offset: u64, label: impl Into<String>) -> Self {
+        At { offset, label: label.into(), name: None }
+    }
+
+    /// A Fossilize module: named by its hash.
+    fn module(offset: u64, hash: u64, uses: &std::collections::HashMap<u64, Vec<fossilize::Use>>) -> Self {
+        At { offset, label: fossilize::module_label(uses.get(&hash)), name: Some(fossilize::hash_name(hash)) }
     }
 }
 
@@ -230,8 +258,8 @@ pub fn check(path: &str, bytes: &[u8], opts: &CheckOptions) -> Found {
     }
     found.what.push("fatbin");
     for e in &scan.errors {
-        let label = section_of(&sections, e.offset).unwrap_or("fatbin").to_string();
-        found.entry(path, e.offset, &label, FileStatus::Error, e.to_string(), 0);
+        let at = At::new(e.offset, section_of(&sections, e.offset).unwrap_or("fatbin"));
+        found.entry(path, &at, FileStatus::Error, e.to_string(), 0);
     }
     if let Some((at, why)) = &scan.stopped {
         let mut d = Diagnostic::new(
@@ -247,7 +275,7 @@ pub fn check(path: &str, bytes: &[u8], opts: &CheckOptions) -> Found {
     let mut spent = false;
     for e in &scan.entries {
         let group_codec = e.group.and_then(|g| scan.groups.get(g)).map(|g| g.codec);
-        let label = fatbin_label(&sections, e, group_codec);
+        let at = At::new(e.offset, fatbin_label(&sections, e, group_codec));
         if e.kind != EntryKind::Ptx {
             let what = match e.kind {
                 EntryKind::Sass => "SASS (cubin)".to_string(),
@@ -255,11 +283,11 @@ pub fn check(path: &str, bytes: &[u8], opts: &CheckOptions) -> Found {
                 k => format!("fatbin entry of {}", k.name()),
             };
             let msg = format!("{what} for {}, not analysed: irlint reads PTX", e.arch_name());
-            found.entry(path, e.offset, &label, FileStatus::Skipped, msg, e.data.end - e.data.start);
+            found.entry(path, &at, FileStatus::Skipped, msg, e.data.end - e.data.start);
             continue;
         }
         if let Some(why) = refusal(&scan, e) {
-            found.entry(path, e.offset, &label, FileStatus::Skipped, format!("not decompressed: {why}"), 0);
+            found.entry(path, &at, FileStatus::Skipped, format!("not decompressed: {why}"), 0);
             continue;
         }
         let cost = scan.cost(e, &cache);
@@ -270,8 +298,7 @@ pub fn check(path: &str, bytes: &[u8], opts: &CheckOptions) -> Found {
             }
             found.entry(
                 path,
-                e.offset,
-                &label,
+                &at,
                 FileStatus::Skipped,
                 "not decompressed: the file's decompression budget is spent".into(),
                 0,
@@ -284,12 +311,12 @@ pub fn check(path: &str, bytes: &[u8], opts: &CheckOptions) -> Found {
                 let text = fatbin::ptx_text(&payload);
                 if !crate::ptx::is_ptx(text) {
                     let msg = format!("the {} entry does not hold PTX text (no `.version` directive)", e.arch_name());
-                    found.entry(path, e.offset, &label, FileStatus::Error, msg, payload.len() as u64);
+                    found.entry(path, &at, FileStatus::Error, msg, payload.len() as u64);
                 } else {
-                    found.module(path, InputKind::Ptx, text, e.offset, &label, opts);
+                    found.module(path, InputKind::Ptx, text, &at, opts);
                 }
             }
-            Err(err) => entry_error(&mut found, path, e.offset, &label, err),
+            Err(err) => entry_error(&mut found, path, &at, err),
         }
     }
     found
@@ -306,28 +333,28 @@ fn refusal(scan: &fatbin::Scan, e: &fatbin::Entry) -> Option<String> {
 
 /// A declared size over the limits is a skip with the reason; any other
 /// decoding failure is an input error.
-fn entry_error(found: &mut Found, path: &str, offset: u64, label: &str, err: ReadError) {
+fn entry_error(found: &mut Found, path: &str, at: &At, err: ReadError) {
     if err.kind == crate::read::ErrorKind::LimitExceeded {
-        found.entry(path, offset, label, FileStatus::Skipped, format!("not decompressed: {}", err.detail), 0);
+        found.entry(path, at, FileStatus::Skipped, format!("not decompressed: {}", err.detail), 0);
     } else {
-        found.entry(path, offset, label, FileStatus::Error, err.to_string(), 0);
+        found.entry(path, at, FileStatus::Error, err.to_string(), 0);
     }
 }
 
 fn check_fossilize(path: &str, bytes: &[u8], opts: &CheckOptions, budget: &mut u64, found: &mut Found) {
     let db = fossilize::read(bytes);
     if let Some(e) = &db.error {
-        found.entry(path, e.offset, "Fossilize database", FileStatus::Error, e.to_string(), 0);
+        found.entry(path, &At::new(e.offset, "Fossilize database"), FileStatus::Error, e.to_string(), 0);
     }
     let uses = fossilize::module_uses(bytes, &db, budget);
     let mut spent = false;
     for e in db.entries.iter().filter(|e| e.tag == fossilize::TAG_SHADER_MODULE) {
-        let label = fossilize::module_label(e.hash, uses.get(&e.hash));
+        let at = At::module(e.offset, e.hash, &uses);
         let stored = e.stored.end - e.stored.start;
         if let Some(why) =
             (e.codec() == Some(Codec::Zlib)).then(|| decompress::refuse_size(stored, u64::from(e.size))).flatten()
         {
-            found.entry(path, e.offset, &label, FileStatus::Skipped, format!("not decompressed: {why}"), 0);
+            found.entry(path, &at, FileStatus::Skipped, format!("not decompressed: {why}"), 0);
             continue;
         }
         if spent || u64::from(e.size) > *budget {
@@ -337,8 +364,7 @@ fn check_fossilize(path: &str, bytes: &[u8], opts: &CheckOptions, budget: &mut u
             }
             found.entry(
                 path,
-                e.offset,
-                &label,
+                &at,
                 FileStatus::Skipped,
                 "not decompressed: the file's decompression budget is spent".into(),
                 0,
@@ -350,16 +376,16 @@ fn check_fossilize(path: &str, bytes: &[u8], opts: &CheckOptions, budget: &mut u
         match modules {
             Ok(list) => {
                 for m in list {
-                    let label = fossilize::module_label(m.hash, uses.get(&m.hash));
+                    let at = At::module(e.offset, m.hash, &uses);
                     if !crate::spirv::is_spirv(&m.spirv) {
                         let msg = "the module's words do not start with the SPIR-V magic".to_string();
-                        found.entry(path, e.offset, &label, FileStatus::Error, msg, m.spirv.len() as u64);
+                        found.entry(path, &at, FileStatus::Error, msg, m.spirv.len() as u64);
                         continue;
                     }
-                    found.module(path, InputKind::Spirv, &m.spirv, e.offset, &label, opts);
+                    found.module(path, InputKind::Spirv, &m.spirv, &at, opts);
                 }
             }
-            Err(err) => entry_error(found, path, e.offset, &label, err),
+            Err(err) => entry_error(found, path, &at, err),
         }
     }
 }
@@ -369,7 +395,11 @@ fn check_fossilize(path: &str, bytes: &[u8], opts: &CheckOptions, budget: &mut u
 pub fn render_blobs(path: &str, bytes: &[u8]) -> String {
     let mut out = String::new();
     for b in list(path, bytes) {
-        out.push_str(&format!("  offset 0x{:08X}  size {:>9}  {:<6}  {}", b.offset, b.size, b.kind, b.label));
+        out.push_str(&format!("  offset 0x{:08X}  size {:>9}  {:<6}  ", b.offset, b.size, b.kind));
+        if let Some(name) = &b.name {
+            out.push_str(&format!("{path}@{name}  "));
+        }
+        out.push_str(&b.label);
         if let Some(d) = b.detail {
             out.push_str(&format!("  ({d})"));
         }
@@ -385,7 +415,8 @@ pub fn add_json(file: &mut serde_json::Value, path: &str, bytes: &[u8]) {
         .into_iter()
         .map(|b| {
             serde_json::json!({
-                "offset": b.offset, "size": b.size, "kind": b.kind, "label": b.label, "detail": b.detail,
+                "offset": b.offset, "entry": b.name, "size": b.size, "kind": b.kind, "label": b.label,
+                "detail": b.detail,
             })
         })
         .collect();
@@ -399,6 +430,8 @@ struct Listed {
     offset: u64,
     size: u64,
     kind: &'static str,
+    /// The entry's own name (a Fossilize module's hash), shown `FILE@NAME`.
+    name: Option<String>,
     label: String,
     detail: Option<String>,
 }
@@ -417,12 +450,20 @@ fn list(path: &str, bytes: &[u8]) -> Vec<Listed> {
                 offset: e.offset,
                 size: u64::from(e.size),
                 kind: "spirv",
-                label: fossilize::module_label(e.hash, uses.get(&e.hash)),
+                name: Some(e.hash_hex()),
+                label: fossilize::module_label(uses.get(&e.hash)),
                 detail: Some(format!("{} stored bytes, {codec}", e.stored.end - e.stored.start)),
             });
         }
         if let Some(err) = db.error {
-            out.push(Listed { offset: err.offset, size: 0, kind: "error", label: err.to_string(), detail: None });
+            out.push(Listed {
+                offset: err.offset,
+                size: 0,
+                kind: "error",
+                name: None,
+                label: err.to_string(),
+                detail: None,
+            });
         }
         return out;
     }
@@ -448,12 +489,20 @@ fn list(path: &str, bytes: &[u8]) -> Vec<Listed> {
                 EntryKind::LtoIr => "lto-ir",
                 EntryKind::Other(_) => "other",
             },
+            name: None,
             label: fatbin_label(&sections, e, group_codec),
             detail: Some(detail.join(", ")),
         });
     }
     for err in scan.errors {
-        out.push(Listed { offset: err.offset, size: 0, kind: "error", label: err.to_string(), detail: None });
+        out.push(Listed {
+            offset: err.offset,
+            size: 0,
+            kind: "error",
+            name: None,
+            label: err.to_string(),
+            detail: None,
+        });
     }
     out
 }

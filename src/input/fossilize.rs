@@ -15,8 +15,18 @@
 //! (`{"version":6,"shaderModules":{"HASH":{"varintOffset":0,"varintSize":N,
 //! "codeSize":M,"flags":0}}}`), a NUL, and the module's SPIR-V words in
 //! Fossilize's varint encoding (7 bits a byte, low bits first, high bit set on
-//! every byte but a word's last). Pipeline entries (tags 6, 7, 9) name the
-//! stage and entry point each module is used with.
+//! every byte but a word's last). A module may instead carry its words as
+//! base64 `"code"` (Fossilize's JSON export writes that form, and its replayer
+//! reads both). Pipeline entries (tags 6, 7, 9) name the stage and entry
+//! point each module is used with.
+//!
+//! Versions: Fossilize (`fossilize_types.hpp`, checked at commit `de951cf`,
+//! 2026-08) writes version 6 and reads 5 and 6 (`FOSSILIZE_FORMAT_VERSION`,
+//! `FOSSILIZE_FORMAT_MIN_COMPAT_VERSION`); 6 only marks that entries are not
+//! hashed against the application info, the layout is the same. Versions 4
+//! and older (before May 2019) named entries with 32 hex digits and are
+//! refused by Fossilize itself; they are refused here too, with an error
+//! naming the version, as is a version newer than 6.
 //!
 //! Every size is checked against the file before use; the decompressed size
 //! against [`decompress::output_limit`]; a module's word count against its
@@ -105,14 +115,14 @@ impl Entry {
             None => Err(ReadError::new(
                 ErrorKind::Unsupported,
                 self.offset + NAME_LEN as u64 + 4,
-                format!("unknown payload encoding (flags {})", self.flags),
+                format!("unknown payload encoding (flags {}; Fossilize writes 1, stored, and 2, deflate)", self.flags),
             )),
         }
     }
 
     /// `0123456789abcdef`: the hash as Fossilize names it.
     pub fn hash_hex(&self) -> String {
-        format!("{:016x}", self.hash)
+        hash_name(self.hash)
     }
 }
 
@@ -151,10 +161,15 @@ pub fn read(bytes: &[u8]) -> Database {
     }
     db.version = bytes[15];
     if bytes[12..15] != [0, 0, 0] || !(5..=6).contains(&db.version) {
+        let why = match db.version {
+            _ if bytes[12..15] != [0, 0, 0] => "the three header bytes after the magic are not zero",
+            0..=4 => "written by Fossilize before May 2019 (32-digit entry names); Fossilize itself no longer reads it",
+            _ => "newer than the versions Fossilize writes today",
+        };
         db.error = Some(ReadError::new(
             ErrorKind::Unsupported,
             12,
-            format!("Fossilize database version {} (versions 5 and 6 are read)", db.version),
+            format!("Fossilize database version {}: {why} (versions 5 and 6 are read)", db.version),
         ));
         return db;
     }
@@ -238,9 +253,26 @@ pub fn shader_modules(payload: &[u8], at: u64) -> Result<Vec<Module>> {
         let code_size =
             field("codeSize").ok_or_else(|| ReadError::malformed(at, format!("module {key}: no \"codeSize\"")))?;
         let (Some(offset), Some(size)) = (field("varintOffset"), field("varintSize")) else {
-            let what =
-                if m.get("code").is_some() { "base64 \"code\" (format version 4 and older)" } else { "no varint data" };
-            return Err(ReadError::new(ErrorKind::Unsupported, at, format!("module {key}: {what}")));
+            // Fossilize's JSON export (and so a database converted from one)
+            // carries the words as base64 `code`; its replayer reads both.
+            let Some(code) = m.get("code").and_then(|c| c.as_str()) else {
+                return Err(ReadError::malformed(at, format!("module {key}: neither varint data nor base64 \"code\"")));
+            };
+            let spirv = usize::try_from(code_size)
+                .ok()
+                .filter(|n| n.is_multiple_of(4) && *n > 0)
+                .and_then(|n| decode_base64(code.as_bytes(), n))
+                .ok_or_else(|| {
+                    ReadError::malformed(
+                        at,
+                        format!(
+                            "module {key}: base64 \"code\" of {} characters does not hold codeSize {code_size} bytes",
+                            code.len()
+                        ),
+                    )
+                })?;
+            out.push(Module { hash, spirv });
+            continue;
         };
         let words = code_size / 4;
         if code_size % 4 != 0 || words == 0 || words > size {
@@ -296,6 +328,41 @@ pub fn decode_varint(data: &[u8], words: usize) -> Option<Vec<u8>> {
     it.next().is_none().then_some(out)
 }
 
+/// Decodes base64 text (standard alphabet, `=` padding, as Fossilize's
+/// `encode_base64` writes a module's `code`) to exactly `size` bytes; `None`
+/// otherwise. The output is bounded by the text (3 bytes per 4 characters)
+/// before it is allocated.
+pub fn decode_base64(text: &[u8], size: usize) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(4) || size > text.len() / 4 * 3 {
+        return None;
+    }
+    let value = |b: u8| -> Option<u32> {
+        Some(u32::from(match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        }))
+    };
+    let mut out = Vec::with_capacity(size);
+    let quads = text.len() / 4;
+    for (i, q) in text.chunks_exact(4).enumerate() {
+        let pad = q.iter().rev().take_while(|&&b| b == b'=').count();
+        if pad > 2 || (pad > 0 && i + 1 != quads) {
+            return None;
+        }
+        let mut v = 0u32;
+        for &b in &q[..4 - pad] {
+            v = (v << 6) | value(b)?;
+        }
+        v <<= 6 * pad as u32;
+        out.extend_from_slice(&v.to_be_bytes()[1..4 - pad]);
+    }
+    (out.len() == size).then_some(out)
+}
+
 /// Encodes SPIR-V words as Fossilize does (for tests and fixtures).
 pub fn encode_varint(spirv: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
@@ -308,6 +375,12 @@ pub fn encode_varint(spirv: &[u8]) -> Vec<u8> {
         out.push(w as u8);
     }
     out
+}
+
+/// `0123456789abcdef`: a hash as Fossilize names it (16 hex digits), the
+/// name of a module's entry in reports (`FILE@0123456789abcdef`).
+pub fn hash_name(hash: u64) -> String {
+    format!("{hash:016x}")
 }
 
 /// A use of a module by a pipeline: `(stage, entry point)`.
@@ -384,9 +457,10 @@ pub fn module_uses(bytes: &[u8], db: &Database, budget: &mut u64) -> HashMap<u64
     uses
 }
 
-/// `SPIR-V module 0123456789abcdef (compute main, fragment main)`.
-pub fn module_label(hash: u64, uses: Option<&Vec<Use>>) -> String {
-    let mut s = format!("SPIR-V module {hash:016x}");
+/// `SPIR-V module (compute main, fragment main)`: the label of a module
+/// whose entry is named by its hash (`FILE@0123456789abcdef`, [`hash_name`]).
+pub fn module_label(uses: Option<&Vec<Use>>) -> String {
+    let mut s = "SPIR-V module".to_string();
     if let Some(u) = uses.filter(|u| !u.is_empty()) {
         let list: Vec<String> = u.iter().map(|(bits, name)| format!("{} {name}", stage_name(*bits))).collect();
         s.push_str(&format!(" ({})", list.join(", ")));
@@ -416,6 +490,22 @@ mod tests {
     }
 
     #[test]
+    fn base64_as_fossilize_writes_it() {
+        assert_eq!(decode_base64(b"AwIjBw==", 4), Some(vec![3, 2, 0x23, 7]));
+        assert_eq!(decode_base64(b"AwIjBwAA", 6), Some(vec![3, 2, 0x23, 7, 0, 0]));
+        assert_eq!(decode_base64(b"AwIjBwA=", 5), Some(vec![3, 2, 0x23, 7, 0]));
+        assert_eq!(decode_base64(b"+/+/", 3), Some(vec![0xFB, 0xFF, 0xBF]));
+        // The wrong size, padding inside the text, a stray character, a length
+        // that is not a multiple of 4, a size the text cannot hold.
+        assert_eq!(decode_base64(b"AwIjBw==", 8), None);
+        assert_eq!(decode_base64(b"Aw==AwIj", 4), None);
+        assert_eq!(decode_base64(b"AwI*Bw==", 4), None);
+        assert_eq!(decode_base64(b"AwIjBw=", 4), None);
+        assert_eq!(decode_base64(b"A===", 0), None);
+        assert_eq!(decode_base64(b"AAAA", usize::MAX), None);
+    }
+
+    #[test]
     fn hex_names() {
         assert_eq!(hex(b"000000000000000000000004"), Some(4));
         assert_eq!(hex(b"00000000deadbeef"), Some(0xDEAD_BEEF));
@@ -426,9 +516,11 @@ mod tests {
     #[test]
     fn stage_names() {
         assert_eq!(
-            module_label(0xAB, Some(&vec![(0x20, "main".into()), (0x10, "ps".into())])),
-            "SPIR-V module 00000000000000ab (compute main, fragment ps)"
+            module_label(Some(&vec![(0x20, "main".into()), (0x10, "ps".into())])),
+            "SPIR-V module (compute main, fragment ps)"
         );
+        assert_eq!(module_label(None), "SPIR-V module");
+        assert_eq!(hash_name(0xAB), "00000000000000ab");
         assert_eq!(stage_name(0x4000), "stage 0x4000");
     }
 }

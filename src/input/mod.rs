@@ -4,7 +4,8 @@
 //! - [`embedded`]: DXBC / SPIR-V blobs inside other files (ELF, PE, Mach-O
 //!   sections or raw bytes).
 //! - [`containers`]: PTX in CUDA fatbins, SPIR-V in Fossilize databases
-//!   ([`fossilize`]), each entry checked as `FILE@OFFSET`.
+//!   ([`fossilize`]), each fatbin entry checked as `FILE@OFFSET`, each
+//!   Fossilize module as `FILE@HASH`.
 //! - [`dxc`]: HLSL compiled through a run-time loaded DXC.
 //! - [`batch`]: reads and checks one input; settings per config file.
 //! - [`pipeline`]: the parallel driver (walker, workers, writer) that feeds

@@ -271,6 +271,72 @@ pub struct RawVectorAccess {
     pub alignment: Option<u64>,
 }
 
+/// What an aligned access is (which rule reads it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessKind {
+    /// SPIR-V `OpLoad` / `OpStore` / `OpCopyMemory[Sized]` with an `Aligned`
+    /// memory operand through a `PhysicalStorageBuffer` pointer.
+    SpirvAligned,
+    /// `OpCooperativeMatrixLoadKHR` / `StoreKHR` pointer (and stride).
+    CoopMatrix,
+    /// `SPV_NV_cooperative_vector` pointer operand (matrix, bias, vector).
+    CoopVector,
+    /// DXIL load or store on a byte-address buffer (`bufferLoad/Store`,
+    /// `rawBufferLoad/Store`, `rawBufferVectorLoad/Store` of 4 or fewer components).
+    DxilByteBuffer,
+}
+
+/// Where an address comes from: a root plus a constant byte offset plus
+/// `index × scale` terms (access-chain steps through `Offset` / `ArrayStride`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Address {
+    /// The root.
+    pub root: AddrRoot,
+    /// Constant byte offset added to the root (wrapping).
+    pub offset: u64,
+    /// `(index, bytes per step)` terms added to the root.
+    pub terms: Vec<(Value, u64)>,
+}
+
+/// The root of an [`Address`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AddrRoot {
+    /// An integer whose dataflow value is the address (the operand of
+    /// `OpConvertUToPtr`, a DXIL byte offset).
+    Int(Value),
+    /// A descriptor-bound buffer or workgroup variable: its base is aligned by
+    /// the API (counted as `0 mod 16`).
+    Variable(Value),
+    /// A pointer the front end cannot look through (loaded from memory, a
+    /// function parameter): only what other accesses through it assert is known.
+    Opaque(Value),
+}
+
+/// A memory access whose address must be aligned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemAccess {
+    /// Which rule reads it.
+    pub kind: AccessKind,
+    /// Which pointer operand (`pointer`, `matrix`, `bias`, `source`, `target`).
+    pub operand: &'static str,
+    /// True for a store.
+    pub store: bool,
+    /// The address.
+    pub address: Address,
+    /// Alignment the instruction declares (SPIR-V `Aligned`, DXIL `alignment`).
+    pub declared: Option<u64>,
+    /// Alignment the specification requires whatever the declaration says.
+    pub required: Option<u64>,
+    /// Component size in bytes (0 when unknown).
+    pub component_bytes: u32,
+    /// Component count (0 when unknown).
+    pub count: u32,
+    /// Cooperative-matrix stride: the operand and its unit in bytes.
+    pub stride: Option<(Operand, u64)>,
+    /// The buffer, when resolved.
+    pub resource: Option<ResourceH>,
+}
+
 /// What a fact says.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FactKind {
@@ -281,6 +347,8 @@ pub enum FactKind {
     /// PTX matrix instruction (`ldmatrix`/`stmatrix`, `tcgen05.mma`, block-scaled
     /// `mma`, `cp.async.bulk.tensor`).
     Ptx(super::ptx::PtxMatrixOp),
+    /// A memory access whose address alignment the access rules check.
+    Access(MemAccess),
 }
 
 impl FactKind {

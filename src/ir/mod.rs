@@ -23,9 +23,11 @@ pub mod handle;
 pub mod module;
 pub mod print;
 pub mod ptx;
+pub mod ptx_access;
 pub mod verify;
 
 pub use facts::*;
 pub use handle::{Arena, Handle, HandleVec};
 pub use module::*;
 pub use ptx::*;
+pub use ptx_access::*;

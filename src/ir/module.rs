@@ -543,6 +543,12 @@ pub struct Function {
     /// (`%RawBufferVectorLoad` in an ILDB debug module); empty when stripped.
     /// Named values take no `%N` in LLVM's numbering.
     pub value_names: Vec<(Value, String)>,
+    /// PTX kernels: by parameter, the alignment its `.ptr … .align N`
+    /// attribute declares for the memory it points to (0: none declared).
+    pub param_align: Vec<u64>,
+    /// PTX: the memory accesses ([`crate::ir::AccessForm`]) with the index
+    /// of their instruction word in [`Module::op_names`].
+    pub mem_accesses: Vec<(InstH, u32)>,
 }
 
 /// An entry point.

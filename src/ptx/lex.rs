@@ -66,6 +66,7 @@ impl From<&Token<'_>> for Pos {
 /// carries the byte offset.
 pub fn error_at(pos: Pos, kind: ErrorKind, what: impl AsRef<str>) -> ReadError {
     ReadError::new(kind, u64::from(pos.offset), format!("line {}, column {}: {}", pos.line, pos.col, what.as_ref()))
+        .at_text(pos.line, pos.col)
 }
 
 /// Byte classes, one table lookup per byte on the hot paths.

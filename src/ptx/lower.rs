@@ -274,9 +274,17 @@ pub(super) fn decl_align(d: &VarDecl<'_>) -> u64 {
 fn signature(cx: &mut Cx<'_>, f: &FuncDecl<'_>) -> Function {
     let params: Vec<TypeH> = f.params.iter().map(|p| cx.decl_type(p)).collect();
     let ret = cx.void();
+    // `.param .u64 .ptr .global .align 16 p` of a kernel: what `p` holds is a
+    // multiple of 16 (an `.align` that is not a power of two says nothing).
+    let param_align = if f.entry {
+        f.params.iter().map(|p| p.ptr_align.filter(|a| a.is_power_of_two()).unwrap_or(0)).collect()
+    } else {
+        Vec::new()
+    };
     Function {
         name: f.name.to_string(),
         params,
+        param_align,
         ret: Some(ret),
         is_declaration: true,
         span: span(f.pos),

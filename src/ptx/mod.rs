@@ -34,6 +34,7 @@ pub fn lower(data: &[u8], base: u64) -> Result<Module> {
         let line = prefix.iter().filter(|&&b| b == b'\n').count() + 1;
         let col = at - prefix.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
         ReadError::new(ErrorKind::Malformed, at as u64, format!("line {line}, column {col}: text is not UTF-8"))
+            .at_text(u32::try_from(line).unwrap_or(u32::MAX), u32::try_from(col).unwrap_or(u32::MAX))
     });
     let run = || -> Result<Module> {
         let text = text?;

@@ -44,12 +44,23 @@ pub struct ReadError {
     pub detail: String,
     /// Context path, outermost first.
     pub context: Vec<String>,
+    /// 1-based line and column in a text input (PTX), when the error knows them.
+    pub text_position: Option<TextPosition>,
+}
+
+/// A position in a text input: 1-based line and (character) column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextPosition {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column (0 when unknown).
+    pub column: u32,
 }
 
 impl ReadError {
     /// A new error at `offset`.
     pub fn new(kind: ErrorKind, offset: u64, detail: impl Into<String>) -> Self {
-        ReadError { kind, offset, detail: detail.into(), context: Vec::new() }
+        ReadError { kind, offset, detail: detail.into(), context: Vec::new(), text_position: None }
     }
 
     /// Shorthand for [`ErrorKind::UnexpectedEof`].
@@ -65,6 +76,12 @@ impl ReadError {
     /// Shorthand for [`ErrorKind::LimitExceeded`].
     pub fn limit(offset: u64, what: impl Into<String>) -> Self {
         Self::new(ErrorKind::LimitExceeded, offset, what)
+    }
+
+    /// Records the line and column of a text input where the error is.
+    pub fn at_text(mut self, line: u32, column: u32) -> Self {
+        self.text_position = Some(TextPosition { line, column });
+        self
     }
 
     /// Adds an outer context element (`"DXIL part"`), returning self.

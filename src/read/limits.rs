@@ -3,6 +3,15 @@
 
 /// Largest input file read into memory (bytes).
 pub const MAX_FILE_BYTES: u64 = 1 << 30;
+/// Input files of at least this many bytes are mapped rather than read
+/// (Linux; [`crate::read::mapped`]), so a large library costs the memory of
+/// its largest decoded entry, not of the file.
+pub const MAP_MIN_BYTES: u64 = 1 << 20;
+/// Largest input file mapped into memory (bytes); a larger one is refused
+/// (as one over [`MAX_FILE_BYTES`] is where files are read).
+pub const MAX_MAPPED_FILE_BYTES: u64 = 4 << 30;
+/// Input files mapped at once (one per worker thread); past it a file is read.
+pub const MAX_MAPPINGS: usize = 256;
 /// Largest DXBC container (DXC's own maximum, `0x8000_0000`, is far larger than any shader).
 pub const MAX_CONTAINER_BYTES: u64 = 0x8000_0000;
 /// Parts per container.

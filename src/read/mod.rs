@@ -12,6 +12,9 @@ pub mod decompress;
 pub mod dxbc;
 pub mod error;
 pub mod fatbin;
+pub mod file;
 pub mod limits;
+pub mod lines;
+pub mod mapped;
 
-pub use error::{ErrorKind, ReadError, Result};
+pub use error::{ErrorKind, ReadError, Result, TextPosition};

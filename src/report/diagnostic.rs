@@ -103,6 +103,11 @@ pub struct Location {
     pub path: String,
     /// Offset of an embedded blob inside `path`.
     pub blob_offset: Option<u64>,
+    /// The name of the container entry the blob was decoded from, where it
+    /// has one (a Fossilize module's hash, 16 hex digits): reports show
+    /// `path@NAME` instead of `path@0xOFFSET`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
     /// Section holding the embedded blob, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub section: Option<String>,
@@ -110,9 +115,14 @@ pub struct Location {
     pub function: Option<String>,
     /// Instruction index within the function (body order, from 0).
     pub instruction: Option<u32>,
-    /// 1-based line of the instruction in a text input (PTX).
+    /// 1-based line of the instruction in a text input (PTX), or of the
+    /// position an input error names.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
+    /// 1-based column on `line` of the position an input error names (PTX
+    /// parse errors).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
     /// Absolute byte offset in `path` of the instruction's record (DXIL: the
     /// byte holding the record's first bit) or SPIR-V instruction's first word.
     pub byte_offset: Option<u64>,
@@ -381,3 +391,8 @@ pub const INPUT_ERROR: &str = "input-error";
 pub const BUDGET_EXCEEDED: &str = "analysis-budget-exceeded";
 /// Reserved id: a caught panic.
 pub const INTERNAL_ERROR: &str = "internal-error";
+
+/// True for the reserved ids that describe the tool's own outcome, not a finding.
+pub fn is_tool_outcome(rule: &str) -> bool {
+    matches!(rule, INPUT_ERROR | INTERNAL_ERROR | BUDGET_EXCEEDED)
+}

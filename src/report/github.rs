@@ -47,6 +47,9 @@ pub fn render_diagnostic(d: &Diagnostic) -> String {
             props.push(format!("file={}", escape_property(&loc.path)));
             if let Some(line) = loc.line {
                 props.push(format!("line={line}"));
+                if let Some(col) = loc.column {
+                    props.push(format!("col={col}"));
+                }
             }
         }
     }

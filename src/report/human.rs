@@ -16,13 +16,19 @@ pub struct HumanOptions {
     pub stats: bool,
 }
 
-/// `path`, `path@0x1A0`, `path@0x1A0 [.shaders]`.
+/// `path`, `path:12`, `path:599:20`, `path@0x1A0`, `path@0x1A0 [.shaders]`,
+/// `cache.foz@005b1d4800c0ffee [SPIR-V module (compute main)]` (an entry with a name).
 pub fn input_location(loc: &Location) -> String {
     let mut s = loc.path.clone();
     if let Some(line) = loc.line {
         s.push_str(&format!(":{line}"));
+        if let Some(col) = loc.column {
+            s.push_str(&format!(":{col}"));
+        }
     }
-    if let Some(off) = loc.blob_offset {
+    if let Some(name) = &loc.entry {
+        s.push_str(&format!("@{name}"));
+    } else if let Some(off) = loc.blob_offset {
         s.push_str(&format!("@0x{off:X}"));
     }
     if let Some(sec) = &loc.section {
@@ -82,11 +88,45 @@ fn level(l: Level) -> ALevel<'static> {
     }
 }
 
+/// The comment syntax of a source file, by its extension: `#` for Python
+/// (Triton kernels, whose PTX `.loc` lines point into `.py` files), `//`
+/// otherwise (HLSL, CUDA C++, Slang, GLSL).
+fn hash_comments(file: &str) -> bool {
+    let ext = std::path::Path::new(file).extension().and_then(|e| e.to_str()).unwrap_or("");
+    ["py", "pyi"].iter().any(|x| x.eq_ignore_ascii_case(ext))
+}
+
+/// Where the statement in `rest` ends: the first `;` or comment start (`#`
+/// with `hash`, else `//`) outside a string or character literal.
+fn statement_end(rest: &str, hash: bool) -> Option<usize> {
+    let b = rest.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(_) if c == b'\\' => i += 1,
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                b'"' | b'\'' => quote = Some(c),
+                b';' => return Some(i),
+                b'#' if hash => return Some(i),
+                b'/' if !hash && b.get(i + 1) == Some(&b'/') => return Some(i),
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Byte range of the highlighted part of a source line: from the (1-based,
 /// character) column — or the first non-blank character when the column is
-/// unknown — to the end of the statement (the next `;`, else the start of a
-/// `//` comment, else the end of the line), trailing blanks excluded.
-fn highlight(text: &str, column: u32) -> Range<usize> {
+/// unknown — to the end of the statement (the next `;` or the start of a
+/// comment, outside string literals, else the end of the line), trailing
+/// blanks excluded. `hash` selects `#` comments (Python) over `//`.
+fn highlight(text: &str, column: u32, hash: bool) -> Range<usize> {
     let first = text.len() - text.trim_start().len();
     let line_end = text.trim_end().len();
     let start = if column > 0 {
@@ -97,7 +137,7 @@ fn highlight(text: &str, column: u32) -> Range<usize> {
     // Column past the text: point at the whole line.
     let start = if start >= line_end { first.min(line_end) } else { start };
     let rest = &text[start..];
-    let cut = rest.find(';').or_else(|| rest.find("//")).map(|i| start + i).unwrap_or(line_end);
+    let cut = statement_end(rest, hash).map(|i| start + i).unwrap_or(line_end);
     let end = start + text[start..cut.max(start)].trim_end().len();
     if end > start {
         start..end
@@ -171,7 +211,7 @@ pub fn render_diagnostic(d: &Diagnostic, color: bool) -> String {
     let source_text = loc.source_text.as_deref().map(|t| t.trim_end_matches(['\n', '\r']));
     if let (Some(src), Some(text)) = (&loc.source, source_text) {
         if !text.trim().is_empty() {
-            let span = highlight(text, src.column);
+            let span = highlight(text, src.column, hash_comments(&src.file));
             let mut group: Group<'_> = level(d.level).primary_title(d.message.as_str()).id(d.rule.as_str()).element(
                 Snippet::source(text)
                     .line_start(src.line.max(1) as usize)
@@ -199,6 +239,13 @@ pub fn render_diagnostic(d: &Diagnostic, color: bool) -> String {
     let place = match &loc.source {
         Some(src) if src.column > 0 => format!("{}:{}:{}", src.file, src.line, src.column),
         Some(src) => format!("{}:{}", src.file, src.line),
+        // An input error in binary data: where the reader stopped.
+        None if d.rule == super::INPUT_ERROR && loc.line.is_none() && loc.instruction.is_none() => {
+            match loc.byte_offset {
+                Some(off) => format!("{} (at byte 0x{off:X})", input_location(loc)),
+                None => bytecode_location(loc),
+            }
+        }
         None => bytecode_location(loc),
     };
     out.push_str(&format!("\n  {} {place}", p.blue("-->")));
@@ -237,14 +284,16 @@ pub fn skipped_lines(report: &RunReport) -> String {
     if skipped.is_empty() {
         return String::new();
     }
-    let reason = |f: &&crate::check::FileReport| {
+    let reason = |f: &&super::files::FileReport| {
         f.message.as_deref().map_or_else(|| "skipped".into(), |m| super::escape::clean(m, false).into_owned())
     };
     let mut out = String::from("skipped:\n");
     if skipped.len() <= MAX_SKIP_LINES {
         for f in &skipped {
             let mut loc = super::escape::clean(&f.path, false).into_owned();
-            if let Some(off) = f.blob_offset {
+            if let Some(name) = &f.entry {
+                loc.push_str(&format!("@{}", super::escape::clean(name, false)));
+            } else if let Some(off) = f.blob_offset {
                 loc.push_str(&format!("@0x{off:X}"));
             }
             out.push_str(&format!("  {loc}: {}\n", reason(f)));
@@ -288,15 +337,30 @@ mod tests {
 
     #[test]
     fn highlight_columns() {
-        assert_eq!(highlight("    x = f(a);  ", 5), 4..12);
-        assert_eq!(highlight("    x = f(a);", 0), 4..12);
-        assert_eq!(highlight("    x = f(a); // note", 9), 8..12);
-        assert_eq!(highlight("    x = f(a) // no semicolon", 9), 8..12);
-        assert_eq!(highlight("  return;", 3), 2..8);
-        assert_eq!(highlight(";", 1), 0..1);
-        assert_eq!(highlight("ab", 9), 0..2);
+        assert_eq!(highlight("    x = f(a);  ", 5, false), 4..12);
+        assert_eq!(highlight("    x = f(a);", 0, false), 4..12);
+        assert_eq!(highlight("    x = f(a); // note", 9, false), 8..12);
+        assert_eq!(highlight("    x = f(a) // no semicolon", 9, false), 8..12);
+        assert_eq!(highlight("  return;", 3, false), 2..8);
+        assert_eq!(highlight(";", 1, false), 0..1);
+        assert_eq!(highlight("ab", 9, false), 0..2);
         // Multi-byte characters: column counts characters.
-        assert_eq!(highlight("é = g();", 5), 5..8);
+        assert_eq!(highlight("é = g();", 5, false), 5..8);
+    }
+
+    #[test]
+    fn highlight_stops_at_comments_not_in_strings() {
+        // Python (Triton): a `#` comment ends the statement, a `#` in a string does not.
+        let py = "        acc += tl.dot(x, y)  # tensor cores";
+        assert_eq!(&py[highlight(py, 16, true)], "tl.dot(x, y)");
+        let s = "    p = tl.load(ptr, other='#')  # pad";
+        assert_eq!(&s[highlight(s, 9, true)], "tl.load(ptr, other='#')");
+        // C-like: `//` inside a string literal is not a comment; `#` is not one.
+        let c = r#"    printf("a//b; %d", x); // log"#;
+        assert_eq!(&c[highlight(c, 5, false)], r#"printf("a//b; %d", x)"#);
+        let e = r#"    s = "say \"hi\"; ok"; // x"#;
+        assert_eq!(&e[highlight(e, 5, false)], r#"s = "say \"hi\"; ok""#);
+        assert!(hash_comments("supp/k.py") && hash_comments("K.PY") && !hash_comments("a.hlsl"));
     }
 
     #[test]

@@ -3,11 +3,12 @@
 //! ```json
 //! {"version": 1,
 //!  "findings": [{"rule", "level", "certainty", "message", "help", "path", "blob_offset",
-//!                "section" (embedded blobs and container entries only), "function", "instruction", "byte_offset", "value", "line" (PTX only: the instruction's line),
+//!                "section" (embedded blobs and container entries only), "function", "instruction", "byte_offset", "value", "line" (PTX only: the instruction's line, or an input error's),
+//!                "column" (an input error's column, PTX),
 //!                "source": {"file", "line", "column"} | null,
 //!                "resource": {"name", "class", "kind", binding…, "id", "label"} | null,
 //!                "values": {...}}],
-//!  "files": [{"path", "kind", "status", "message"} (+ "blob_offset", "section")],
+//!  "files": [{"path", "kind", "status", "message"} (+ "blob_offset", "section", "entry")],
 //!  "stats": {"files", "modules", "bytes", "seconds"}}
 //! ```
 //!
@@ -15,9 +16,9 @@
 //! array, a congruence `{"rem", "mod"}`, a name a string. Findings include
 //! tool-level outcomes (`input-error`, `internal-error`, `analysis-budget-exceeded`).
 
+use super::files::FileReport;
 use super::run::RunReport;
 use super::{Certainty, Diagnostic, FindingValue, Level, ResourceRef, SourceLocation};
-use crate::check::FileReport;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
@@ -47,6 +48,9 @@ pub(crate) struct Finding<'a> {
     help: Option<&'a str>,
     path: &'a str,
     blob_offset: Option<u64>,
+    /// The container entry's name, where it has one (a Fossilize module's hash).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entry: Option<&'a str>,
     /// The section or container entry holding the blob (`.nv_fatbin: PTX compute_80, zstd`).
     #[serde(skip_serializing_if = "Option::is_none")]
     section: Option<&'a str>,
@@ -55,6 +59,9 @@ pub(crate) struct Finding<'a> {
     /// 1-based line of the instruction in a text input (PTX).
     #[serde(skip_serializing_if = "Option::is_none")]
     line: Option<u32>,
+    /// 1-based column of an input error's position (PTX parse errors).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    column: Option<u32>,
     byte_offset: Option<u64>,
     value: Option<&'a str>,
     source: Option<&'a SourceLocation>,
@@ -72,10 +79,12 @@ impl<'a> Finding<'a> {
             help: d.help.as_deref(),
             path: &d.location.path,
             blob_offset: d.location.blob_offset,
+            entry: d.location.entry.as_deref(),
             section: d.location.section.as_deref(),
             function: d.location.function.as_deref(),
             instruction: d.location.instruction,
             line: d.location.line,
+            column: d.location.column,
             byte_offset: d.location.byte_offset,
             value: d.location.value.as_deref(),
             source: d.location.source.as_ref(),

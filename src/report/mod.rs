@@ -2,6 +2,7 @@
 
 pub mod diagnostic;
 pub mod escape;
+pub mod files;
 pub mod github;
 pub mod human;
 pub mod json;
@@ -11,4 +12,5 @@ pub mod sarif;
 pub mod stream;
 
 pub use diagnostic::*;
+pub use files::{FileReport, FileStatus, InputKind};
 pub use run::{render, unused_spec_constants, Format, RunReport, Stats};

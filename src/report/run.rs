@@ -1,8 +1,9 @@
 //! The result of one `irlint check` run — files, diagnostics and statistics in
 //! deterministic order — which every emitter renders.
 
+pub use super::diagnostic::is_tool_outcome;
+use super::files::{FileReport, FileStatus};
 use super::{Diagnostic, Level, INPUT_ERROR, INTERNAL_ERROR};
-use crate::check::{FileReport, FileStatus};
 use std::fmt;
 
 /// Output format of `irlint check`.
@@ -145,11 +146,6 @@ pub struct RunReport {
     pub diagnostics: Vec<Diagnostic>,
     /// Throughput.
     pub stats: Stats,
-}
-
-/// True for the reserved ids that describe the tool's own outcome, not a finding.
-pub fn is_tool_outcome(rule: &str) -> bool {
-    matches!(rule, INPUT_ERROR | INTERNAL_ERROR | super::BUDGET_EXCEEDED)
 }
 
 impl RunReport {

@@ -166,6 +166,11 @@ fn bytecode_text(loc: &Location) -> String {
     }
     if let Some(off) = loc.byte_offset {
         parts.push(format!("byte offset 0x{off:X}"));
+    } else if let (Some(off), Some(name)) = (loc.blob_offset, &loc.entry) {
+        match &loc.section {
+            Some(s) => parts.push(format!("entry {name} at byte offset 0x{off:X} ({s})")),
+            None => parts.push(format!("entry {name} at byte offset 0x{off:X}")),
+        }
     } else if let Some(off) = loc.blob_offset {
         match &loc.section {
             Some(s) => parts.push(format!("blob at byte offset 0x{off:X} ({s})")),
@@ -185,8 +190,8 @@ fn bytecode_location(loc: &Location, arts: &Artifacts) -> Value {
     physical.insert("artifactLocation".into(), arts.location(&loc.path));
     if let Some(off) = loc.byte_offset.or(loc.blob_offset) {
         physical.insert("region".into(), json!({ "byteOffset": off }));
-    } else if let Some(line) = loc.line {
-        physical.insert("region".into(), json!({ "startLine": line.max(1) }));
+    } else if let Some(region) = text_region(loc) {
+        physical.insert("region".into(), region);
     }
     let mut out = Map::new();
     out.insert("physicalLocation".into(), Value::Object(physical));
@@ -203,13 +208,38 @@ fn bytecode_location(loc: &Location, arts: &Artifacts) -> Value {
     }
     // The section, or the container entry a blob was decoded from, last.
     if let Some(s) = &loc.section {
-        logical.push(json!({ "name": s, "kind": "module" }));
+        let mut m = json!({ "name": s, "kind": "module" });
+        if let Some(name) = &loc.entry {
+            m["fullyQualifiedName"] = json!(format!("{}@{name}", loc.path));
+        }
+        logical.push(m);
     }
     if !logical.is_empty() {
         out.insert("logicalLocations".into(), Value::Array(logical));
     }
     out.insert("message".into(), json!({ "text": bytecode_text(loc) }));
     Value::Object(out)
+}
+
+/// `{"startLine", "startColumn"}` of a text input's line (PTX).
+fn text_region(loc: &Location) -> Option<Value> {
+    let line = loc.line?;
+    let mut region = json!({ "startLine": line.max(1) });
+    if let Some(col) = loc.column.filter(|c| *c > 0) {
+        region["startColumn"] = json!(col);
+    }
+    Some(region)
+}
+
+/// Where an input error is: in an embedded blob or container entry, the
+/// blob's offset in the file (a line of decoded text is not a line of the
+/// file; the message names it); else the line and column of a text input,
+/// else the byte offset where the reader stopped.
+fn notification_region(loc: &Location) -> Option<Value> {
+    if let Some(off) = loc.blob_offset {
+        return Some(json!({ "byteOffset": off }));
+    }
+    text_region(loc).or_else(|| loc.byte_offset.map(|off| json!({ "byteOffset": off })))
 }
 
 /// The source region from debug info.
@@ -305,11 +335,15 @@ fn result(d: &Diagnostic, registry: &[RuleMeta], arts: &Artifacts, fingerprint: 
 }
 
 fn notification(d: &Diagnostic, arts: &Artifacts) -> Value {
+    let mut physical = json!({ "artifactLocation": arts.location(&d.location.path) });
+    if let Some(region) = notification_region(&d.location) {
+        physical["region"] = region;
+    }
     json!({
         "level": level(d.level),
         "message": { "text": d.message },
         "descriptor": { "id": d.rule },
-        "locations": [{ "physicalLocation": { "artifactLocation": arts.location(&d.location.path) } }],
+        "locations": [{ "physicalLocation": physical }],
     })
 }
 
@@ -405,5 +439,23 @@ mod tests {
         assert_eq!(path_to_uri("shaders/a b.dxil"), "shaders/a%20b.dxil");
         assert_eq!(path_to_uri("/work/x#1.spv"), "file:///work/x%231.spv");
         assert_eq!(path_to_uri("C:\\games\\x.exe"), "file:///C:/games/x.exe");
+    }
+
+    #[test]
+    fn input_error_regions() {
+        let mut l = Location {
+            path: "k.ptx".into(),
+            line: Some(10),
+            column: Some(31),
+            byte_offset: Some(175),
+            ..Default::default()
+        };
+        assert_eq!(notification_region(&l), Some(json!({ "startLine": 10, "startColumn": 31 })));
+        // In a container entry the line is one of the decoded text: the entry's offset is given.
+        l.blob_offset = Some(0x400);
+        assert_eq!(notification_region(&l), Some(json!({ "byteOffset": 0x400 })));
+        let l = Location { path: "a.dxil".into(), byte_offset: Some(24), ..Default::default() };
+        assert_eq!(notification_region(&l), Some(json!({ "byteOffset": 24 })));
+        assert_eq!(notification_region(&Location::default()), None);
     }
 }

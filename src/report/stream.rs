@@ -16,9 +16,9 @@
 //!
 //! [`Tally`] keeps the figures the exit code and the summary need.
 
+use super::files::{FileReport, FileStatus};
 use super::run::{Counts, RunReport, Stats};
 use super::{Diagnostic, Level, INPUT_ERROR, INTERNAL_ERROR};
-use crate::check::{FileReport, FileStatus};
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};

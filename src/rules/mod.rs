@@ -7,26 +7,33 @@
 //! lowered one step for `possible` findings, and the location (function,
 //! instruction index, IR text, outermost source frame, resource).
 
+mod access_align;
+pub mod atom_meta;
 pub mod atom_ptx;
 pub mod atom_ptx_form;
+pub mod coopmat_access_misaligned;
 pub mod coopvec_base_offset_misaligned;
 pub mod coopvec_fp8_with_non_optimal_layout;
 pub mod coopvec_non_optimal_matrix_layout;
 pub mod coopvec_optimal_layout_nonzero_stride;
 pub mod coopvec_outer_product_layout;
+pub mod coopvec_pointer_misaligned;
 pub mod coopvec_stride_mismatch;
 pub mod coopvec_transpose_with_non_optimal_layout;
+pub mod dxil_bytebuf_access_misaligned;
 pub mod long_vector_bytebuf_misaligned;
+pub mod ptx_access_misaligned;
 pub mod ptx_desc;
 pub mod ptx_shared_address_misaligned;
 pub mod ptx_smem_layout;
 pub mod ptx_tcgen05_instr_descriptor;
 pub mod ptx_tcgen05_smem_descriptor;
+pub mod settings;
+pub mod spirv_access_misaligned;
 pub mod structured_buffer_stride;
 pub mod wgmma_smem_descriptor;
 
 use crate::analysis::{AbsValue, Analysis};
-use crate::config::Settings;
 use crate::ir::{
     print, Binding, FactKind, FuncH, InstH, LocH, Module, Operand, Resource, ResourceClass, SourceKind, Value,
 };
@@ -34,6 +41,7 @@ use crate::report::{
     Certainty, Diagnostic, FindingValue, Level, Location, ResourceBinding, ResourceRef, SourceLocation,
 };
 use rustc_hash::FxHashMap;
+pub use settings::RuleSettings;
 
 /// Static description of a rule (feeds `irlint rules`, `explain`, SARIF, docs).
 #[derive(Debug, Clone, Copy)]
@@ -68,22 +76,28 @@ const RULES: &[(RuleMeta, CheckFn)] = &[
     (coopvec_fp8_with_non_optimal_layout::META, coopvec_fp8_with_non_optimal_layout::check),
     (coopvec_outer_product_layout::META, coopvec_outer_product_layout::check),
     (coopvec_non_optimal_matrix_layout::META, coopvec_non_optimal_matrix_layout::check),
+    // Aligned accesses (issue 26).
+    (dxil_bytebuf_access_misaligned::META, dxil_bytebuf_access_misaligned::check),
+    (spirv_access_misaligned::META, spirv_access_misaligned::check),
+    (coopmat_access_misaligned::META, coopmat_access_misaligned::check),
+    (coopvec_pointer_misaligned::META, coopvec_pointer_misaligned::check),
     // Matrix-atom rules (`crate::atoms`): reached through `irlint atoms`, the
     // Rust API and, for the five with a PTX spelling, PTX facts (`atom_ptx`).
-    (crate::atoms::meta::LDSM_MODE, atom_ptx::check_ldsm),
-    (crate::atoms::meta::STSM_MODE, atom_ptx::check_stsm),
-    (crate::atoms::meta::MATRIX_COPY, no_ir_check),
-    (crate::atoms::meta::REGISTER_FRAGMENT, no_ir_check),
-    (crate::atoms::meta::UMMA_CANONICAL_LAYOUT, no_ir_check),
-    (crate::atoms::meta::TCGEN05_KIND, atom_ptx::check_tcgen05),
-    (crate::atoms::meta::SM120_BLOCK_SCALE, atom_ptx::check_sm120),
-    (crate::atoms::meta::SWIZZLE_COMMUTATION, no_ir_check),
-    (crate::atoms::meta::TMA_RANK_MODE, atom_ptx::check_tma),
+    (atom_meta::LDSM_MODE, atom_ptx::check_ldsm),
+    (atom_meta::STSM_MODE, atom_ptx::check_stsm),
+    (atom_meta::MATRIX_COPY, no_ir_check),
+    (atom_meta::REGISTER_FRAGMENT, no_ir_check),
+    (atom_meta::UMMA_CANONICAL_LAYOUT, no_ir_check),
+    (atom_meta::TCGEN05_KIND, atom_ptx::check_tcgen05),
+    (atom_meta::SM120_BLOCK_SCALE, atom_ptx::check_sm120),
+    (atom_meta::SWIZZLE_COMMUTATION, no_ir_check),
+    (atom_meta::TMA_RANK_MODE, atom_ptx::check_tma),
     (atom_ptx_form::META, atom_ptx_form::check),
     // PTX descriptor value rules (reference/ptx-atoms.md §7).
     (ptx_tcgen05_smem_descriptor::META, ptx_tcgen05_smem_descriptor::check),
     (ptx_tcgen05_instr_descriptor::META, ptx_tcgen05_instr_descriptor::check),
     (ptx_shared_address_misaligned::META, ptx_shared_address_misaligned::check),
+    (ptx_access_misaligned::META, ptx_access_misaligned::check),
     (wgmma_smem_descriptor::META, wgmma_smem_descriptor::check),
 ];
 
@@ -119,7 +133,7 @@ pub trait RuleOptions: Default + Sized {
     const RULE: &'static str;
     /// Parses the option keys of `[rules.RULE]` (`level` left out; unknown keys
     /// were already refused against [`RuleMeta::options`]). An error names the
-    /// key and the accepted values (see [`crate::config::invalid_value`]).
+    /// key and the accepted values (see [`settings::invalid_value`]).
     fn parse(table: &toml::Table) -> Result<Self, String>;
 }
 
@@ -145,7 +159,7 @@ pub fn validate_options(rule: &str, table: &toml::Table) -> Result<(), String> {
 
 /// Runs every enabled rule on a module; diagnostics carry function, instruction,
 /// IR text and source location, but no path.
-pub fn check_module(m: &Module, a: &Analysis, s: &Settings) -> Vec<Diagnostic> {
+pub fn check_module(m: &Module, a: &Analysis, s: &dyn RuleSettings) -> Vec<Diagnostic> {
     let mut cx = RuleContext {
         m,
         a,
@@ -252,7 +266,7 @@ pub struct RuleContext<'a> {
     /// Dataflow results.
     pub a: &'a Analysis,
     /// Settings (levels and options).
-    pub settings: &'a Settings,
+    pub settings: &'a dyn RuleSettings,
     out: Vec<Diagnostic>,
     positions: FxHashMap<FuncH, Vec<Position>>,
     /// The buffer each fact's instruction resolved, built on first use.
@@ -342,6 +356,7 @@ impl RuleContext<'_> {
                         let r = match &x.kind {
                             FactKind::Matrix(mo) => mo.resource,
                             FactKind::RawVector(acc) => acc.resource,
+                            FactKind::Access(acc) => acc.resource,
                             FactKind::Ptx(_) => None,
                         };
                         if let Some(r) = r {
@@ -483,8 +498,8 @@ impl RuleContext<'_> {
         if let Some((file, line)) = outer_file {
             if let Some(t) = self.m.source_files.get(file as usize).and_then(|f| f.text.as_deref()) {
                 let mut starts = self.line_starts.borrow_mut();
-                let starts = starts.entry(file).or_insert_with(|| crate::suppress::line_starts(t));
-                loc.source_text = crate::suppress::line_at(t, starts, line).map(crate::report::capped_text);
+                let starts = starts.entry(file).or_insert_with(|| crate::read::lines::line_starts(t));
+                loc.source_text = crate::read::lines::line_at(t, starts, line).map(crate::report::capped_text);
             }
         }
     }

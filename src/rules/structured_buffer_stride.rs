@@ -165,7 +165,7 @@ impl super::RuleOptions for Options {
                 .as_integer()
                 .and_then(|i| u32::try_from(i).ok())
                 .filter(|n| CACHE_LINE_TARGETS.contains(n))
-                .ok_or_else(|| crate::config::invalid_value(META.id, "cache-line-target", v, CACHE_LINE_TARGETS))?;
+                .ok_or_else(|| super::settings::invalid_value(META.id, "cache-line-target", v, CACHE_LINE_TARGETS))?;
         }
         Ok(o)
     }

@@ -52,6 +52,7 @@ mod d {
     pub const ARRAY_STRIDE: u32 = 6;
     pub const BUILTIN: u32 = 11;
     pub const NON_WRITABLE: u32 = 24;
+    pub const OFFSET: u32 = 35;
     pub const BINDING: u32 = 33;
     pub const DESCRIPTOR_SET: u32 = 34;
 }
@@ -68,6 +69,8 @@ pub struct Annotations {
     pub decos: FxHashMap<u32, Deco>,
     /// `(struct id, member)` pairs decorated `NonWritable`.
     pub member_non_writable: FxHashSet<(u32, u32)>,
+    /// `Offset` of `(struct id, member)`.
+    pub member_offsets: FxHashMap<(u32, u32), u32>,
 }
 
 impl Annotations {
@@ -118,11 +121,15 @@ impl Annotations {
                     }
                 }
             }
-            72 => {
-                if let [st, member, d::NON_WRITABLE, ..] = ops {
+            72 => match ops {
+                [st, member, d::NON_WRITABLE, ..] => {
                     self.member_non_writable.insert((*st, *member));
                 }
-            }
+                [st, member, d::OFFSET, offset, ..] => {
+                    self.member_offsets.insert((*st, *member), *offset);
+                }
+                _ => {}
+            },
             74 | 75 => groups.push(inst),
             // OpDecorateString (OpDecorateStringGOOGLE) UserTypeGOOGLE "structuredbuffer:<uint>".
             5632 => {

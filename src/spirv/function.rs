@@ -292,6 +292,9 @@ impl Lowerer<'_> {
             list.insert(pos.min(list.len()), h);
         }
         f.is_declaration = f.blocks.is_empty();
+        if let Some(fh) = FuncH::from_index(self.m.functions.len()) {
+            self.access_facts(&f, fh);
+        }
         self.m.functions.append(f);
         self.cur_func = u32::MAX;
         self.cur_loc = None;
@@ -495,7 +498,9 @@ impl Lowerer<'_> {
                 if let Some(fh) = FuncH::from_index(fidx as usize) {
                     self.fact(f, fh, h, inst.opcode as u32, args);
                 }
+                self.note_access(h, inst.opcode as u32, args);
             }
+            61..=64 => self.note_access(h, inst.opcode as u32, args),
             _ => {}
         }
     }

@@ -100,6 +100,9 @@ pub(super) struct Lowerer<'a> {
     pub(super) source_bytes: u64,
     /// Index path length of `OpSpecConstantOp` access chains from their root.
     pub(super) const_paths: FxHashMap<ConstH, u32>,
+    /// Accesses of the function being lowered whose address alignment the
+    /// access rules check: `(instruction, opcode, operands after the result)`.
+    pub(super) pending_access: Vec<(InstH, u32, Vec<u32>)>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -135,6 +138,7 @@ impl<'a> Lowerer<'a> {
             file_by_name: FxHashMap::default(),
             source_bytes: 0,
             const_paths: FxHashMap::default(),
+            pending_access: Vec::new(),
         }
     }
 

@@ -12,6 +12,7 @@
 //! Unknown opcodes, extended-instruction sets and enum values are kept (as
 //! `InstKind::Other` or a remark), never fatal.
 
+mod access;
 mod debug;
 mod decorations;
 mod facts;

@@ -1,5 +1,6 @@
 //! A small JSON-Schema (draft-07) validator covering exactly the keywords the
-//! SARIF 2.1.0 schema uses, so the SARIF test needs no heavy dependency.
+//! SARIF 2.1.0 schema and irlint's own schemas (`docs/schemas/`) use, so the
+//! tests need no heavy dependency.
 //!
 //! Any keyword it does not implement makes validation fail loudly (instead of
 //! being skipped), and `pattern` is treated the same way: irlint never emits
@@ -9,6 +10,7 @@
 use serde_json::Value;
 use std::sync::OnceLock;
 
+#[allow(dead_code)]
 fn schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
     SCHEMA.get_or_init(|| {
@@ -18,9 +20,16 @@ fn schema() -> &'static Value {
 }
 
 /// Validates a SARIF log; `Err` lists every violation with its JSON path.
+#[allow(dead_code)]
 pub fn validate(instance: &Value) -> Result<(), Vec<String>> {
+    validate_with(schema(), instance)
+}
+
+/// Validates `instance` against the schema `root` (its `$ref`s point into
+/// `root["definitions"]`); `Err` lists every violation with its JSON path.
+#[allow(dead_code)]
+pub fn validate_with(root: &Value, instance: &Value) -> Result<(), Vec<String>> {
     let mut errors = Vec::new();
-    let root = schema();
     check(root, root, instance, "$", &mut errors);
     if errors.is_empty() {
         Ok(())
@@ -130,6 +139,13 @@ fn check(root: &Value, schema: &Value, v: &Value, path: &str, errors: &mut Vec<S
                 if let Some(a) = v.as_array() {
                     if (a.len() as u64) < kw.as_u64().unwrap_or(0) {
                         errors.push(format!("{path}: fewer than {kw} items"));
+                    }
+                }
+            }
+            "maxItems" => {
+                if let Some(a) = v.as_array() {
+                    if (a.len() as u64) > kw.as_u64().unwrap_or(u64::MAX) {
+                        errors.push(format!("{path}: more than {kw} items"));
                     }
                 }
             }

@@ -3,7 +3,7 @@
 
 use super::body::{Body, Slot};
 use super::ops::{OpInfo, OpKind};
-use crate::ir::{BinOp, CastOp, InstKind, Span, TypeH, Value};
+use crate::ir::{AccessForm, BinOp, CastOp, InstKind, Span, TypeH, Value};
 use crate::ptx::facts;
 use crate::ptx::parse::{Instruction, Operand};
 use crate::ptx::Opcode;
@@ -60,7 +60,8 @@ impl<'c, 'a> Body<'c, 'a> {
                         let ptr = self.value(&ins.operands[0], imm_ty);
                         let value = self.value(&ins.operands[1], imm_ty);
                         let void = self.cx.void();
-                        self.emit(void, InstKind::Store { ptr, value });
+                        let h = self.emit(void, InstKind::Store { ptr, value });
+                        self.record_access(ins, srcs, h);
                         None
                     }
                     (OpKind::Call, _) => {
@@ -89,6 +90,7 @@ impl<'c, 'a> Body<'c, 'a> {
                             let opcode = self.cx.op_name(ins.op);
                             self.emit(rty, InstKind::Other { opcode, operands })
                         };
+                        self.record_access(ins, srcs, v);
                         if let (Value::Inst(h), true) = (v, info.maybe_fact) {
                             if let Some(p) = facts::recognise(&op, ins, h, &self.f.insts[h].kind, self.cx.target) {
                                 self.facts.push(p);
@@ -119,6 +121,26 @@ impl<'c, 'a> Body<'c, 'a> {
             }
         }
         Ok(())
+    }
+
+    /// Records a memory access ([`AccessForm`]) lowered to `v`, when its
+    /// written operands give the slots the form reads: addresses where it
+    /// has them, and one value for every operand up to the last slot.
+    fn record_access(&mut self, ins: &Instruction<'a>, srcs: &[Operand<'a>], v: Value) {
+        let Value::Inst(h) = v else { return };
+        let Some(form) = AccessForm::parse(ins.op) else { return };
+        let Some(last) = form.slots().max() else { return };
+        let single = |o: &Operand<'_>| match o {
+            Operand::Addr(a) => a.extra.is_empty(),
+            Operand::Vector(_) | Operand::List(_) | Operand::Pair(..) | Operand::Sink => false,
+            _ => true,
+        };
+        let fits = srcs.get(..=last).is_some_and(|s| s.iter().all(single))
+            && form.addresses.iter().flatten().all(|&i| matches!(srcs.get(i), Some(Operand::Addr(_))));
+        if fits {
+            let word = self.cx.op_name(ins.op);
+            self.f.mem_accesses.push((h, word));
+        }
     }
 
     /// A predicated definition keeps the old value where the guard is off.
@@ -219,7 +241,11 @@ impl<'c, 'a> Body<'c, 'a> {
                 }
             }
             (OpKind::LdParam, [Operand::Addr(a)]) if a.offset == 0 && a.extra.is_empty() => match &a.base {
-                Operand::Sym(n) if matches!(self.lookup(n), Some(Slot::Param(_))) => self.name_value(n, dty),
+                // `ld.param [p]`: the parameter's value.
+                Operand::Sym(n) => match self.lookup(n) {
+                    Some(Slot::Param(i)) => Value::Arg(i),
+                    _ => return None,
+                },
                 _ => return None,
             },
             _ => return None,

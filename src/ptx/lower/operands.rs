@@ -165,7 +165,15 @@ impl<'c, 'a> Body<'c, 'a> {
         match self.lookup(name) {
             Some(Slot::Var(v)) => self.read(v),
             Some(Slot::Sym(v)) => v,
-            Some(Slot::Param(i)) => Value::Arg(i),
+            Some(Slot::Param(i)) => {
+                // The parameter's name read as its address (`mov.b64 %rd, p`,
+                // `[p+8]`), which the IR does not tell from its value: what
+                // `.ptr .align N` says of the value no longer holds of `Arg(i)`.
+                if let Some(a) = self.f.param_align.get_mut(i as usize) {
+                    *a = 0;
+                }
+                Value::Arg(i)
+            }
             None => {
                 if let Some(v) = self.cx.globals.get(name) {
                     return *v;

@@ -150,13 +150,16 @@ impl<'a> Parser<'a> {
             ty: None,
             vector: None,
             align: None,
+            ptr_align: None,
             name: "",
             range: None,
             dims: Vec::new(),
             init: false,
             pos: (&first).into(),
         };
-        // Attribute words before the name.
+        // Attribute words before the name. After `.ptr`, `.align N` is the
+        // alignment of the memory pointed to, not of the parameter.
+        let mut ptr = false;
         loop {
             let t = self.lx.peek()?;
             if t.kind != Tok::Dir {
@@ -164,12 +167,14 @@ impl<'a> Parser<'a> {
             }
             self.lx.next()?;
             match t.text {
+                ".align" if ptr => base.ptr_align = Some(self.uint()?),
                 ".align" => base.align = Some(self.uint()?),
                 ".v2" => base.vector = Some(2),
                 ".v4" => base.vector = Some(4),
                 ".v8" => base.vector = Some(8),
                 ".ptr" | ".global" | ".shared" | ".const" | ".local" | ".attribute" | ".managed" | ".unified"
                 | ".texref" | ".samplerref" | ".surfref" => {
+                    ptr |= t.text == ".ptr";
                     if self.lx.peek()?.is(b'(') {
                         self.skip_parens()?;
                     }

@@ -82,6 +82,9 @@ pub struct VarDecl<'a> {
     pub vector: Option<u32>,
     /// `.align N`.
     pub align: Option<u64>,
+    /// `.ptr … .align N` of a kernel parameter: the alignment of the memory
+    /// the pointer points to (PTX ISA, kernel parameter attribute `.ptr`).
+    pub ptr_align: Option<u64>,
     /// Name (without the `<N>` range).
     pub name: &'a str,
     /// `%r<N>`: N registers `%r0 … %r{N-1}`.

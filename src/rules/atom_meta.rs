@@ -1,12 +1,14 @@
-//! Rule metadata of the atom verifiers (registered in [`crate::rules`] so that
-//! `irlint rules`, `irlint explain`, SARIF and `docs/rules/` know them).
+//! Rule metadata of the atom verifiers (`crate::atoms`), registered in
+//! [`super::registry`] so that `irlint rules`, `irlint explain`, SARIF and
+//! `docs/rules/` know them. The metadata lives with the rules, not with the
+//! verifiers: `crate::atoms` checks tuples and imports nothing from `rules`.
 //!
 //! The atom rules are reached through the Rust API, `irlint atoms`, and — for
-//! the five with a PTX spelling — PTX instructions (`crate::rules::atom_ptx`).
+//! the five with a PTX spelling — PTX instructions ([`super::atom_ptx`]).
 
-use super::AtomRule;
+use super::RuleMeta;
+use crate::atoms::AtomRule;
 use crate::report::Level;
-use crate::rules::RuleMeta;
 
 const fn meta(rule: AtomRule, summary: &'static str, doc: &'static str) -> RuleMeta {
     RuleMeta { id: rule.id(), default_level: Some(Level::Error), summary, doc, options: &[] }
