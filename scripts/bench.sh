@@ -153,7 +153,7 @@ for d in sets:
         if sz > big[0]: big = (sz, f, rss)
     line = (f"{os.path.basename(d.rstrip('/'))}: {len(files)} files, {size/1e6:.1f} MB, irlint {cpu:.3f} CPU-s = "
             f"{size/1e6/cpu:.0f} MB per CPU-second (target >= 100); peak RSS over baseline <= {worst:.2f}x the file "
-            f"(worst of the files >= 1 MB: {os.path.basename(worst_f) or 'none'}; target <= 4x); largest {os.path.basename(big[1])} "
+            f"(worst of the files >= 1 MB: {os.path.basename(worst_f) or 'none above the baseline'}; target <= 4x); largest {os.path.basename(big[1])} "
             f"{big[0]/1e6:.1f} MB: {big[2]/1e6:.0f} MB RSS")
     if ptxas:
         t, bad = 0.0, 0

@@ -179,7 +179,8 @@ pub struct Stmts<'a> {
 }
 
 impl<'a> Stmts<'a> {
-    /// Statements per chunk.
+    /// Statements per chunk (172 KB: above glibc's initial mmap threshold,
+    /// so a released chunk goes back to the system at once).
     pub const CHUNK: usize = 1024;
 
     /// Appends a statement.
@@ -404,19 +405,25 @@ mod size_tests {
     /// 200 bytes with 32-byte operands).
     #[test]
     fn statements_are_chunked_and_released() {
+        let c = Stmts::CHUNK as u32;
+        let n = 4 * c + c / 2;
+        let open = |i: u32| Stmt::Open(Pos { offset: i, line: i, col: 1 });
         let mut s = Stmts::default();
-        for i in 0..2500u32 {
-            s.push(Stmt::Open(Pos { offset: i, line: i, col: 1 }));
+        for i in 0..n {
+            s.push(open(i));
         }
-        assert_eq!(s.len(), 2500);
-        assert_eq!(s.iter().count(), 2500);
-        assert_eq!(s.get(2049), Some(&Stmt::Open(Pos { offset: 2049, line: 2049, col: 1 })));
-        s.release_before(2049);
-        // Chunks 0 and 1 (statements 0..2048) are gone, chunk 2 stays whole.
-        assert_eq!(s.get(2047), None);
-        assert_eq!(s.get(2048), Some(&Stmt::Open(Pos { offset: 2048, line: 2048, col: 1 })));
-        assert_eq!(s.iter().count(), 2500 - 2048);
-        assert_eq!(s.len(), 2500);
+        assert_eq!(s.len(), n as usize);
+        assert_eq!(s.iter().count(), n as usize);
+        assert_eq!(s.get(2 * c as usize + 1), Some(&open(2 * c + 1)));
+        s.release_before(2 * c as usize + 1);
+        // Chunks 0 and 1 (statements 0..2c) are gone, chunk 2 stays whole.
+        assert_eq!(s.get(2 * c as usize - 1), None);
+        assert_eq!(s.get(2 * c as usize), Some(&open(2 * c)));
+        assert_eq!(s.iter().count(), (n - 2 * c) as usize);
+        assert_eq!(s.len(), n as usize);
+        // Released chunks stay released; an earlier index frees nothing more.
+        s.release_before(c as usize);
+        assert_eq!(s.iter().count(), (n - 2 * c) as usize);
     }
 
     #[test]
