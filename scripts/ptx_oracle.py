@@ -11,9 +11,9 @@ on the same files and prints the agreement table by family and target.
     scripts/ptx_oracle.py [--ptxas PATH] [--irlint target/release/irlint] [--families tcgen05,ldst,tma]
 
 Categories: `both accept`; `both reject`; `flagged, ptxas accepts` (a false
-positive unless it is the documented D7 class, `.kind::i8` with a trailing
+positive unless it is the one documented class, `.kind::i8` with a trailing
 scale-input-d immediate); `missed` (ptxas rejects, irlint silent), split into
-`missed (seed reason)` when ptxas's message is the §4.2 wording of a seed rule.
+`missed (kind-word reason)` when ptxas's message is the wording of a kind-word rule.
 """
 import argparse
 import glob
@@ -370,7 +370,7 @@ def main():
     ap.add_argument("--families", default="tcgen05,ldst,tma,mma,wgmma,order")
     ap.add_argument("--examples", action="store_true", help="print the disagreeing forms")
     ap.add_argument("--check", action="store_true",
-                    help="exit 1 on any flagged-but-accepted form outside D7 or any missed form")
+                    help="exit 1 on any flagged-but-accepted form outside that class or any missed form")
     args = ap.parse_args()
     if not args.ptxas:
         print("ptxas not found (pip install nvidia-cuda-nvcc, or --ptxas)")
@@ -389,7 +389,7 @@ def main():
                 ptx[start + k] = v
         fl = irlint_flags(args.irlint, target, variants, tmp)
         c = {"forms": len(variants), "both accept": 0, "both reject": 0, "flagged, ptxas accepts": 0,
-             "of which D7": 0, "missed": 0, "missed (seed reason)": 0}
+             "of which i8 + scale-input-d": 0, "missed": 0, "missed (kind-word reason)": 0}
         notes = []
         for i, v in enumerate(variants):
             rej, flag = ptx[i] is not None, i in fl
@@ -400,13 +400,13 @@ def main():
             elif flag:
                 c["flagged, ptxas accepts"] += 1
                 if ".kind::i8" in v and v.rstrip(";").endswith(", 3"):
-                    c["of which D7"] += 1
+                    c["of which i8 + scale-input-d"] += 1
                 else:
                     notes.append(f"  FP {target}: {v}  [{fl[i]}]")
             else:
                 c["missed"] += 1
                 if SEED_REASON.search(ptx[i] or ""):
-                    c["missed (seed reason)"] += 1
+                    c["missed (kind-word reason)"] += 1
                     notes.append(f"  MISS(seed) {target}: {v}  [{ptx[i]}]")
                 else:
                     notes.append(f"  MISS {target}: {v}  [{ptx[i]}]")
@@ -420,8 +420,8 @@ def main():
                 print("\n".join(notes))
             rows.append((fam, target, c))
             print(fam, target, c, flush=True)
-    keys = ["forms", "both accept", "both reject", "flagged, ptxas accepts", "of which D7", "missed",
-            "missed (seed reason)"]
+    keys = ["forms", "both accept", "both reject", "flagged, ptxas accepts", "of which i8 + scale-input-d", "missed",
+            "missed (kind-word reason)"]
     print()
     print("| family | target | " + " | ".join(keys) + " |")
     print("|---|---|" + "---|" * len(keys))
@@ -429,7 +429,7 @@ def main():
         print(f"| {fam} | {target} | " + " | ".join(str(c[k]) for k in keys) + " |")
     total = {k: sum(c[k] for _, _, c in rows) for k in keys}
     print("| **all** | | " + " | ".join(f"**{total[k]}**" for k in keys) + " |")
-    bad = total["flagged, ptxas accepts"] - total["of which D7"] + total["missed"]
+    bad = total["flagged, ptxas accepts"] - total["of which i8 + scale-input-d"] + total["missed"]
     if args.check and bad:
         print(f"disagreements: {bad}")
         return 1

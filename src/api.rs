@@ -29,7 +29,7 @@ use crate::check::InputKind;
 use crate::config::Settings;
 use crate::input::batch::{self, Batch, BatchOptions};
 use crate::input::dxc::{self, HlslOptions};
-use crate::input::filters::{self, ProjectFilters};
+use crate::input::filters::{self, CliExclude, ProjectFilters};
 use crate::input::{self, Input};
 use crate::report::RunReport;
 use std::path::{Path, PathBuf};
@@ -77,8 +77,19 @@ pub struct Inputs {
 /// (when `gitignore`) and `exclude` name, with `config` (`--config`) or the
 /// `irlint.toml` found above each input. A glob matching nothing is an error.
 pub fn collect_inputs(paths: &[PathBuf], config: Option<&Config>, gitignore: bool) -> Result<Inputs, String> {
+    collect_inputs_with(paths, config, gitignore, &CliExclude::default())
+}
+
+/// [`collect_inputs`] with the command line's `--exclude`/`--extend-exclude`.
+pub fn collect_inputs_with(
+    paths: &[PathBuf],
+    config: Option<&Config>,
+    gitignore: bool,
+    exclude: &CliExclude,
+) -> Result<Inputs, String> {
     let paths = filters::expand_globs(paths)?;
     let mut filters = ProjectFilters::new(config.map(|c| (c.path.as_path(), &c.settings)), gitignore);
+    filters.set_cli_exclude(exclude)?;
     let inputs = filters.filter_inputs(&paths, input::discover(&paths))?;
     Ok(Inputs { inputs, filters })
 }
@@ -89,6 +100,47 @@ pub fn run_inputs(inputs: &mut Inputs, opts: BatchOptions) -> RunReport {
     let mut report = Batch::new(opts).run(&inputs.inputs);
     inputs.filters.apply_per_file_ignores(&mut report);
     report
+}
+
+/// [`run_inputs`], plus one input read from stdin (`stdin`: its name, from
+/// `--stdin-filename` or [`filters::STDIN_LABEL`], and its bytes), checked as
+/// [`check_data`] checks data of that name: by content (or by the name's
+/// extension for HLSL), and an input error when it holds no shader. Its
+/// settings are `config` (`--config`), else those of the `irlint.toml`
+/// nearest to the name (the working directory for `<stdin>`); a broken one
+/// is an error.
+pub fn run_inputs_and_stdin(
+    inputs: &mut Inputs,
+    opts: BatchOptions,
+    config: Option<&Config>,
+    stdin: Option<(String, Vec<u8>)>,
+) -> Result<RunReport, String> {
+    let Some((name, bytes)) = stdin else { return Ok(run_inputs(inputs, opts)) };
+    let stdin_config = match config {
+        Some(c) => Some(c.clone()),
+        None => {
+            let parent = Path::new(&name).parent().filter(|p| !p.as_os_str().is_empty());
+            let dir = std::path::absolute(parent.unwrap_or(Path::new(".")))
+                .map_err(|e| format!("cannot read the working directory: {e}"))?;
+            crate::config::discover(&dir).map(|p| Config::load(&p)).transpose()?
+        }
+    };
+    let stdin_report = check_data(&name, bytes, None, stdin_config, opts.clone())?;
+    let mut report = if inputs.inputs.is_empty() { RunReport::default() } else { run_inputs(inputs, opts) };
+    report.files.extend(stdin_report.files);
+    report.diagnostics.extend(stdin_report.diagnostics);
+    let (s, t) = (&mut report.stats, stdin_report.stats);
+    s.files += t.files;
+    s.bytes += t.bytes;
+    s.modules += t.modules;
+    s.seconds += t.seconds;
+    s.analysis_seconds += t.analysis_seconds;
+    let keep = s.slowest.len().max(1);
+    s.slowest.extend(t.slowest);
+    s.slowest.sort_by(|a, b| b.1.total_cmp(&a.1));
+    s.slowest.truncate(keep);
+    report.sort();
+    Ok(report)
 }
 
 /// The warning for a run that found nothing to check (it names a Triton

@@ -86,15 +86,27 @@ pub fn named_as_shader(path: &str) -> bool {
 /// bytes are, for the input error.
 pub fn not_a_shader(path: &str, bytes: &[u8]) -> String {
     let ext = std::path::Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or("");
-    let expected = if ext.eq_ignore_ascii_case("ptx") {
-        "PTX text (a `.version` directive)"
-    } else {
-        "a DXBC container, a SPIR-V module or LLVM bitcode"
+    let expected = match ext.to_ascii_lowercase().as_str() {
+        "ptx" => "PTX text (a `.version` directive)",
+        "spv" | "spirv" => "a SPIR-V module (starting with the magic word 0x07230203)",
+        "bc" => "LLVM bitcode (starting with `BC` C0 DE, or a bitcode wrapper)",
+        "cso" | "dxbc" => "a DXBC container (starting with `DXBC`)",
+        _ => "a DXBC container (starting with `DXBC`) or LLVM bitcode",
     };
     if bytes.is_empty() {
         return format!("empty file: a .{ext} input must hold {expected}");
     }
     format!("not a shader: a .{ext} input must hold {expected}, and no shader is embedded in it; {}", holds(bytes))
+}
+
+/// The kind of an input that could not be read: [`InputKind::Missing`] when
+/// nothing exists at `path` (a dangling symlink included), else what its name
+/// alone says ([`classify`] of no bytes).
+pub fn unreadable_kind(path: &std::path::Path, display: &str) -> InputKind {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => InputKind::Missing,
+        _ => classify(display, &[]),
+    }
 }
 
 /// Why in-memory data given to the library as a shader (`Batch::run_data`,

@@ -3,13 +3,24 @@
 //! ```toml
 //! exclude = ["third_party"]               # walked files left out (see `input::filters`)
 //! [rules]
-//! long-vector-bytebuf-load-misaligned = "deny"    # allow | warn | deny
+//! all = "warning"                          # a level for every rule
+//! coopvec = "error"                        # a group: every `coopvec-*` rule
+//! long-vector-bytebuf-load-misaligned = "off"     # error | warning | off (or deny | warn | allow)
 //! [rules.structured-buffer-stride-not-cache-aligned]
 //! level = "warn"
 //! cache-line-target = 64
 //! [per-file-ignores]
 //! "tests/**" = ["coopvec"]                 # rule ids or groups
 //! ```
+//!
+//! Rule names and levels follow [`crate::selector`]; in `[rules]` a more
+//! specific name wins over a group (`coopvec-stride-mismatch` over `coopvec`
+//! over `all`), whatever the key order.
+//!
+//! **Which file applies:** for each input, the `irlint.toml` nearest to it —
+//! in its directory or the closest ancestor ([`discover`]); `--config FILE`
+//! replaces the search. Files are not merged: a nested `irlint.toml` replaces
+//! its parents' settings for the inputs under it (copy what it should keep).
 //!
 //! The `[hlsl]` table (DXC options for HLSL inputs) is read by the input layer.
 //! Every other key is checked here: an unknown key, an unknown rule id or a value outside
@@ -31,39 +42,8 @@ pub struct ConfigError {
     pub message: String,
 }
 
-/// A user level setting for a rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RuleLevel {
-    /// Off.
-    Allow,
-    /// Warning.
-    Warn,
-    /// Error.
-    Deny,
-}
-
-impl RuleLevel {
-    /// Parses `allow`, `warn`, `deny`.
-    pub fn parse(s: &str) -> Option<RuleLevel> {
-        match s {
-            "allow" => Some(RuleLevel::Allow),
-            "warn" => Some(RuleLevel::Warn),
-            "deny" => Some(RuleLevel::Deny),
-            _ => None,
-        }
-    }
-
-    /// The diagnostic level (`None` for allow).
-    pub fn level(self) -> Option<Level> {
-        match self {
-            RuleLevel::Allow => None,
-            RuleLevel::Warn => Some(Level::Warning),
-            RuleLevel::Deny => Some(Level::Error),
-        }
-    }
-}
-
-const LEVELS: &str = "\"allow\", \"warn\", \"deny\"";
+pub use crate::selector::RuleLevel;
+use crate::selector::LEVELS;
 
 /// Resolved settings: rule levels and options.
 #[derive(Debug, Clone, Default)]
@@ -80,41 +60,17 @@ pub struct Settings {
     pub per_file_ignores: Vec<(String, Vec<String>)>,
 }
 
-fn known_rules() -> String {
-    crate::rules::registry().iter().map(|r| r.id).collect::<Vec<_>>().join(", ")
-}
-
-/// The rules a `-A/-W/-D` name stands for: a rule id; `all`; or an id prefix
-/// ending at a `-` (`coopvec`, `structured-buffer`, `long-vector-bytebuf`),
-/// every rule whose id starts with it. `None` when nothing matches.
+/// The rules a `-A/-W/-D` name stands for: see [`crate::selector::resolve`].
 pub fn rule_group(name: &str) -> Option<Vec<&'static str>> {
-    let reg = crate::rules::registry();
-    if let Some(r) = crate::rules::find(name) {
-        return Some(vec![r.id]);
-    }
-    let ids: Vec<&'static str> = if name == "all" {
-        reg.iter().map(|r| r.id).collect()
-    } else {
-        let prefix = format!("{}-", name.trim_end_matches('-'));
-        reg.iter().map(|r| r.id).filter(|id| !name.is_empty() && id.starts_with(&prefix)).collect()
-    };
-    (!ids.is_empty()).then_some(ids)
-}
-
-fn unknown_rule(rule: &str) -> String {
-    format!("unknown rule `{rule}`; known rules: {}", known_rules())
+    crate::selector::resolve(name)
 }
 
 impl Settings {
     /// Applies a CLI `-A/-W/-D RULE` override; `RULE` may be a group (see
     /// [`rule_group`]). Names that match no rule are errors.
     pub fn apply_override(&mut self, rule: &str, level: RuleLevel) -> Result<(), ConfigError> {
-        let Some(ids) = rule_group(rule) else {
-            return Err(ConfigError {
-                path: "command line".into(),
-                message: format!("{}; or a group: `all`, or an id prefix such as `coopvec`", unknown_rule(rule)),
-            });
-        };
+        let ids =
+            crate::selector::expand(rule).map_err(|message| ConfigError { path: "command line".into(), message })?;
         self.overrides.extend(ids.into_iter().map(|id| (id.to_string(), level)));
         Ok(())
     }
@@ -122,10 +78,18 @@ impl Settings {
     /// The level a rule reports at (`None`: allowed/off): the last override, else
     /// the rule's default. Unknown rules are off.
     pub fn level_for(&self, rule: &str) -> Option<Level> {
-        if let Some((_, l)) = self.overrides.iter().rev().find(|(r, _)| r == rule) {
-            return l.level();
+        let mut mine = self.overrides.iter().rev().filter(|(r, _)| r == rule).map(|(_, l)| *l);
+        match mine.next() {
+            None => crate::rules::find(rule).and_then(|r| r.default_level),
+            Some(RuleLevel::Enable) => {
+                // The level an earlier setting gave it (turning it off does not count).
+                let earlier = mine.find(|l| matches!(l, RuleLevel::Warn | RuleLevel::Deny));
+                earlier
+                    .and_then(RuleLevel::level)
+                    .or_else(|| crate::rules::find(rule).and_then(|r| r.default_level).or(Some(Level::Warning)))
+            }
+            Some(l) => l.level(),
         }
-        crate::rules::find(rule).and_then(|r| r.default_level)
     }
 
     /// A rule's options (its defaults when its table sets none).
@@ -140,6 +104,13 @@ fn check_glob(glob: &str, key: &str) -> Result<(), String> {
         return Err(format!("a glob of {} bytes in `{key}`, over the {max}-byte limit", glob.len()));
     }
     globset::Glob::new(glob).map(|_| ()).map_err(|e| format!("invalid glob {glob:?} in `{key}`: {e}"))
+}
+
+/// Validates a list of globs named by `key` (a config key or a command-line
+/// flag): their number, their sizes and their syntax.
+pub fn check_globs(globs: &[String], key: &str) -> Result<(), String> {
+    too_many_globs(globs.len(), key)?;
+    globs.iter().try_for_each(|g| check_glob(g, key))
 }
 
 fn glob_list(value: &toml::Value, key: &str) -> Result<Vec<String>, String> {
@@ -214,14 +185,19 @@ pub fn parse(text: &str, origin: &str) -> Result<Settings, ConfigError> {
                     .ok_or_else(|| err(format!("`{full}` must be an array of rule ids, not {}", describe(rules))))?;
                 let mut ids = Vec::new();
                 for name in names {
-                    let group = rule_group(name).ok_or_else(|| {
-                        err(format!("{} (in `{full}`); or a group: `all`, an id prefix", unknown_rule(name)))
-                    })?;
+                    let group = crate::selector::expand(name).map_err(|e| err(format!("{e} (in `{full}`)")))?;
                     ids.extend(group.into_iter().map(str::to_string));
                 }
                 s.per_file_ignores.push((glob.clone(), ids));
             }
             continue;
+        }
+        if key == "extend" {
+            return Err(err(
+                "`extend` is not supported: only the irlint.toml nearest to an input applies (its parents' are \
+                 not merged); copy the settings it should keep into it, or pass one file with --config"
+                    .into(),
+            ));
         }
         if key != "rules" {
             return Err(err(format!("unknown key `{key}`; expected one of: rules, hlsl, exclude, per-file-ignores")));
@@ -229,37 +205,41 @@ pub fn parse(text: &str, origin: &str) -> Result<Settings, ConfigError> {
         let Some(rules) = value.as_table() else {
             return Err(err(format!("`rules` must be a table, not {}", describe(value))));
         };
-        for (rule, v) in rules {
-            let Some(meta) = crate::rules::find(rule) else {
-                return Err(err(format!("{} (in [rules])", unknown_rule(rule))));
-            };
+        // A more specific name wins: `all`, then prefixes (shorter first), then ids.
+        let mut entries: Vec<(&String, &toml::Value)> = rules.iter().collect();
+        entries.sort_by_key(|(name, _)| crate::selector::specificity(name));
+        for (rule, v) in entries {
+            let ids = crate::selector::expand(rule).map_err(|e| err(format!("{e} (in [rules])")))?;
+            let meta = crate::rules::find(rule);
             let level_of = |v: &toml::Value, key: &str| -> Result<RuleLevel, ConfigError> {
                 v.as_str()
                     .and_then(RuleLevel::parse)
                     .ok_or_else(|| err(format!("invalid value {} for `{key}`; expected one of: {LEVELS}", describe(v))))
             };
+            let mut set_level = |l: RuleLevel| s.overrides.extend(ids.iter().map(|id| (id.to_string(), l)));
             match v {
-                toml::Value::String(_) => {
-                    let l = level_of(v, &format!("rules.{rule}"))?;
-                    s.overrides.push((rule.clone(), l));
-                }
+                toml::Value::String(_) => set_level(level_of(v, &format!("rules.{rule}"))?),
                 toml::Value::Table(opts) => {
                     for (k, ov) in opts {
                         let full = format!("rules.{rule}.{k}");
-                        match k.as_str() {
-                            "level" => {
-                                let l = level_of(ov, &full)?;
-                                s.overrides.push((rule.clone(), l));
-                            }
-                            k if meta.options.contains(&k) => {
+                        match (k.as_str(), meta) {
+                            ("level", _) => set_level(level_of(ov, &full)?),
+                            (k, Some(meta)) if meta.options.contains(&k) => {
                                 s.rule_options.entry(rule.clone()).or_default().insert(k.to_string(), ov.clone());
                             }
-                            _ => {
+                            (_, Some(meta)) => {
                                 let mut accepted = vec!["level"];
                                 accepted.extend_from_slice(meta.options);
                                 return Err(err(format!(
                                     "unknown key `{full}`; expected one of: {}",
                                     accepted.join(", ")
+                                )));
+                            }
+                            (_, None) => {
+                                return Err(err(format!(
+                                    "unknown key `{full}`: `{rule}` is a group of {} rules, whose table takes only \
+                                     `level`; give options in the table of one rule id",
+                                    ids.len()
                                 )));
                             }
                         }

@@ -109,7 +109,12 @@ fn dump_inner(mut out: DumpFile, bytes: &[u8], opts: &DumpOptions) -> DumpFile {
             out.fail(FileStatus::Skipped, "HLSL input is compiled by `irlint check`; dump a compiled shader")
         }
         InputKind::Atoms => out.fail(FileStatus::Skipped, "atom records are checked by `irlint atoms`"),
-        InputKind::Binary => out.fail(FileStatus::Skipped, "not a shader container or module"),
+        // The wording and outcome `check` gives (an input error for a file named as a shader).
+        InputKind::Binary => match crate::input::no_shader_found(&out.path, bytes, false) {
+            Ok(why) => out.fail(FileStatus::Skipped, why),
+            Err(e) => out.fail(FileStatus::Error, e),
+        },
+        InputKind::Missing => out.fail(FileStatus::Error, "no such file"),
     }
 }
 

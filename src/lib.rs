@@ -50,6 +50,7 @@ pub mod ptx;
 pub mod read;
 pub mod report;
 pub mod rules;
+pub mod selector;
 pub mod spirv;
 pub mod suppress;
 

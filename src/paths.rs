@@ -60,14 +60,34 @@ pub fn relative_to(p: &Path, cwd: Option<&Path>) -> String {
     p.to_string_lossy().into_owned()
 }
 
-/// A source name from debug info as reports print it: the file
-/// [`find_source`] finds, relative to the working directory, so that a click
-/// in a terminal or a code-scanning annotation opens it; the recorded name
-/// when no file is found.
+/// A source name from debug info as reports carry it: the file
+/// [`find_source`] finds — relative to the working directory when it lies
+/// under it, so that a click in a terminal or a code-scanning annotation
+/// opens it — or the recorded name when no file is found. An absolute name
+/// that exists as recorded is kept absolute (the text formats show it
+/// relative, see [`shown`]): library users such as the Python Triton hook
+/// compare it with their own absolute paths.
 pub fn display_source(input: &str, recorded: &str, cwd: Option<&Path>) -> String {
     match find_source(input, recorded) {
+        Some(found) if Path::new(recorded).is_absolute() && found == normalize(Path::new(recorded)) => {
+            recorded.to_string()
+        }
         Some(found) => relative_to(&found, cwd),
         None => recorded.to_string(),
+    }
+}
+
+/// A source file as the text formats (human, GitHub) print it: an absolute
+/// path under the working directory relative to it, anything else as is.
+pub fn shown(file: &str) -> std::borrow::Cow<'_, str> {
+    let p = Path::new(file);
+    if !p.is_absolute() {
+        return std::borrow::Cow::Borrowed(file);
+    }
+    let cwd = std::env::current_dir().ok();
+    match relative_to(p, cwd.as_deref()) {
+        r if r == file => std::borrow::Cow::Borrowed(file),
+        r => std::borrow::Cow::Owned(r),
     }
 }
 

@@ -8,7 +8,8 @@
 //! `.file`/`.loc`, HLSL compiled without embedded source), the file read from
 //! disk — as written, or next to the input.
 //!
-//! Only the rule named is hidden. A suppression that hid nothing is reported
+//! `RULE` is a rule selector ([`crate::selector`]): a rule id, a group (an
+//! id prefix such as `coopvec`) or `all`. Only the rules named are hidden. A suppression that hid nothing is reported
 //! as an `unused-suppression` note at its line, as clippy does; for a file
 //! read from disk this is only known when some finding of the input points
 //! into that file, and only for the lines the module has code from (it or the
@@ -90,19 +91,26 @@ pub fn parse_line(line: &str) -> Vec<&str> {
 struct Suppression {
     /// 1-based line of the comment.
     line: u32,
+    /// The selector as written.
     rule: String,
+    /// The rule ids it selects (empty: it names no rule).
+    ids: Vec<&'static str>,
     text: String,
     used: bool,
 }
 
 fn suppressions(text: &str) -> Vec<Suppression> {
     let mut out = Vec::new();
+    // Each distinct selector is resolved once (a source may hold many suppressions).
+    let mut resolved: HashMap<&str, Vec<&'static str>> = HashMap::new();
     for (i, l) in text.lines().enumerate() {
         if !l.contains(MARKER) {
             continue;
         }
         for rule in parse_line(l) {
-            out.push(Suppression { line: i as u32 + 1, rule: rule.to_string(), text: l.to_string(), used: false });
+            let ids =
+                resolved.entry(rule).or_insert_with(|| crate::selector::resolve(rule).unwrap_or_default()).clone();
+            out.push(Suppression { line: i as u32 + 1, rule: rule.to_string(), ids, text: l.to_string(), used: false });
         }
     }
     out
@@ -160,7 +168,9 @@ pub fn apply(
     let mut by_line: HashMap<(usize, &str, u32), Vec<usize>> = HashMap::new();
     for (fi, (_, sups)) in files.iter().enumerate() {
         for (si, s) in sups.iter().enumerate() {
-            by_line.entry((fi, s.rule.as_str(), s.line)).or_default().push(si);
+            for id in &s.ids {
+                by_line.entry((fi, id, s.line)).or_default().push(si);
+            }
         }
     }
     let mut used: HashSet<(usize, usize)> = HashSet::new();
@@ -185,15 +195,22 @@ pub fn apply(
             s.used = true;
         }
     }
+    // The "did you mean" of each distinct unknown name, worked out once.
+    let mut unknown: HashMap<String, String> = HashMap::new();
     for (file, sups) in files {
         let on_disk = !embedded_names.contains(file.as_str());
         let lines = covered.get(&file);
         let in_module = |line: u32| lines.is_some_and(|l| l.contains(&line) || l.contains(&(line + 1)));
         for s in sups.into_iter().filter(|s| !s.used && (!on_disk || in_module(s.line))) {
-            let why = if crate::rules::find(&s.rule).is_some() {
-                format!("unused suppression: no `{}` finding on this line or the next", s.rule)
-            } else {
-                format!("unused suppression: `{}` is not a rule (`irlint rules` lists them)", s.rule)
+            let why = match s.ids.len() {
+                0 => {
+                    let why = unknown.entry(s.rule.clone()).or_insert_with(|| crate::selector::unknown(&s.rule));
+                    format!("unused suppression: {why}")
+                }
+                1 if s.ids[0] == s.rule => {
+                    format!("unused suppression: no `{}` finding on this line or the next", s.rule)
+                }
+                n => format!("unused suppression: no finding of `{}` ({n} rules) on this line or the next", s.rule),
             };
             let mut d = Diagnostic::new(UNUSED_SUPPRESSION, Level::Note, Certainty::Proven, why);
             d.location.path = input.to_string();
@@ -238,15 +255,48 @@ mod tests {
 
     #[test]
     fn same_line_or_line_above_and_only_that_rule() {
-        let src = "// irlint: allow(r1)\nA;\nB; // irlint: allow(r2)\nC; // irlint: allow(r1)\n".to_string();
+        let src = "// irlint: allow(coopvec-stride-mismatch)\nA;\nB; // irlint: allow(wgmma-smem-descriptor)\nC; // irlint: allow(coopvec-stride-mismatch)\n".to_string();
         let embedded = [("a.hlsl".to_string(), src)];
-        let mut d = vec![finding("r1", 2), finding("r2", 2), finding("r2", 3)];
+        let mut d = vec![
+            finding("coopvec-stride-mismatch", 2),
+            finding("wgmma-smem-descriptor", 2),
+            finding("wgmma-smem-descriptor", 3),
+        ];
         apply(&mut d, "x.spv", None, &embedded, &Covered::new());
         let left: Vec<(&str, u32)> =
             d.iter().map(|d| (d.rule.as_str(), d.location.source.as_ref().unwrap().line)).collect();
-        // r1 on line 2 hidden by line 1, r2 on line 2 kept, r2 on line 3 hidden; line 4 unused.
-        assert_eq!(left, [("r2", 2), (UNUSED_SUPPRESSION, 4)]);
+        // coopvec-stride-mismatch on line 2 hidden by line 1, wgmma-smem-descriptor on line 2 kept, wgmma-smem-descriptor on line 3 hidden; line 4 unused.
+        assert_eq!(left, [("wgmma-smem-descriptor", 2), (UNUSED_SUPPRESSION, 4)]);
         assert_eq!(d[1].level, Level::Note);
+    }
+
+    #[test]
+    fn groups_and_misspelt_ids() {
+        let src =
+            "// irlint: allow(coopvec)\nA;\nB; // irlint: allow(all)\n// irlint: allow(coopvec-stride-mismatchh)\nC;\n"
+                .to_string();
+        let embedded = [("a.hlsl".to_string(), src)];
+        let mut d = vec![
+            finding("coopvec-stride-mismatch", 2),
+            finding("wgmma-smem-descriptor", 2),
+            finding("wgmma-smem-descriptor", 3),
+            finding("coopvec-stride-mismatch", 5),
+        ];
+        apply(&mut d, "x.spv", None, &embedded, &Covered::new());
+        let left: Vec<(&str, u32, &str)> =
+            d.iter().map(|d| (d.rule.as_str(), d.location.source.as_ref().unwrap().line, d.message.as_str())).collect();
+        assert_eq!(
+            left,
+            [
+                ("wgmma-smem-descriptor", 2, "m"),
+                ("coopvec-stride-mismatch", 5, "m"),
+                (
+                    UNUSED_SUPPRESSION,
+                    4,
+                    "unused suppression: unknown rule `coopvec-stride-mismatchh`; did you mean `coopvec-stride-mismatch`?"
+                ),
+            ]
+        );
     }
 
     #[test]
@@ -255,17 +305,17 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("irlint-suppress-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let py = dir.join("k.py");
-        let text = "def a():\n    # irlint: allow(r1)\n    x = 1\n    y = 2  # irlint: allow(r2)\ndef b():\n    z = 3  # irlint: allow(r1)\n";
+        let text = "def a():\n    # irlint: allow(coopvec-stride-mismatch)\n    x = 1\n    y = 2  # irlint: allow(wgmma-smem-descriptor)\ndef b():\n    z = 3  # irlint: allow(coopvec-stride-mismatch)\n";
         std::fs::write(&py, text).unwrap();
         let name = py.to_string_lossy().into_owned();
-        let mut d = vec![finding("r1", 3)];
+        let mut d = vec![finding("coopvec-stride-mismatch", 3)];
         d[0].location.source.as_mut().unwrap().file = name.clone();
         let covered = Covered::from([(name.clone(), HashSet::from([3, 4]))]);
         apply(&mut d, "k.ptx", None, &[], &covered);
         std::fs::remove_dir_all(&dir).unwrap();
         let left: Vec<(&str, u32)> =
             d.iter().map(|d| (d.rule.as_str(), d.location.source.as_ref().unwrap().line)).collect();
-        // r1 on line 3 hidden by line 2; r2 on line 4 unused; line 6 is the other kernel's.
+        // coopvec-stride-mismatch on line 3 hidden by line 2; wgmma-smem-descriptor on line 4 unused; line 6 is the other kernel's.
         assert_eq!(left, [(UNUSED_SUPPRESSION, 4)]);
     }
 }

@@ -126,7 +126,7 @@ fn dxil_constant_offset_not_a_multiple_of_four() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(d[0].rule, "dxil-bytebuf-access-misaligned");
     assert_eq!((d[0].level, d[0].certainty), (Level::Error, Certainty::Proven));
-    assert_eq!(d[0].message, "byte offset is 6, never 4-byte aligned (1 x i32 store, alignment 4)");
+    assert_eq!(d[0].message, "byte offset is 6, never 4-byte aligned (1 x 4-byte store, alignment 4)");
     assert_eq!(value(&d[0], "address"), Some(&FindingValue::Int(6)));
     assert_eq!(value(&d[0], "width"), Some(&FindingValue::Int(4)));
 }
@@ -150,10 +150,10 @@ fn dxil_congruence_and_possible_set() {
     b.ret();
     let d = run(&b);
     assert_eq!(d.len(), 2, "{d:#?}");
-    assert_eq!(d[0].message, "byte offset is always 2 mod 8, never 4-byte aligned (4 x i32 load, alignment 4)");
+    assert_eq!(d[0].message, "byte offset is always 2 mod 8, never 4-byte aligned (4 x 4-byte load, alignment 4)");
     assert_eq!(value(&d[0], "address"), Some(&FindingValue::Congruence { rem: 2, modulus: 8 }));
     assert_eq!((d[1].level, d[1].certainty), (Level::Warning, Certainty::Possible));
-    assert_eq!(d[1].message, "byte offset may be 8 or 10, not always 4-byte aligned (1 x i32 load, alignment 4)");
+    assert_eq!(d[1].message, "byte offset may be 8 or 10, not always 4-byte aligned (1 x 4-byte load, alignment 4)");
 }
 
 #[test]
@@ -168,7 +168,7 @@ fn dxil_aligned_unknown_and_16_bit_offsets() {
     b.ret();
     let d = run(&b);
     assert_eq!(d.len(), 1, "{d:#?}");
-    assert_eq!(d[0].message, "byte offset is 1, never 2-byte aligned (1 x i16 store, alignment 2)");
+    assert_eq!(d[0].message, "byte offset is 1, never 2-byte aligned (1 x 2-byte store, alignment 2)");
 }
 
 #[test]
@@ -253,4 +253,44 @@ fn slang_cooperative_vector_buffer_pointers_are_silent() {
     let r = api::check_data("x.spv", std::fs::read(path).unwrap(), None, None, BatchOptions::default()).unwrap();
     let rules: Vec<&str> = r.diagnostics.iter().map(|d| d.rule.as_str()).collect();
     assert_eq!(rules, vec!["coopvec-base-offset-misaligned"]);
+}
+
+#[test]
+fn buffer_reference_stored_from_its_own_load_stops_and_stays_silent() {
+    // pointer -> OpConvertPtrToU -> the same variable's load: the walk is bounded.
+    let d = check_file("tests/fixtures/access_align/bda_self_store.spv");
+    assert!(d.is_empty(), "{d:#?}");
+}
+
+#[test]
+fn real_dxil_short_vector_load_with_its_offset_edited() {
+    // lv_load_short_vector: `Load<float4>(12)` lowers to rawBufferVectorLoad (303) with
+    // alignment 4. Its offset edited to 14 in the lowered IR makes it misaligned.
+    let bytes = std::fs::read(common::root().join("tests/fixtures/dxil/lv_load_short_vector.dxil")).unwrap();
+    let c = irlint::read::dxbc::parse(&bytes, 0).unwrap();
+    let mut m = irlint::dxil::lower_container(&c).unwrap();
+    let loads: Vec<MemAccess> = m
+        .facts
+        .iter()
+        .filter_map(|f| match &f.kind {
+            FactKind::Access(a) => Some(a.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(loads.len(), 2, "{loads:#?}");
+    let ld = loads.iter().find(|a| !a.store).unwrap();
+    assert_eq!(
+        (ld.kind, ld.count, ld.component_bytes, ld.declared, ld.required),
+        (AccessKind::DxilByteBuffer, 4, 4, Some(4), Some(4))
+    );
+    let AddrRoot::Int(Value::Const(k)) = ld.address.root else { panic!("{:?}", ld.address) };
+    assert_eq!(m.const_int(Value::Const(k)), Some(12));
+    let silent = rules::check_module(&m, &analyze(&m, &AnalysisOptions::default()), &Settings::default());
+    assert!(silent.is_empty(), "{silent:#?}");
+    m.constants[k].kind = ConstKind::Int(14);
+    let d = rules::check_module(&m, &analyze(&m, &AnalysisOptions::default()), &Settings::default());
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].rule, "dxil-bytebuf-access-misaligned");
+    assert_eq!(d[0].message, "byte offset is 14, never 4-byte aligned (4 x 4-byte load, alignment 4)");
+    assert_eq!(d[0].location.resource.as_ref().map(|r| r.label.as_str()), Some("unnamed RawBuffer (t0 space0)"));
 }

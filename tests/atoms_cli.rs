@@ -136,7 +136,7 @@ fn only_valid_records_exit_0_findings_exit_1() {
     assert_eq!(code, 1);
     assert_eq!(
         out,
-        "error[atom-tcgen05-kind]: INT8 type is supported only on arch-conditional variants.\n  --> <stdin>:1\n   = note: in <stdin> (function record 0)\n\n1 error, 0 warnings in 1 file\n"
+        "error[atom-tcgen05-kind]: INT8 type is supported only on arch-conditional variants.\n  --> <stdin>:1\n   = note: in <stdin> (record 0)\n\n1 error, 0 warnings in 1 file\n"
     );
 }
 

@@ -320,7 +320,7 @@ fn files_named_as_shaders_must_hold_one() {
     let (s, m) = status("./empty.dxil");
     assert_eq!(
         (s.as_str(), m.as_str()),
-        ("error", "empty file: a .dxil input must hold a DXBC container, a SPIR-V module or LLVM bitcode")
+        ("error", "empty file: a .dxil input must hold a DXBC container (starting with `DXBC`) or LLVM bitcode")
     );
     let (s, m) = status("./text.spv");
     assert_eq!(s, "error");

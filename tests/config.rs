@@ -46,16 +46,34 @@ fn unknown_top_level_key() {
 }
 
 #[test]
-fn unknown_rule() {
-    let e = config::parse("[rules]\nno-such-rule = \"deny\"\n", "irlint.toml").unwrap_err();
+fn extend_is_refused_with_the_discovery_rule() {
+    // ruff users write `extend`; irlint applies the nearest file alone and says so.
+    let e = config::parse("extend = \"../irlint.toml\"\n", "sub/irlint.toml").unwrap_err();
     assert!(
-        e.message.starts_with("unknown rule `no-such-rule`; known rules: coopvec-stride-mismatch, "),
+        e.message.starts_with("`extend` is not supported: only the irlint.toml nearest to an input applies"),
         "{}",
         e.message
     );
-    assert!(e.message.contains("structured-buffer-stride-not-cache-aligned"), "{}", e.message);
+}
+
+#[test]
+fn unknown_rule() {
+    // The nearest id is suggested, not every id listed.
+    let e = config::parse("[rules]\nno-such-rule = \"deny\"\n", "irlint.toml").unwrap_err();
+    assert!(e.message.starts_with("unknown rule `no-such-rule`; `irlint rules` lists the rules"), "{}", e.message);
+    assert!(!e.message.contains("structured-buffer-stride-not-cache-aligned"), "{}", e.message);
     let e = config::parse("[rules.no-such-rule]\nlevel = \"deny\"\n", "irlint.toml").unwrap_err();
     assert!(e.message.starts_with("unknown rule `no-such-rule`"), "{}", e.message);
+    let e = config::parse("[rules]\ncoopvec-stride-mismatchh = \"deny\"\n", "irlint.toml").unwrap_err();
+    assert_eq!(
+        e.message,
+        "unknown rule `coopvec-stride-mismatchh`; did you mean `coopvec-stride-mismatch`? (in [rules])"
+    );
+    let e = config::parse("[per-file-ignores]\n\"t/**\" = [\"wgmma-smem-descriptr\"]\n", "irlint.toml").unwrap_err();
+    assert_eq!(
+        e.message,
+        "unknown rule `wgmma-smem-descriptr`; did you mean `wgmma-smem-descriptor`? (in `per-file-ignores.\"t/**\"`)"
+    );
 }
 
 #[test]
@@ -91,16 +109,74 @@ fn bad_cache_line_target() {
 
 #[test]
 fn bad_level() {
-    let e = config::parse("[rules]\ncoopvec-stride-mismatch = \"error\"\n", "irlint.toml").unwrap_err();
+    let e = config::parse("[rules]\ncoopvec-stride-mismatch = \"fatal\"\n", "irlint.toml").unwrap_err();
     assert_eq!(
         e.message,
-        "invalid value \"error\" for `rules.coopvec-stride-mismatch`; expected one of: \"allow\", \"warn\", \"deny\""
+        "invalid value \"fatal\" for `rules.coopvec-stride-mismatch`; expected one of: \"error\", \"warning\", \"off\" \
+         (or \"deny\", \"warn\", \"allow\")"
     );
     let e = config::parse("[rules.coopvec-stride-mismatch]\nlevel = 2\n", "irlint.toml").unwrap_err();
     assert_eq!(
         e.message,
-        "invalid value 2 for `rules.coopvec-stride-mismatch.level`; expected one of: \"allow\", \"warn\", \"deny\""
+        "invalid value 2 for `rules.coopvec-stride-mismatch.level`; expected one of: \"error\", \"warning\", \"off\" \
+         (or \"deny\", \"warn\", \"allow\")"
     );
+}
+
+#[test]
+fn levels_in_both_spellings() {
+    // `irlint rules` prints error/warning/off; clippy spells deny/warn/allow: both are accepted.
+    for (word, want) in [
+        ("error", Some(Level::Error)),
+        ("deny", Some(Level::Error)),
+        ("warning", Some(Level::Warning)),
+        ("warn", Some(Level::Warning)),
+        ("off", None),
+        ("allow", None),
+    ] {
+        let s = config::parse(&format!("[rules]\nwgmma-smem-descriptor = \"{word}\"\n"), "c").unwrap();
+        assert_eq!(s.level_for("wgmma-smem-descriptor"), want, "{word}");
+        let s = config::parse(&format!("[rules.wgmma-smem-descriptor]\nlevel = \"{word}\"\n"), "c").unwrap();
+        assert_eq!(s.level_for("wgmma-smem-descriptor"), want, "{word} in a table");
+    }
+}
+
+#[test]
+fn rules_table_takes_groups_and_all_and_the_specific_name_wins() {
+    // Key order does not matter: the rule id beats its group, the group beats `all`.
+    for text in [
+        "[rules]\nall = \"off\"\ncoopvec = \"warning\"\ncoopvec-stride-mismatch = \"error\"\n",
+        "[rules]\ncoopvec-stride-mismatch = \"error\"\ncoopvec = \"warning\"\nall = \"off\"\n",
+    ] {
+        let s = config::parse(text, "c").unwrap();
+        assert_eq!(s.level_for("coopvec-stride-mismatch"), Some(Level::Error), "{text}");
+        assert_eq!(s.level_for("coopvec-fp8-with-non-optimal-layout"), Some(Level::Warning), "{text}");
+        assert_eq!(s.level_for("coopvec-non-optimal-matrix-layout"), Some(Level::Warning), "off by default: {text}");
+        assert_eq!(s.level_for("wgmma-smem-descriptor"), None, "{text}");
+    }
+    let s = config::parse("[rules.coopvec]\nlevel = \"deny\"\n", "c").unwrap();
+    assert_eq!(s.level_for("coopvec-optimal-layout-nonzero-stride"), Some(Level::Error));
+    // Options belong to one rule, not a group.
+    let e = config::parse("[rules.structured-buffer]\ncache-line-target = 64\n", "c").unwrap_err();
+    assert!(
+        e.message
+            .starts_with("unknown key `rules.structured-buffer.cache-line-target`: `structured-buffer` is a group"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn enable_keeps_the_configured_level() {
+    // `--select`/`--extend-select` turn a rule on at the level set before, else its default, else warning.
+    let mut s = config::parse("[rules]\nwgmma-smem-descriptor = \"warn\"\n", "c").unwrap();
+    s.apply_override("all", RuleLevel::Allow).unwrap();
+    s.apply_override("wgmma", RuleLevel::Enable).unwrap();
+    s.apply_override("coopvec", RuleLevel::Enable).unwrap();
+    assert_eq!(s.level_for("wgmma-smem-descriptor"), Some(Level::Warning));
+    assert_eq!(s.level_for("coopvec-stride-mismatch"), Some(Level::Error));
+    assert_eq!(s.level_for("coopvec-non-optimal-matrix-layout"), Some(Level::Warning));
+    assert_eq!(s.level_for("ptx-shared-address-misaligned"), None);
 }
 
 #[test]
@@ -119,7 +195,7 @@ fn cli_overrides_apply_in_order_and_reject_unknown_rules() {
     assert_eq!(s.level_for("coopvec-stride-mismatch"), Some(Level::Error));
     let e = Settings::default().apply_override("coopvec-stride-mismatchh", RuleLevel::Deny).unwrap_err();
     assert_eq!(e.path, "command line");
-    assert!(e.message.starts_with("unknown rule `coopvec-stride-mismatchh`; known rules: "), "{}", e.message);
+    assert_eq!(e.message, "unknown rule `coopvec-stride-mismatchh`; did you mean `coopvec-stride-mismatch`?");
 }
 
 #[test]

@@ -165,3 +165,145 @@ fn diagnostics_value_keys_match_the_registry_and_real_output() {
         }
     }
 }
+
+/// What a user reads: the README, CONTRIBUTING, every page under `docs/` (rule pages included),
+/// `shaders/README.md`, and what the command line prints (`--help`, `check --help`, `rules`,
+/// `explain` of every rule). `(name, text)` pairs.
+fn user_facing_texts() -> Vec<(String, String)> {
+    let root = common::root();
+    let mut out = Vec::new();
+    let mut files = vec![root.join("README.md"), root.join("CONTRIBUTING.md"), root.join("shaders/README.md")];
+    files.extend(common::files_with_suffix(&root.join("docs"), ".md")); // docs/rules too
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        out.push((f.strip_prefix(&root).unwrap_or(&f).display().to_string(), text));
+    }
+    let mut commands: Vec<Vec<String>> =
+        vec![vec!["--help".into()], vec!["check".into(), "--help".into()], vec!["rules".into()]];
+    commands.extend(irlint::rules::registry().iter().map(|r| vec!["explain".into(), r.id.into()]));
+    for args in commands {
+        let (code, stdout, stderr) = common::run(common::irlint().args(&args));
+        assert_eq!(code, 0, "irlint {args:?}: {stderr}");
+        out.push((format!("`irlint {}`", args.join(" ")), stdout));
+    }
+    out
+}
+
+/// Byte offsets of `word` in `text` (ASCII case-insensitive) as a whole word: no letter,
+/// digit or `_` right before or after it (`seed` matches "seed 002" and "the seed's", not
+/// "seeded", "fuzz/seeds" or the API name `seed_msg`).
+fn whole_words(text: &str, word: &str) -> Vec<usize> {
+    let lower = text.to_ascii_lowercase();
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let bytes = lower.as_bytes();
+    lower
+        .match_indices(&word.to_ascii_lowercase())
+        .map(|(i, _)| i)
+        .filter(|&i| i == 0 || !is_word(bytes[i - 1]))
+        .filter(|&i| bytes.get(i + word.len()).is_none_or(|&b| !is_word(b)))
+        .collect()
+}
+
+/// The stale or internal phrases of `text`, with the line they are on: names of documents that are
+/// not in the repository (`ptx-atoms.md`, `rules.md`, `crates.md`), the project's internal
+/// specification ("seed 002"), its decision numbers (`D1`…`D19`), issue numbers, and the PTX
+/// front end described as future work.
+fn stale_phrases(text: &str) -> Vec<String> {
+    let lower = text.to_ascii_lowercase();
+    let line_of = |i: usize| text[..i].matches('\n').count() + 1;
+    let mut found = Vec::new();
+    for phrase in [
+        "ptx-atoms.md",
+        "rules.md",
+        "crates.md",
+        "coming ptx front end",
+        "ptx front end will",
+        "(dxil, spir-v)",
+        "realptx helper",
+        "this session",
+    ] {
+        found.extend(lower.match_indices(phrase).map(|(i, _)| format!("line {}: {phrase}", line_of(i))));
+    }
+    found.extend(whole_words(text, "seed").into_iter().map(|i| format!("line {}: seed", line_of(i))));
+    // `issue 23`, `#25`: issue numbers mean nothing outside the project's tracker (`#0`, a
+    // resource index in `irlint dump`, is not one).
+    for (i, _) in lower.match_indices("issue ") {
+        if lower[i + 6..].starts_with(|c: char| c.is_ascii_digit()) {
+            found.push(format!("line {}: {}", line_of(i), &text[i..(i + 8).min(text.len())]));
+        }
+    }
+    for (i, _) in lower.match_indices('#') {
+        let digits = lower[i + 1..].bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 2 {
+            found.push(format!("line {}: {}", line_of(i), &text[i..(i + 4).min(text.len())]));
+        }
+    }
+    // `D1` … `D19` as a whole word (not `D3D12`, `0xD1` or `.2d`).
+    let bytes = text.as_bytes();
+    for (i, _) in text.match_indices('D') {
+        let digits = bytes[i + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let before = i.checked_sub(1).map(|j| bytes[j]);
+        let after = bytes.get(i + 1 + digits);
+        let word = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
+        if (1..=2).contains(&digits) && !word(before.as_ref()) && !word(after) {
+            found.push(format!("line {}: {}", line_of(i), &text[i..i + 1 + digits]));
+        }
+    }
+    found
+}
+
+#[test]
+fn the_stale_phrase_check_finds_what_it_looks_for() {
+    let bad = "verifiers of seed 002 (the seed's table, ptx-atoms.md D14)\nissue 23 and #25;\n\
+               a PTX front end will feed them; rules.md §0";
+    let found = stale_phrases(bad);
+    for want in ["seed", "ptx-atoms.md", "D14", "issue 23", "#25", "ptx front end will", "rules.md"] {
+        assert!(found.iter().any(|f| f.contains(want)), "{want} not found in {found:?}");
+    }
+    assert_eq!(found.iter().filter(|f| f.ends_with(": seed")).count(), 2, "{found:?}");
+    let fine =
+        "seeded mutants in fuzz/seeds/, `seed_msg()`, `SEED_MESSAGES`, D3D12, 0xD1, .2d, ## Heading, resource #0";
+    assert_eq!(stale_phrases(fine), Vec::<String>::new());
+}
+
+#[test]
+fn user_facing_text_has_no_stale_or_internal_phrases() {
+    let mut problems = Vec::new();
+    for (name, text) in user_facing_texts() {
+        problems.extend(stale_phrases(&text).into_iter().map(|p| format!("{name}: {p}")));
+    }
+    assert!(problems.is_empty(), "stale or internal phrases in user-facing text:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn help_and_package_descriptions_name_all_three_formats() {
+    let (_, help, _) = common::run(common::irlint().arg("--help"));
+    let about = help.lines().next().unwrap_or_default();
+    assert_eq!(about, "Lints compiled GPU code (DXIL, SPIR-V, PTX)");
+    let description = env!("CARGO_PKG_DESCRIPTION");
+    assert!(description.starts_with("Lints compiled GPU code (DXIL, SPIR-V, PTX)"), "{description}");
+    let pyproject = std::fs::read_to_string(common::root().join("pyproject.toml")).expect("pyproject.toml");
+    assert!(pyproject.contains("description = \"Lints compiled GPU code (DXIL, SPIR-V, PTX)"), "pyproject.toml");
+    let readme = std::fs::read_to_string(common::root().join("README.md")).expect("README");
+    let intro = &readme[..readme.find("| rule |").expect("rule table")];
+    for format in ["DXIL", "SPIR-V", "PTX"] {
+        assert!(intro.contains(format), "README's introduction does not name {format}");
+    }
+}
+
+/// The pre-commit `rev` and the `cargo install --tag` of the docs are the tag of the crate's
+/// version, so that they name the release the docs describe.
+#[test]
+fn documented_release_tags_match_the_crate_version() {
+    let tag = format!("v{}", env!("CARGO_PKG_VERSION"));
+    for page in ["README.md", "docs/integration.md"] {
+        let text = std::fs::read_to_string(common::root().join(page)).expect(page);
+        let revs: Vec<&str> = text.lines().filter_map(|l| l.trim().strip_prefix("rev: ")).collect();
+        let tags: Vec<&str> = text.split("--tag ").skip(1).filter_map(|rest| rest.split_whitespace().next()).collect();
+        assert!(!revs.is_empty() && !tags.is_empty(), "{page}: no pre-commit rev or cargo install --tag");
+        for t in revs.iter().chain(&tags) {
+            assert!(*t == tag || t.starts_with('"'), "{page}: `{t}` is not the crate version's tag {tag}");
+        }
+        assert!(!text.contains("OWNER"), "{page}: an OWNER placeholder without instructions");
+    }
+}

@@ -239,7 +239,8 @@ fn ptx(name: &str, file: &str, n: usize, lines: impl Fn(usize) -> usize) -> Stri
 /// Every name the temporaries of `-o` and the stdin spool could have had
 /// (the old scheme: `.NAME.irlint-PID.tmp` next to the output,
 /// `irlint-stdin-PID` in the temporary directory) holds a symlink to a
-/// victim: irlint writes its report and reads stdin without touching it.
+/// victim: irlint writes its report and reads stdin (now into memory, never
+/// a temporary file) without touching it.
 #[test]
 fn planted_symlinks_at_temporary_names_are_not_followed() {
     let dir = scratch("symlink");
@@ -269,7 +270,7 @@ fn planted_symlinks_at_temporary_names_are_not_followed() {
         assert_eq!(std::fs::read_link(p).unwrap(), victim, "{} is still the planted link", p.display());
     }
     let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
-    assert_eq!(findings_of(&report, "-"), fixture_findings());
+    assert_eq!(findings_of(&report, "<stdin>"), fixture_findings());
     // Nothing else is left behind: the victim, the links, the report.
     let left = std::fs::read_dir(&dir).unwrap().count();
     assert_eq!(left, 1 + 2 + 1 + 1, "victim, two links, report, tmp/");

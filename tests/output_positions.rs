@@ -94,6 +94,21 @@ fn recorded_relative_source_resolves_next_to_the_input_in_every_format() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// An absolute recorded name (Triton records the kernel's absolute path)
+/// stays absolute in JSON, for library users comparing it with their own
+/// paths; the text formats and SARIF show it relative to the working directory.
+#[test]
+fn an_absolute_recorded_source_is_shown_relative() {
+    let dir = std::fs::canonicalize(scratch("absolute")).unwrap();
+    std::fs::create_dir_all(dir.join("supp")).unwrap();
+    let abs = dir.join("supp/k.py");
+    std::fs::write(&abs, PY).unwrap();
+    std::fs::write(dir.join("supp/k.ptx"), ptx(abs.to_str().unwrap())).unwrap();
+    let abs = abs.display().to_string();
+    assert_eq!(source_paths(&dir, "supp/k.ptx"), ["supp/k.py", abs.as_str(), "supp/k.py", "supp/k.py"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_source_that_is_nowhere_keeps_its_recorded_name() {
     let dir = std::fs::canonicalize(scratch("missing")).unwrap();

@@ -97,6 +97,17 @@ fn paths_through_loops_and_branches() {
     );
 }
 
+/// `st.bulk`: only its size is checked (a multiple of 8), not its address.
+#[test]
+fn st_bulk_size() {
+    let p = fixture("st_bulk.ptx");
+    let want = expectations(&std::fs::read_to_string(&p).unwrap());
+    assert_eq!(want.len(), 2);
+    let mut got: Vec<Row> = check_file(&p).iter().map(row).collect();
+    got.sort();
+    assert_eq!(got, want);
+}
+
 /// The messages state the recovered values and the requirement.
 #[test]
 fn messages_state_the_values() {
@@ -196,7 +207,7 @@ fn ptxas_assembles_the_fixtures() {
         return;
     };
     let tmp = common::TempDir::new("ptx-access");
-    for (name, arch) in [("families.ptx", "sm_90a"), ("paths.ptx", "sm_80")] {
+    for (name, arch) in [("families.ptx", "sm_90a"), ("paths.ptx", "sm_80"), ("st_bulk.ptx", "sm_100a")] {
         let o = std::process::Command::new(&ptxas)
             .arg(format!("-arch={arch}"))
             .arg(fixture(name))

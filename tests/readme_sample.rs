@@ -35,3 +35,28 @@ fn readme_sample_output_is_current_and_names_existing_files() {
     }
     assert!(named >= 3, "{named} locations in the sample");
 }
+
+/// The quick start (`irlint check shaders/examples`) points at files in the
+/// clone: the debug-info examples' HLSL sources sit beside them, and their
+/// `irlint.toml` keeps the walk from checking them.
+#[test]
+fn quick_start_findings_name_files_in_the_clone() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new(env!("CARGO_BIN_EXE_irlint"))
+        .args(["check", "shaders/examples"])
+        .current_dir(&root)
+        .env_remove("GITHUB_ACTIONS")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let arrows: Vec<&str> = text.lines().filter_map(|l| l.trim_start().strip_prefix("--> ")).collect();
+    assert!(arrows.len() >= 6, "{text}");
+    for a in &arrows {
+        let file = a.split([' ', ':']).next().unwrap();
+        assert!(root.join(file).is_file(), "{file} is not in the clone:\n{text}");
+    }
+    assert!(arrows.iter().any(|a| a.starts_with("shaders/examples/la_load_stride_mismatch.hlsl:10:15")), "{text}");
+    assert!(text.contains(" in 8 files\n") && !text.contains("skipped"), "the sources are not walked:\n{text}");
+}

@@ -64,7 +64,7 @@ fn check_reports_match_the_report_schema() {
             r.join("tests/fixtures/fossilize").display().to_string(),
         ],
         vec![r.join("tests/fixtures/dxil").display().to_string(), "-W".into(), "all".into()],
-        vec!["trunc.ptx".into(), "cut.dxil".into()],
+        vec!["trunc.ptx".into(), "cut.dxil".into(), "missing.spv".into()],
     ];
     let mut keys: BTreeSet<String> = BTreeSet::new();
     let mut value_kinds: BTreeSet<&str> = BTreeSet::new();

@@ -5,7 +5,8 @@ The Rust library is the one implementation; this package is its binding
 command line.
 
     >>> import irlint
-    >>> report = irlint.check(open("kernel.ptx").read())
+    >>> from pathlib import Path
+    >>> report = irlint.check(Path("kernel.ptx").read_bytes(), path="kernel.ptx")
     >>> for f in report.findings:
     ...     print(f.rule, f.location.source_line, f.message)
 """
@@ -23,6 +24,7 @@ from ._irlint import (
     atoms,
     check,
     check_paths,
+    rule_ids,
 )
 
 __all__ = [
@@ -38,4 +40,5 @@ __all__ = [
     "atoms",
     "check",
     "check_paths",
+    "rule_ids",
 ]

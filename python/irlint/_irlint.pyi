@@ -10,6 +10,7 @@ __all__ = [
     "check_paths",
     "atoms",
     "main",
+    "rule_ids",
     "Report",
     "Finding",
     "Location",
@@ -96,7 +97,7 @@ class FileResult:
     """One entry of the report's `files`: an input, or a shader embedded in one."""
 
     path: str
-    kind: Literal["dxil", "spirv", "dxbc", "bitcode", "hlsl", "ptx", "atoms", "binary"]
+    kind: Literal["dxil", "spirv", "dxbc", "bitcode", "hlsl", "ptx", "atoms", "binary", "missing"]
     status: Literal["ok", "skipped", "error"]
     message: Optional[str]
     blob_offset: Optional[int]
@@ -174,6 +175,11 @@ def atoms(records: Union[str, Mapping[str, Any], Iterable[Mapping[str, Any]]]) -
     malformed record is a result with rule `input-error`; raises InputError for
     text that is no JSON array, TypeError for a value JSON cannot hold and for
     bytes (decode JSON text to str first)."""
+
+def rule_ids(selector: str) -> List[str]:
+    """The rule ids a rule name stands for, as `-A`, `[rules]` and `irlint: allow(...)`
+    read it: a rule id, a group (an id prefix ending at a `-`, such as `coopvec`) or
+    `all`. Raises ConfigError for a name that selects nothing (suggesting the nearest)."""
 
 def main(argv: List[str]) -> int:
     """The command line on `argv` (without the program name); returns the exit status."""

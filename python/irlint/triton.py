@@ -318,7 +318,8 @@ def install(
       Python line; ``mode="error"``: a kernel with a warning or error finding
       raises :class:`KernelCheckError` out of ``triton.compile`` (or the launch
       that compiled it).
-    - ``rules``: rule ids; only their findings are reported, and each is turned
+    - ``rules``: rule ids or groups (``"atom"``, ``"ptx"``, ``"all"``, as in
+      ``irlint.toml``); only their findings are reported, and each is turned
       on at error level unless ``config`` sets its level.
     - ``config``: a dict, TOML text or the path of a file, with the meaning of
       ``irlint.toml`` (``{"rules": {"ptx-shared-address-misaligned": "allow"}}``).
@@ -339,7 +340,9 @@ def install(
     compilation = _knobs()
     merged = _with_rules(config, sorted(rule_set) if rule_set is not None else None)
     irlint.check(_EMPTY_PTX, kind="ptx", config=merged)  # an unknown rule id or a bad config raises here
-    settings = _Settings(mode=mode, config=merged, rules=rule_set, check_cache_hits=check_cache_hits)
+    # Groups (`atom`) stand for their rule ids, as in the config.
+    selected = frozenset(i for r in rule_set for i in irlint.rule_ids(r)) if rule_set is not None else None
+    settings = _Settings(mode=mode, config=merged, rules=selected, check_cache_hits=check_cache_hits)
     with _lock:
         if _hook is not None and compilation.listener is _hook:
             _hook.settings = settings
@@ -472,7 +475,9 @@ def _check_kernel(
         warnings.warn(IrlintWarning(text, kernel=kernel, arch=arch, ptx_path=ptx_path), stacklevel=_caller_level())
         return
     findings = [
-        f for f in report.findings if settings.rules is None or f.rule in settings.rules or f.rule in _TOOL_OUTCOMES
+        f
+        for f in report.findings
+        if settings.rules is None or f.rule in settings.rules or f.rule in _TOOL_OUTCOMES
     ]
     failing = [f for f in findings if f.level in ("error", "warning")]
     raising = settings.mode == "error" and bool(failing)

@@ -220,6 +220,15 @@ fn atoms<'py>(py: Python<'py>, records: &Bound<'py, PyAny>) -> PyResult<Bound<'p
     Ok(list)
 }
 
+/// The rule ids a rule selector names (a rule id, a group such as `atom`, or
+/// `all`): the grammar of `-A`, `[rules]` and suppressions; see `_irlint.pyi`.
+#[pyfunction]
+fn rule_ids(selector: &str) -> PyResult<Vec<String>> {
+    irlint::selector::expand(selector)
+        .map(|ids| ids.into_iter().map(str::to_string).collect())
+        .map_err(ConfigError::new_err)
+}
+
 /// `python -m irlint ARGS`: the command line, same output and exit status.
 #[pyfunction]
 fn main(py: Python<'_>, argv: Vec<OsString>) -> i32 {
@@ -234,6 +243,7 @@ fn _irlint(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_paths, m)?)?;
     m.add_function(wrap_pyfunction!(atoms, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add_function(wrap_pyfunction!(rule_ids, m)?)?;
     m.add_class::<Report>()?;
     m.add_class::<Finding>()?;
     m.add_class::<Location>()?;

@@ -1,9 +1,10 @@
 """Shared helpers: the repository root, the `irlint` binary the package is
 compared with, and a runner for it.
 
-The binary is `target/debug/irlint` (or `IRLINT_BIN`); when it is missing it is
-built with `cargo build` once per session, so a comparison never passes
-against a stale or absent binary silently.
+The binary is `debug/irlint` under the target directory cargo reports for the
+checkout (`cargo metadata`: `target/`, or `CARGO_TARGET_DIR` when that is set),
+or `IRLINT_BIN`; it is built with `cargo build` once per session, so a
+comparison never passes against a stale or absent binary silently.
 """
 
 import json
@@ -17,11 +18,25 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def target_dir() -> Path:
+    """The root crate's target directory, as cargo reports it (it honours
+    `CARGO_TARGET_DIR` and `.cargo/config.toml`, which a fixed `target/` would not)."""
+    out = subprocess.run(
+        ["cargo", "metadata", "--format-version", "1", "--no-deps"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return Path(json.loads(out)["target_directory"])
+
+
 def _binary() -> Path:
     env = os.environ.get("IRLINT_BIN")
     if env:
         return Path(env)
-    return ROOT / "target" / "debug" / "irlint"
+    exe = "irlint.exe" if os.name == "nt" else "irlint"
+    return target_dir() / "debug" / exe
 
 
 @pytest.fixture(scope="session")

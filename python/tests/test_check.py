@@ -108,7 +108,12 @@ def test_ptx_loc_gives_the_python_source_line():
     assert f.rule == "atom-tcgen05-kind"
     assert f.message == "INT8 type is supported only on arch-conditional variants."
     assert (f.location.function, f.location.line, f.location.byte_offset) == ("kernel", 14, 326)
-    assert (f.location.source_file, f.location.source_line, f.location.source_column) == ("dot_scaled.py", 6, 11)
+    # `.file` records `dot_scaled.py`: the file beside the PTX, relative to the working directory.
+    assert (f.location.source_file, f.location.source_line, f.location.source_column) == (
+        "tests/fixtures/ptx_loc/dot_scaled.py",
+        6,
+        11,
+    )
     assert f.location.source_text == '    acc = tl.dot_scaled(a, sa, "e2m1", b, sb, "e2m1")'
     assert f.values == {"ptx-line": 14, "instruction": "tcgen05.mma.cta_group::1.kind::i8"}
 
@@ -274,6 +279,33 @@ def test_config_as_toml_dict_and_path_mean_the_same(irlint_bin, tmp_path):
     _, out, _ = run_cli(irlint_bin, ["check", SB, "--config", str(cfg), "--format", "json"])
     assert texts == {zero_seconds(out)}
     assert len(irlint.check(read(SB), config={"rules": {RULE: "allow"}})) == 0
+
+
+def test_config_groups_and_both_level_spellings():
+    # docs/python.md's quick start: a group (every `coopvec-*` rule) at a level.
+    cv = "shaders/examples/sl_coopvec_stride_mismatch.spv"
+    report = irlint.check_paths([cv], config={"rules": {"coopvec": "deny"}})
+    levels = sorted((f.rule, f.level) for f in report.findings)
+    assert levels == [("coopvec-non-optimal-matrix-layout", "error"), ("coopvec-stride-mismatch", "error")]
+    # `irlint rules` prints error/warning/off; deny/warn/allow mean the same.
+    for a, b in (("error", "deny"), ("warning", "warn"), ("off", "allow")):
+        texts = {zero_seconds(irlint.check(read(cv), config={"rules": {"coopvec": lvl}}).to_json()) for lvl in (a, b)}
+        assert len(texts) == 1, (a, b)
+    assert len(irlint.check(read(cv), config={"rules": {"all": "off"}})) == 0
+    # The rule id wins over its group, whatever the key order.
+    cfg = {"rules": {"coopvec-stride-mismatch": "warning", "coopvec": "off"}}
+    assert [(f.rule, f.level) for f in irlint.check(read(cv), config=cfg).findings] == [
+        ("coopvec-stride-mismatch", "warning")
+    ]
+    with pytest.raises(irlint.ConfigError, match=r"did you mean `coopvec-stride-mismatch`\?"):
+        irlint.check(read(cv), config={"rules": {"coopvec-stride-mismatchh": "deny"}})
+    # The same grammar, as a function.
+    assert irlint.rule_ids("coopvec-stride-mismatch") == ["coopvec-stride-mismatch"]
+    assert "coopvec-non-optimal-matrix-layout" in irlint.rule_ids("coopvec")
+    assert all(r.startswith("coopvec-") for r in irlint.rule_ids("coopvec"))
+    assert len(irlint.rule_ids("all")) > len(irlint.rule_ids("coopvec"))
+    with pytest.raises(irlint.ConfigError, match=r"^unknown rule `copvec`; did you mean `coopvec`\?$"):
+        irlint.rule_ids("copvec")
 
 
 def test_config_per_file_ignores_apply_to_the_path():

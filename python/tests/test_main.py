@@ -1,8 +1,13 @@
-"""`python -m irlint` is the command line: same arguments, output and exit
-status as the `irlint` binary."""
+"""`python -m irlint` and the `irlint` command that `pip install` puts on PATH
+are the command line: same arguments, output and exit status as the `irlint`
+binary."""
 
+import importlib.metadata
+import os
 import subprocess
 import sys
+import sysconfig
+from pathlib import Path
 
 import pytest
 
@@ -54,6 +59,41 @@ def test_same_output_and_status_as_the_binary(irlint_bin, args):
     assert got[0] == want[0]
     assert zero_seconds(got[1]) == zero_seconds(want[1])
     assert got[2] == want[2]
+
+
+def installed_script() -> Path:
+    """The `irlint` console script of the environment the package is installed in."""
+    dist = importlib.metadata.distribution("irlint")
+    scripts = [e for e in dist.entry_points if e.group == "console_scripts"]
+    assert [(e.name, e.value) for e in scripts] == [("irlint", "irlint.__main__:run")]
+    name = "irlint.exe" if os.name == "nt" else "irlint"
+    return Path(sysconfig.get_path("scripts")) / name
+
+
+def test_pip_install_puts_an_irlint_command_on_path():
+    script = installed_script()
+    assert script.is_file(), f"no console script at {script}"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "shaders/examples"],
+        ["check", "shaders/examples", "--format", "json"],
+        ["check", "missing.dxil"],
+        ["--help"],
+        ["--version"],
+        ["rules"],
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_console_script_is_the_binary(irlint_bin, args):
+    script = installed_script()
+    p = subprocess.run([str(script), *args], cwd=ROOT, capture_output=True, text=True, env=cli_env())
+    want = run_cli(irlint_bin, args)
+    assert p.returncode == want[0]
+    assert zero_seconds(p.stdout) == zero_seconds(want[1])
+    assert p.stderr == want[2]
 
 
 def test_exit_codes():

@@ -36,6 +36,7 @@ def test_package_ships_stubs_and_py_typed():
             "atoms",
             "check",
             "check_paths",
+            "rule_ids",
         ]
     )
     assert issubclass(irlint.InputError, irlint.IrlintError)

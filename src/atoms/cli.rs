@@ -46,8 +46,10 @@ pub fn read_input(path: &str) -> Result<String, String> {
 /// Reads and runs every input (`(display path, path)`); stdin is `-`.
 pub fn run_paths(paths: &[String]) -> AtomsRun {
     let start = std::time::Instant::now();
-    let inputs: Vec<(String, Result<String, String>)> =
-        paths.iter().map(|p| (if p == "-" { "<stdin>".to_string() } else { p.clone() }, read_input(p))).collect();
+    let inputs: Vec<(String, Result<String, String>)> = paths
+        .iter()
+        .map(|p| (if p == "-" { crate::input::filters::STDIN_LABEL.to_string() } else { p.clone() }, read_input(p)))
+        .collect();
     let mut run = run_texts(&inputs);
     run.report.stats.seconds = start.elapsed().as_secs_f64();
     run

@@ -12,14 +12,72 @@ pub(super) fn atoms(args: &AtomsArgs) -> i32 {
         return code;
     }
     let run = crate::atoms::cli::run_paths(&args.files);
-    let color = format == Format::Human
-        && args.output.is_none()
-        && std::io::stdout().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none();
-    if let Err(e) = emit(&crate::atoms::cli::render(&run, format, color), args.output.as_deref()) {
+    let color = resolve_color(args.color, format, args.output.as_deref());
+    let text = if args.statistics {
+        statistics_text(&run.report, format)
+    } else if args.quiet && format == Format::Human {
+        policy::render_quiet(&run.report, color)
+    } else {
+        crate::atoms::cli::render(&run, format, color)
+    };
+    if let Err(e) = emit(&text, args.output.as_deref()) {
         return usage_error(e);
     }
-    run.exit_code()
+    exit_policy(args.fail_on, args.exit_zero).exit_code(&run.report)
+}
+
+/// Whether human output is styled (`--color`, a terminal, `NO_COLOR`, `CLICOLOR_FORCE`).
+fn resolve_color(arg: ColorArg, format: Format, output: Option<&Path>) -> bool {
+    match arg {
+        ColorArg::Always => ColorChoice::Always,
+        ColorArg::Never => ColorChoice::Never,
+        ColorArg::Auto => ColorChoice::Auto,
+    }
+    .resolve(format == Format::Human && output.is_none() && std::io::stdout().is_terminal(), |k| std::env::var(k).ok())
+}
+
+fn exit_policy(fail_on: FailOnArg, exit_zero: bool) -> policy::ExitPolicy {
+    policy::ExitPolicy {
+        fail_on: match fail_on {
+            FailOnArg::Error => policy::FailOn::Error,
+            FailOnArg::Warning => policy::FailOn::Warning,
+        },
+        exit_zero,
+    }
+}
+
+/// `--statistics`: the table of findings per rule, or its JSON for `--format json`
+/// (the whole output, as ruff prints it).
+fn statistics_text(report: &report::RunReport, format: Format) -> String {
+    match format {
+        Format::Json => policy::statistics_json(report),
+        _ => policy::statistics(report),
+    }
+}
+
+/// `--select`, `--extend-select` and `--ignore` as level overrides (applied
+/// before `-A/-W/-D`), as ruff resolves them: `--select` turns every rule off,
+/// then the more specific selector wins (`all` < a group < a rule id), and at
+/// equal specificity `--ignore` wins.
+fn ruff_selection(select: &[String], extend: &[String], ignore: &[String]) -> Result<Vec<(String, RuleLevel)>, String> {
+    let mut entries = Vec::new();
+    for (flag, names, level) in [
+        ("--select", select, RuleLevel::Enable),
+        ("--extend-select", extend, RuleLevel::Enable),
+        ("--ignore", ignore, RuleLevel::Allow),
+    ] {
+        for n in names {
+            crate::selector::expand(n).map_err(|e| format!("{flag} {n}: {e}"))?;
+            entries.push((crate::selector::specificity(n), level == RuleLevel::Allow, n.clone(), level));
+        }
+    }
+    entries.sort_by_key(|(spec, is_ignore, _, _)| (*spec, *is_ignore));
+    let mut out = Vec::new();
+    if !select.is_empty() {
+        out.push(("all".to_string(), RuleLevel::Allow));
+    }
+    out.extend(entries.into_iter().map(|(_, _, n, l)| (n, l)));
+    Ok(out)
 }
 
 pub(super) fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> i32 {
@@ -40,6 +98,18 @@ pub(super) fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> i3
         },
         None => None,
     };
+    if args.stats {
+        eprintln!("warning: --stats is deprecated: it is now --timings (--statistics counts findings per rule)");
+    }
+    let timings = args.timings || args.stats;
+    let mut overrides = overrides;
+    match ruff_selection(&args.select, &args.extend_select, &args.ignore) {
+        Ok(mut o) => {
+            o.append(&mut overrides);
+            overrides = o;
+        }
+        Err(e) => return usage_error(e),
+    }
     // Bad overrides and a bad --config are usage errors: nothing is checked.
     if let Err(e) = batch::apply_overrides(Default::default(), &overrides) {
         return usage_error(e);
@@ -58,7 +128,7 @@ pub(super) fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> i3
     for p in &args.paths {
         if p.as_os_str() == "-" {
             if stdin.is_none() {
-                match filters::stdin_input() {
+                match filters::read_stdin() {
                     Ok(s) => stdin = Some(s),
                     Err(e) => return usage_error(e),
                 }
@@ -67,7 +137,14 @@ pub(super) fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> i3
             paths.push(p.clone());
         }
     }
-    let mut inputs = match api::collect_inputs(&paths, config.as_ref(), !args.no_ignore) {
+    if args.stdin_filename.is_some() && stdin.is_none() {
+        return usage_error("--stdin-filename names stdin, but no path is `-`");
+    }
+    let exclude = filters::CliExclude {
+        globs: args.exclude.iter().chain(&args.extend_exclude).cloned().collect(),
+        replace: !args.exclude.is_empty(),
+    };
+    let mut inputs = match api::collect_inputs_with(&paths, config.as_ref(), !args.no_ignore, &exclude) {
         Ok(i) => i,
         Err(e) => return usage_error(e),
     };
@@ -76,10 +153,9 @@ pub(super) fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> i3
             return code;
         }
     }
-    inputs.inputs.extend(stdin.as_ref().map(|s| s.input()));
     let progress = !args.no_progress && format == Format::Human && std::io::stderr().is_terminal();
     let opts = BatchOptions {
-        config: config.map(|c| (c.settings, c.hlsl)),
+        config: config.clone().map(|c| (c.settings, c.hlsl)),
         overrides,
         analysis: crate::analysis::AnalysisOptions {
             spec_constants: args.spec_constants.clone(),
@@ -90,14 +166,7 @@ pub(super) fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> i3
         jobs: args.jobs,
         progress,
     };
-    let color = match args.color {
-        ColorArg::Always => ColorChoice::Always,
-        ColorArg::Never => ColorChoice::Never,
-        ColorArg::Auto => ColorChoice::Auto,
-    }
-    .resolve(format == Format::Human && args.output.is_none() && std::io::stdout().is_terminal(), |k| {
-        std::env::var(k).ok()
-    });
+    let color = resolve_color(args.color, format, args.output.as_deref());
     // The common case streams: the report is written as inputs finish, so memory
     // does not grow with the number of files (input::pipeline). Baselines,
     // per-file ignores, stdin and the exit-policy and output options work on the
@@ -113,16 +182,20 @@ pub(super) fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> i3
     if streams {
         let batch = batch::Batch::new(opts);
         let source = crate::input::pipeline::Source::Inputs(&inputs.inputs);
-        return match batch.check_to(source, &args.paths, format, args.output.as_deref(), color, args.stats) {
+        return match batch.check_to(source, &args.paths, format, args.output.as_deref(), color, timings) {
             Ok(code) => code,
             Err(e) => usage_error(e),
         };
     }
-    if inputs.inputs.is_empty() {
+    if inputs.inputs.is_empty() && stdin.is_none() {
         eprintln!("warning: {}", api::no_inputs_warning(&args.paths));
     }
-    let mut run = api::run_inputs(&mut inputs, opts);
-    drop(stdin);
+    let stdin =
+        stdin.map(|bytes| (args.stdin_filename.clone().unwrap_or_else(|| filters::STDIN_LABEL.to_string()), bytes));
+    let mut run = match api::run_inputs_and_stdin(&mut inputs, opts, config.as_ref(), stdin) {
+        Ok(r) => r,
+        Err(e) => return usage_error(e),
+    };
     for line in crate::report::unused_spec_constants(&run, &args.spec_constants) {
         eprintln!("warning: {line}");
     }
@@ -138,35 +211,21 @@ pub(super) fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> i3
         baselined = b.apply(&mut run);
     }
     let text = match format {
+        _ if args.statistics => statistics_text(&run, format),
         Format::Human if args.quiet => policy::render_quiet(&run, color),
         Format::Sarif if baseline.is_some() => report::sarif::render_baselined(&run, &baselined),
-        _ => report::render(&run, format, color, args.stats),
+        _ => report::render(&run, format, color, timings),
     };
-    if args.stats && (format != Format::Human || args.quiet) {
+    if timings && (format != Format::Human || args.quiet || args.statistics) {
         eprint!("{}", run.stats.render_text());
     }
     if let Err(e) = emit(&text, args.output.as_deref()) {
         return usage_error(e);
     }
-    if args.statistics {
-        let stats = policy::statistics(&run);
-        if format == Format::Human && args.output.is_none() {
-            let _ = emit(&stats, None);
-        } else {
-            eprint!("{stats}");
-        }
-    }
     if !args.quiet && !baselined.is_empty() {
         eprintln!("irlint: {} left out by the baseline", findings(baselined.len()));
     }
-    let policy = policy::ExitPolicy {
-        fail_on: match args.fail_on {
-            FailOnArg::Error => policy::FailOn::Error,
-            FailOnArg::Warning => policy::FailOn::Warning,
-        },
-        exit_zero: args.exit_zero,
-    };
-    policy.exit_code(&run)
+    exit_policy(args.fail_on, args.exit_zero).exit_code(&run)
 }
 
 pub(super) fn dump(args: &DumpArgs) -> i32 {
@@ -194,7 +253,7 @@ pub(super) fn dump(args: &DumpArgs) -> i32 {
                 failed = true;
                 eprintln!("error: {path}: {e}");
                 files.push(crate::dump::DumpFile {
-                    kind: crate::check::classify(&path, &[]),
+                    kind: crate::check::unreadable_kind(&inp.path, &path),
                     path,
                     status: crate::check::FileStatus::Error,
                     message: Some(e),
@@ -322,5 +381,29 @@ pub(super) fn explain(rule: &str) -> i32 {
         let _ = emit(&format!("{doc}\n"), None);
         return 0;
     }
-    usage_error(format!("unknown rule `{rule}` (`irlint rules` lists them)"))
+    if let Some(ids) = crate::selector::resolve(rule) {
+        // A group (`coopvec`, `all`): its rules, each with its summary.
+        let n = ids.len();
+        let mut text = format!(
+            "`{rule}` is a group of {n} rule{} (`irlint explain RULE` for one):\n",
+            if n == 1 { "" } else { "s" }
+        );
+        for id in ids {
+            let summary = crate::rules::find(id).map_or("", |r| r.summary);
+            text.push_str(&format!("  {id}  {summary}\n"));
+        }
+        let _ = emit(&text, None);
+        return 0;
+    }
+    let reserved = [
+        crate::report::INPUT_ERROR,
+        crate::report::INTERNAL_ERROR,
+        crate::report::BUDGET_EXCEEDED,
+        crate::suppress::UNUSED_SUPPRESSION,
+    ];
+    let ids = crate::rules::registry().iter().map(|r| r.id).chain(reserved);
+    match crate::selector::suggest(rule, ids) {
+        Some(near) => usage_error(format!("unknown rule `{rule}`; did you mean `{near}`?")),
+        None => usage_error(format!("unknown rule `{rule}` (`irlint rules` lists them)")),
+    }
 }

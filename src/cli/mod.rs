@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 #[derive(Parser)]
-#[command(name = "irlint", version, about = "Lints compiled GPU shaders (DXIL, SPIR-V)")]
+#[command(name = "irlint", version, about = "Lints compiled GPU code (DXIL, SPIR-V, PTX)")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -41,7 +41,7 @@ enum Command {
     /// List the rules: id, default level, summary.
     Rules {
         /// Output format: a table, or a JSON array with one object per rule.
-        #[arg(long, value_enum, default_value = "human")]
+        #[arg(long, visible_alias = "output-format", value_enum, default_value = "human")]
         format: DumpFormat,
     },
     /// Print a shell completion script (`irlint completions bash > /etc/bash_completion.d/irlint`).
@@ -73,34 +73,60 @@ enum DumpFormat {
 #[derive(clap::Args)]
 struct CheckArgs {
     /// Files, directories and quoted globs (`'shaders/**/*.spv'`) to check; `-` reads one input from stdin.
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(value_name = "PATH", default_value = ".")]
     paths: Vec<PathBuf>,
     /// Output format (default: human; github when GITHUB_ACTIONS=true).
-    #[arg(long, value_enum)]
+    #[arg(long, visible_alias = "output-format", value_enum)]
     format: Option<FormatArg>,
     /// Write the report to FILE (atomically) instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Configuration file (default: irlint.toml found by walking up from each input).
+    /// Configuration file for every input (default: for each input, the nearest irlint.toml, in its
+    /// directory or the closest ancestor; files are not merged).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Do not leave out files that .gitignore names when walking directories.
     #[arg(long = "no-ignore")]
     no_ignore: bool,
-    /// Allow (disable) a rule.
-    #[arg(short = 'A', value_name = "RULE", action = ArgAction::Append)]
+    /// Walked files and directories to leave out (globs relative to the working directory), instead of
+    /// the `exclude` of irlint.toml.
+    #[arg(long, value_name = "GLOB", value_delimiter = ',')]
+    exclude: Vec<String>,
+    /// Walked files and directories to leave out, besides the `exclude` of irlint.toml.
+    #[arg(long = "extend-exclude", value_name = "GLOB", value_delimiter = ',')]
+    extend_exclude: Vec<String>,
+    /// The name to report stdin (`-`) as, which also decides its kind (`k.ptx`, `s.hlsl`) and its
+    /// irlint.toml (default: `<stdin>`).
+    #[arg(long = "stdin-filename", value_name = "NAME")]
+    stdin_filename: Option<String>,
+    /// Allow (turn off) a rule: a rule id, a group (an id prefix such as `coopvec`) or `all`.
+    #[arg(short = 'A', value_name = "RULE", action = ArgAction::Append, help_heading = "Rule selection")]
     allow: Vec<String>,
-    /// Make a rule a warning.
-    #[arg(short = 'W', value_name = "RULE", action = ArgAction::Append)]
+    /// Make a rule (id, group or `all`) a warning.
+    #[arg(short = 'W', value_name = "RULE", action = ArgAction::Append, help_heading = "Rule selection")]
     warn: Vec<String>,
-    /// Make a rule an error.
-    #[arg(short = 'D', value_name = "RULE", action = ArgAction::Append)]
+    /// Make a rule (id, group or `all`) an error.
+    #[arg(short = 'D', value_name = "RULE", action = ArgAction::Append, help_heading = "Rule selection")]
     deny: Vec<String>,
+    /// Only these rules (ids, groups or `all`, comma-separated) are on, at their configured or default
+    /// level (warning for a rule that is off by default); as ruff's --select. Applied before -A/-W/-D.
+    #[arg(long, value_name = "RULE", value_delimiter = ',', help_heading = "Rule selection")]
+    select: Vec<String>,
+    /// Turn these rules on too (as --select, without turning the others off).
+    #[arg(long = "extend-select", value_name = "RULE", value_delimiter = ',', help_heading = "Rule selection")]
+    extend_select: Vec<String>,
+    /// Turn these rules off (as -A), after --select and --extend-select.
+    #[arg(long, value_name = "RULE", value_delimiter = ',', help_heading = "Rule selection")]
+    ignore: Vec<String>,
     /// Worker threads (default: one per core; more than 4 per core, or 64 on small machines, is refused).
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     jobs: Option<usize>,
-    /// Print throughput statistics and the slowest inputs.
+    /// Print timings: throughput, where the time went and the slowest inputs (on stderr for machine
+    /// formats).
     #[arg(long)]
+    timings: bool,
+    /// Deprecated spelling of --timings.
+    #[arg(long, hide = true)]
     stats: bool,
     /// Value of a specialization constant (SPIR-V `SpecId`), e.g. `--spec-constant 3=64`.
     #[arg(long = "spec-constant", value_name = "ID=VALUE", value_parser = parse_spec_constant)]
@@ -144,7 +170,7 @@ struct CheckArgs {
     /// Styled output: auto (a terminal, unless NO_COLOR; CLICOLOR_FORCE forces it), always, never.
     #[arg(long, value_enum, default_value = "auto", help_heading = "Baselines and exit policy")]
     color: ColorArg,
-    /// Print the number of diagnostics per rule (on stderr for machine formats).
+    /// Print only the number of findings per rule (a table; JSON with --format json) instead of the report.
     #[arg(long, help_heading = "Baselines and exit policy")]
     statistics: bool,
 }
@@ -164,15 +190,30 @@ enum ColorArg {
 
 #[derive(clap::Args)]
 struct AtomsArgs {
-    /// JSON (an array of records) or JSON Lines files; `-` reads stdin.
+    /// JSON (an array of records) or JSON Lines files; `-` reads stdin (reported as `<stdin>`).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<String>,
     /// Output format (default: human; github when GITHUB_ACTIONS=true).
-    #[arg(long, value_enum)]
+    #[arg(long, visible_alias = "output-format", value_enum)]
     format: Option<FormatArg>,
     /// Write the report to FILE (atomically) instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Exit 0 even when there are findings (input errors still exit 2).
+    #[arg(long = "exit-zero")]
+    exit_zero: bool,
+    /// The lowest finding level that makes the exit status 1.
+    #[arg(long = "fail-on", value_enum, default_value = "warning")]
+    fail_on: FailOnArg,
+    /// Print the findings only (human format: no summary).
+    #[arg(short = 'q', long)]
+    quiet: bool,
+    /// Styled output: auto (a terminal, unless NO_COLOR; CLICOLOR_FORCE forces it), always, never.
+    #[arg(long, value_enum, default_value = "auto")]
+    color: ColorArg,
+    /// Print only the number of findings per rule (a table; JSON with --format json) instead of the report.
+    #[arg(long)]
+    statistics: bool,
 }
 
 #[derive(clap::Args)]
@@ -181,7 +222,7 @@ struct DumpArgs {
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value = "human")]
+    #[arg(long, visible_alias = "output-format", value_enum, default_value = "human")]
     format: DumpFormat,
     /// Also print the lowered IR.
     #[arg(long)]

@@ -317,7 +317,7 @@ impl Batch {
         out.read_seconds = t.elapsed().as_secs_f64();
         let bytes = match read {
             Ok(b) => b,
-            Err(e) => return fail(InputKind::Binary, e),
+            Err(e) => return fail(check::unreadable_kind(&input.path, path), e),
         };
         let size = bytes.len();
         // A mapped file that shrank while it was checked read zeros past its
@@ -530,20 +530,14 @@ fn embedded_into(path: &str, bytes: &[u8], opts: &CheckOptions, data: bool, out:
     }
     let found = super::containers::check(path, bytes, opts);
     if blobs.is_empty() && found.is_empty() {
-        let named = check::named_as_shader(path);
-        if data || named {
-            let message = if named { check::not_a_shader(path, bytes) } else { check::data_not_a_shader(bytes) };
-            let (mut f, d) = error_entry(path, InputKind::Binary, message);
-            f.bytes = bytes.len() as u64;
-            out.files.push(f);
-            out.diagnostics.push(d);
-        } else {
-            out.files.push(skipped_entry(
-                path,
-                InputKind::Binary,
-                bytes.len() as u64,
-                super::containers::skip_reason(bytes),
-            ));
+        match super::no_shader_found(path, bytes, data) {
+            Err(message) => {
+                let (mut f, d) = error_entry(path, InputKind::Binary, message);
+                f.bytes = bytes.len() as u64;
+                out.files.push(f);
+                out.diagnostics.push(d);
+            }
+            Ok(reason) => out.files.push(skipped_entry(path, InputKind::Binary, bytes.len() as u64, reason)),
         }
         return;
     }

@@ -2,7 +2,7 @@
 //!
 //! - quoted globs on the command line (`irlint check 'shaders/**/*.spv'`)
 //!   expanded into the files they match ([`expand_globs`]);
-//! - `-` reading one input from stdin ([`stdin_input`]);
+//! - `-` reading one input from stdin ([`read_stdin`], reported as [`STDIN_LABEL`]);
 //! - `.gitignore` (inside a git work tree; `--no-ignore` turns it off) and
 //!   `exclude = [globs]` of `irlint.toml` leaving walked files out (a file
 //!   named on the command line is always checked);
@@ -99,41 +99,30 @@ pub fn expand_globs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-/// Reads stdin into a temporary file for `-`: the input is reported as `-`.
-/// The caller removes the file ([`StdinInput`] does on drop).
-pub fn stdin_input() -> Result<StdinInput, String> {
+/// How stdin (`-`) is named in reports unless `--stdin-filename` names it
+/// (`irlint check` and `irlint atoms` alike).
+pub const STDIN_LABEL: &str = "<stdin>";
+
+/// Reads stdin (`-`) into memory, up to the input size limit.
+pub fn read_stdin() -> Result<Vec<u8>, String> {
     use std::io::Read;
+    let limit = crate::read::limits::MAX_FILE_BYTES;
     let mut bytes = Vec::new();
-    std::io::stdin()
-        .take(crate::read::limits::MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read stdin: {e}"))?;
-    // A random name created with O_EXCL: nothing planted in the temporary
-    // directory is opened or followed.
-    let mut file = tempfile::Builder::new()
-        .prefix("irlint-stdin-")
-        .tempfile()
-        .map_err(|e| format!("cannot buffer stdin in {}: {e}", std::env::temp_dir().display()))?;
-    std::io::Write::write_all(&mut file, &bytes)
-        .map_err(|e| format!("cannot buffer stdin in {}: {e}", file.path().display()))?;
-    let temp = file.into_temp_path();
-    Ok(StdinInput { path: temp.to_path_buf(), _temp: temp })
-}
-
-/// Stdin buffered in a temporary file (removed on drop).
-#[derive(Debug)]
-pub struct StdinInput {
-    /// The temporary file.
-    pub path: PathBuf,
-    /// Removes it on drop.
-    _temp: tempfile::TempPath,
-}
-
-impl StdinInput {
-    /// The input, reported as `-`.
-    pub fn input(&self) -> Input {
-        Input { path: self.path.clone(), display: "-".into(), explicit: true, error: None, config: None }
+    std::io::stdin().take(limit + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read stdin: {e}"))?;
+    if bytes.len() as u64 > limit {
+        return Err(format!("stdin is over the {limit}-byte input limit"));
     }
+    Ok(bytes)
+}
+
+/// `--exclude` / `--extend-exclude`: globs relative to the working
+/// directory that leave walked files out, as `exclude` does.
+#[derive(Debug, Clone, Default)]
+pub struct CliExclude {
+    /// The globs.
+    pub globs: Vec<String>,
+    /// `--exclude` was given: the configs' own `exclude` lists are not used.
+    pub replace: bool,
 }
 
 /// `exclude` and `per-file-ignores` of one config, compiled.
@@ -237,6 +226,9 @@ impl Patterns {
 /// per directory (as the batch does) or from `--config`.
 pub struct ProjectFilters {
     explicit: Option<Option<Arc<Compiled>>>,
+    /// `--exclude`/`--extend-exclude` (rooted at the working directory), and
+    /// whether they replace the configs' `exclude`.
+    cli_exclude: Option<(Arc<Compiled>, bool)>,
     gitignore: bool,
     by_dir: HashMap<PathBuf, Option<Arc<Compiled>>>,
     /// `(config, skip, directory relative to the config)` → excluded: each
@@ -268,12 +260,25 @@ impl ProjectFilters {
         });
         ProjectFilters {
             explicit,
+            cli_exclude: None,
             gitignore,
             by_dir: HashMap::new(),
             excluded_dirs: HashMap::new(),
             by_config: HashMap::new(),
             git: GitIgnores::default(),
         }
+    }
+
+    /// Adds `--exclude`/`--extend-exclude` (an invalid glob is an error).
+    pub fn set_cli_exclude(&mut self, exclude: &CliExclude) -> Result<(), String> {
+        if exclude.globs.is_empty() {
+            return Ok(());
+        }
+        config::check_globs(&exclude.globs, if exclude.replace { "--exclude" } else { "--extend-exclude" })?;
+        let root = absolute(Path::new("."));
+        let compiled = Compiled { root, exclude: Patterns::new(&exclude.globs), ignores: Vec::new() };
+        self.cli_exclude = Some((Arc::new(compiled), exclude.replace));
+        Ok(())
     }
 
     /// The filters of the config the walk already found for an input (no
@@ -327,6 +332,7 @@ impl ProjectFilters {
     pub fn filter_inputs(&mut self, roots: &[PathBuf], inputs: Vec<Input>) -> Result<Vec<Input>, String> {
         let roots: Vec<PathBuf> = roots.iter().map(|r| absolute(r)).collect();
         let cwd = std::env::current_dir().unwrap_or_default();
+        let cli = self.cli_exclude.clone();
         let kept = inputs
             .into_iter()
             .filter(|i| {
@@ -338,12 +344,23 @@ impl ProjectFilters {
                 if self.gitignore && self.git.ignored(&abs, root.map(PathBuf::as_path)) {
                     return false;
                 }
-                match self.compiled_for_config(i.config.as_deref().map(PathBuf::as_path)) {
-                    Some(c) => !abs.strip_prefix(&c.root).is_ok_and(|rel| {
+                let excluded_by = |c: &Arc<Compiled>, memo: &mut HashMap<(usize, usize, PathBuf), bool>| {
+                    abs.strip_prefix(&c.root).is_ok_and(|rel| {
                         let skip =
                             root.and_then(|r| r.strip_prefix(&c.root).ok()).map_or(0, |r| r.components().count());
-                        c.exclude.matches_memo(rel, skip, Arc::as_ptr(&c) as usize, &mut self.excluded_dirs)
-                    }),
+                        c.exclude.matches_memo(rel, skip, Arc::as_ptr(c) as usize, memo)
+                    })
+                };
+                if let Some((c, replace)) = &cli {
+                    if excluded_by(c, &mut self.excluded_dirs) {
+                        return false;
+                    }
+                    if *replace {
+                        return true;
+                    }
+                }
+                match self.compiled_for_config(i.config.as_deref().map(PathBuf::as_path)) {
+                    Some(c) => !excluded_by(&c, &mut self.excluded_dirs),
                     None => true,
                 }
             })
@@ -367,7 +384,7 @@ impl ProjectFilters {
         let mut memo: HashMap<String, Vec<String>> = HashMap::new();
         let mut diags = std::mem::take(&mut report.diagnostics);
         diags.retain(|d| {
-            if is_tool_outcome(&d.rule) || d.location.path == "-" {
+            if is_tool_outcome(&d.rule) || d.location.path == STDIN_LABEL {
                 return true;
             }
             let ignored = memo.entry(d.location.path.clone()).or_insert_with(|| {

@@ -1,6 +1,6 @@
-//! Typed facts for PTX matrix instructions: exactly the inputs the seed-002
-//! atom verifiers take, built as `reference/ptx-atoms.md` §2 prescribes
-//! (with the resolutions D1–D4, D8, D14, D16, D17 applied where they decide a value).
+//! Typed facts for PTX matrix instructions: exactly the inputs the matrix-atom
+//! verifiers take, with the field meanings of `docs/atoms.md` ("Field meanings
+//! and deliberate choices") applied where they decide a value.
 
 use super::facts::Operand;
 use serde::Serialize;

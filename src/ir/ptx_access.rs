@@ -21,12 +21,14 @@ pub enum AccessAlign {
 /// The memory access of one PTX instruction word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AccessForm {
-    /// `ld`, `ldu`, `st`, `atom`, `red`, `multimem`, `cp.async`, `cp.async.bulk`.
+    /// `ld`, `ldu`, `st`, `st.bulk`, `atom`, `red`, `multimem`, `cp.async`,
+    /// `cp.async.bulk`.
     pub family: &'static str,
     /// The state space written in the word (`global`, `shared::cta`, ...), or
     /// `generic` when none is.
     pub space: &'static str,
-    /// The slots of the address operands: the first, and `cp.async`'s source.
+    /// The slots of the address operands: the first, and `cp.async`'s source
+    /// (none for `st.bulk`, whose address the ISA puts no alignment on).
     pub addresses: [Option<usize>; 2],
     /// The alignment every address needs.
     pub align: AccessAlign,
@@ -66,7 +68,7 @@ fn space_word(m: &str) -> Option<&'static str> {
 
 impl AccessForm {
     /// The access of an instruction word, or `None` when it is no memory
-    /// access this module describes (`st.bulk`, tensor copies, `cp.async`
+    /// access this module describes (tensor copies, `cp.async`
     /// group waits, an access of one byte, a word without a type).
     pub fn parse(word: &str) -> Option<AccessForm> {
         let mut parts = word.split('.');
@@ -76,7 +78,15 @@ impl AccessForm {
         match base {
             "ld" | "ldu" | "st" | "atom" | "red" | "multimem" => {
                 if base == "st" && second == Some("bulk") {
-                    return None;
+                    // `st.bulk [a], size, 0`: the ISA states no alignment for
+                    // `a`, only that `size` is a multiple of 8.
+                    return Some(AccessForm {
+                        family: "st.bulk",
+                        space,
+                        addresses: [None, None],
+                        align: AccessAlign::Bytes(8),
+                        size: Some(1),
+                    });
                 }
                 if base == "multimem" && !matches!(second, Some("ld_reduce" | "st" | "red")) {
                     return None;
@@ -194,7 +204,8 @@ mod tests {
         assert_eq!(bytes("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32"), Some(16));
         assert_eq!(bytes("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.inc.u32"), Some(4));
         assert_eq!(bytes("ld.global.u8"), None);
-        assert_eq!(AccessForm::parse("st.bulk.weak.shared::cta"), None);
+        let f = AccessForm::parse("st.bulk.weak.shared::cta").unwrap_or_else(|| panic!("st.bulk"));
+        assert_eq!((f.addresses, f.size, f.align), ([None, None], Some(1), AccessAlign::Bytes(8)));
         assert_eq!(AccessForm::parse("multimem.cp.async.bulk.global.shared::cta"), None);
         assert_eq!(AccessForm::parse("cp.async.bulk.tensor.2d.shared::cluster.global.tile"), None);
         assert_eq!(AccessForm::parse("cp.async.bulk.commit_group"), None);

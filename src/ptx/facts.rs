@@ -1,6 +1,6 @@
 //! Matrix instructions recognised as typed facts for the atom verifiers:
 //! `ldmatrix`/`stmatrix`, `tcgen05.mma*`, block-scaled `mma.sync`/`mma.sp` and
-//! `cp.async.bulk.tensor`, with the inputs `reference/ptx-atoms.md` §2 lists.
+//! `cp.async.bulk.tensor`, with the inputs the atom verifiers take (`docs/atoms.md`).
 
 use super::parse::{Instruction, Operand as Syn};
 use super::Opcode;

@@ -26,6 +26,8 @@ pub enum InputKind {
     Atoms,
     /// Anything else: scanned for embedded shaders.
     Binary,
+    /// Nothing exists at the path (reported as an input error).
+    Missing,
 }
 
 /// Outcome for one input.

@@ -31,6 +31,7 @@ fn command(level: Level) -> &'static str {
 /// One workflow command line (no trailing newline).
 pub fn render_diagnostic(d: &Diagnostic) -> String {
     let d = &*super::escape::diagnostic(d);
+    let d = &*super::human::shown_sources(d);
     let loc = &d.location;
     let mut props = Vec::new();
     match &loc.source {

@@ -51,9 +51,11 @@ pub fn code_location(loc: &Location) -> String {
             i.push_str(&format!(" at byte 0x{off:X}"));
         }
     }
+    // `irlint atoms` places a finding at a record (`record 1 (id "k1")`), not a function.
+    let scope = |f: &str| if f.starts_with("record ") { f.to_string() } else { format!("function {f}") };
     match (&loc.function, inst) {
-        (Some(f), Some(i)) => format!("(function {f}, {i})"),
-        (Some(f), None) => format!("(function {f})"),
+        (Some(f), Some(i)) => format!("({}, {i})", scope(f)),
+        (Some(f), None) => format!("({})", scope(f)),
         (None, Some(i)) => format!("({i})"),
         (None, None) => String::new(),
     }
@@ -202,11 +204,29 @@ fn footer(d: &Diagnostic) -> Vec<(&'static str, String)> {
     out
 }
 
+/// The diagnostic with its source files as the text formats print them
+/// ([`crate::paths::shown`]: absolute paths under the working directory made
+/// relative), copied only when one changes.
+pub(crate) fn shown_sources(d: &Diagnostic) -> std::borrow::Cow<'_, Diagnostic> {
+    let l = &d.location;
+    let changes = |f: &str| matches!(crate::paths::shown(f), std::borrow::Cow::Owned(_));
+    if !l.source.iter().chain(&l.inlined_from).any(|s| changes(&s.file)) {
+        return std::borrow::Cow::Borrowed(d);
+    }
+    let mut d = d.clone();
+    let l = &mut d.location;
+    for s in l.source.iter_mut().chain(l.inlined_from.iter_mut()) {
+        s.file = crate::paths::shown(&s.file).into_owned();
+    }
+    std::borrow::Cow::Owned(d)
+}
+
 /// Renders one diagnostic (no trailing newline). With the source line at hand
 /// the snippet is drawn by annotate-snippets; otherwise the same layout is
 /// written directly (`  --> location` and `   = label: text` lines).
 pub fn render_diagnostic(d: &Diagnostic, color: bool) -> String {
     let d = &*super::escape::diagnostic(d);
+    let d = &*shown_sources(d);
     let loc = &d.location;
     let source_text = loc.source_text.as_deref().map(|t| t.trim_end_matches(['\n', '\r']));
     if let (Some(src), Some(text)) = (&loc.source, source_text) {

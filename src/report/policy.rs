@@ -111,6 +111,28 @@ pub fn statistics(report: &RunReport) -> String {
     out
 }
 
+/// [`statistics`] as JSON (`irlint check --statistics --format json`): an
+/// array, most frequent rule first, of `{"rule", "level", "count"}` (the
+/// highest level the rule reported at).
+pub fn statistics_json(report: &RunReport) -> String {
+    let mut by_rule: BTreeMap<&str, (usize, Level)> = BTreeMap::new();
+    for d in &report.diagnostics {
+        let e = by_rule.entry(d.rule.as_str()).or_insert((0, d.level));
+        e.0 += 1;
+        e.1 = e.1.max(d.level);
+    }
+    let mut rows: Vec<_> = by_rule.into_iter().collect();
+    rows.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
+    #[derive(serde::Serialize)]
+    struct Row<'a> {
+        rule: &'a str,
+        level: &'static str,
+        count: usize,
+    }
+    let list: Vec<Row> = rows.iter().map(|(rule, (n, level))| Row { rule, level: level.as_str(), count: *n }).collect();
+    serde_json::to_string_pretty(&list).unwrap_or_default() + "\n"
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

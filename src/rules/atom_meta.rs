@@ -21,7 +21,7 @@ pub const LDSM_MODE: RuleMeta = meta(
     r#"
 ## What it does
 Checks an LDSM atom's tuple — mode, size pattern, number of matrices, transpose and the rank-1
-result (register) shape — against the seed-002 mode table, in the seed's order: matrix count
+result (register) shape — against the mode table below, first failure first: matrix count
 (1, 2 or 4, and 1 or 2 for `MT1616`), transpose, size pattern, result rank, result extent.
 
 | mode | shape | num_matrices | size patterns | transpose | registers |
@@ -52,12 +52,12 @@ far from the layout algebra that chose it, or is lowered to the wrong register c
 None.
 
 ## Known limitations
-No target gate: the 8x16, 16x16 shapes and format conversions need Blackwell `a`/`f` targets
-(ptx-atoms.md D15). `M832` and `u4to8` have no PTX spelling and are reachable only from
-`irlint atoms` or the Rust API.
+No target gate: the 8x16 and 16x16 shapes and the format conversions need a Blackwell `a` or `f`
+target (ptxas 13.5 rejects them elsewhere); on PTX input `atom-ptx-form` reports that. `M832` and
+`u4to8` have no PTX spelling and are reachable only from `irlint atoms` or the Rust API.
 
 ## References
-- seed 002, "LDSM and STSM Matrix"; `docs/atoms.md`
+- `docs/atoms.md`
 - PTX ISA, `ldmatrix`: https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-load-instruction-ldmatrix
 "#,
 );
@@ -69,8 +69,8 @@ pub const STSM_MODE: RuleMeta = meta(
     r#"
 ## What it does
 The LDSM tuple check for STSM atoms. Modes: `M88` (u16, no transpose), `MT88` (u16, transposed)
-and `MT168` (16x8, u8, transpose required — `stmatrix.m16n8`, not in the seed's table, ptx-atoms.md
-D14); 1, 2 or 4 matrices, one register per matrix.
+and `MT168` (16x8, u8, transpose required — `stmatrix.m16n8.trans.b8` on Blackwell `a`/`f`
+targets); 1, 2 or 4 matrices, one register per matrix.
 
 ## Why is this bad
 `stmatrix` exists only for these combinations (PTX ISA §9.7.14.5.16); a wrong tuple fails in
@@ -94,7 +94,8 @@ None.
 No target gate (`stmatrix` needs sm_90; `.m16n8` needs Blackwell `a`/`f` targets).
 
 ## References
-- seed 002, "LDSM and STSM Matrix"; ptx-atoms.md §2.3; `docs/atoms.md`
+- `docs/atoms.md`
+- PTX ISA, `stmatrix`: https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-instructions-stmatrix
 "#,
 );
 
@@ -104,7 +105,7 @@ pub const MATRIX_COPY: RuleMeta = meta(
     "a shared-register matrix copy with the wrong memory spaces, fragment shape or shared alignment",
     r#"
 ## What it does
-Checks a shared↔register matrix copy atom in the seed's order: a load reads `shared` and writes
+Checks a shared↔register matrix copy atom, first failure first: a load reads `shared` and writes
 `register`, a store the reverse; the mode belongs to the direction (LDSM modes for loads, STSM
 modes for stores); the matrix count is one of the mode's; the fragment is rank 1 with
 `num_matrices × registers per matrix` registers; the shared address is 16-byte aligned
@@ -129,10 +130,13 @@ Align the shared tile to 16 bytes (or more: swizzled tiles want 128 or 1024).
 None.
 
 ## Known limitations
-From PTX only the `.shared` qualifier and provably constant offsets are visible (ptx-atoms.md §2.3).
+From PTX only the `.shared` qualifier and provably constant offsets are visible: an address the
+dataflow cannot bound is not judged (`ptx-shared-address-misaligned` checks the values it can).
 
 ## References
-- seed 002, "Shared-Memory Matrix Movement"; `docs/atoms.md`
+- `docs/atoms.md`
+- PTX ISA, `ldmatrix`: https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-instructions-ldmatrix
+- PTX ISA, `stmatrix`: https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-instructions-stmatrix
 "#,
 );
 
@@ -142,9 +146,8 @@ pub const REGISTER_FRAGMENT: RuleMeta = meta(
     "a register-space copy atom whose register count differs from its layout's cosize",
     r#"
 ## What it does
-Checks that a register fragment uses exactly `cosize(layout)` 32-bit registers (the seed compares
-`32 × register_count` with `32 × cosize`). The cosize is one past the largest index the CuTe
-layout maps to.
+Checks that a register fragment uses exactly `cosize(layout)` 32-bit registers. The cosize is
+one past the largest index the CuTe layout maps to.
 
 ## Why is this bad
 A fragment with fewer registers than its layout addresses reads or writes past its end; one with
@@ -166,7 +169,8 @@ None.
 From PTX the cosize is not visible; a front end compares the vector length with the mode's count.
 
 ## References
-- seed 002, "Shared-Memory Matrix Movement" (`verify_register_fragment`); `docs/atoms.md`
+- `docs/atoms.md` (`verify_register_fragment`)
+- CuTe layouts (`cosize`): https://github.com/NVIDIA/cutlass/blob/main/media/docs/cpp/cute/01_layout.md
 "#,
 );
 
@@ -177,14 +181,14 @@ pub const UMMA_CANONICAL_LAYOUT: RuleMeta = meta(
     r#"
 ## What it does
 Checks a UMMA (tcgen05.mma) shared-memory operand layout the way CUTLASS's `make_umma_desc` does,
-with the seed's seven verbatim messages, fail-first:
+with its messages (CUTLASS 3.8's wording; `docs/diagnostics.md`), first failure first:
 
 1. the swizzle is one the descriptor can express (`Sw<0,4,3>`, `Sw<1,4,3>`, `Sw<2,4,3>`,
-   `Sw<3,4,3>`, the seed's identity `Sw<0,2,5>`, and `Sw<2,5,2>` for MN-major only), else
+   `Sw<3,4,3>`, the identity also written `Sw<0,2,5>`, and `Sw<2,5,2>` for MN-major only), else
    `unsupported swizzle, got Sw<B,M,S>`;
 2. the element width is 4, 8, 16 or 32 bits and the layout has two modes (MN, K) (own messages);
 3. MN-major: the K mode holds `256/elem_bits` (or `512/elem_bits`, sparse) elements; K-major: the
-   MN size is a multiple of the seed's per-lane count (`… multiple of 8.`, 4 for 4-bit types);
+   MN size is a multiple of the per-lane count (`… multiple of 8.`, 4 for 4-bit types);
 4. in 16-byte units, each mode splits into an atom part and one leftover part, each a single
    extent and stride (`No flat offset mode`);
 5. the atom strides are canonical (`Expected stride failure.`): MN-major — MN unit-stride unless
@@ -214,12 +218,16 @@ elements: wrong results without any error at run time.
 None.
 
 ## Known limitations
-PTX carries only the descriptors, so this rule is reachable through `irlint atoms` and the Rust API
-(ptx-atoms.md §2.4). The K-size gate has no CUTLASS counterpart (it is the seed's).
+PTX carries only the descriptors (their fields are `ptx-tcgen05-smem-descriptor`'s), so this rule
+is reachable through `irlint atoms` and the Rust API. CUTLASS's UMMA code has no K-size check; the
+gate here follows CUTLASS's SM90 GMMA check (`mma_traits_sm90_gmma.hpp`, "Expected K-size
+256/sizeof_bits<T>").
 
 ## References
-- seed 002, "UMMA Canonical Layout Verifier"; ptx-atoms.md §3.2–3.3; `docs/atoms.md`
-- CUTLASS `include/cute/atom/mma_traits_sm100.hpp` (`make_umma_desc`, v3.8)
+- `docs/atoms.md`
+- CUTLASS `include/cute/atom/mma_traits_sm100.hpp` (`make_umma_desc`, v3.8; from v4.6
+  `include/cute/arch/mma_sm100_desc.hpp`)
+- PTX ISA, shared-memory matrix layouts: https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-smem-layout
 "#,
 );
 
@@ -233,9 +241,9 @@ Decodes the 9-bit tcgen05.mma kind word (bit 0 ws, bit 1 cta_group::2, bits 2–
 0 none / 1 1X / 2 2X / 3 4X, bit 4 scale-input accumulator, bit 5 block scale, bits 6–8 the kind:
 0 mxf4nvf4, 1 i8, 2 mxf8f6f4, 3 f16, 4 tf32, 5 f8f6f4, 7 mxf4), the collector word (bit 2 ashift,
 bits 0–1 collector::a mode: 1 lastuse, 2 fill, 3 use), sparsity, the arch-conditional flag and the
-target, and walks the seed's 13 rules in order. The first that fires is the diagnostic, with the
-seed's text byte for byte (rule 10's "colletor" included). On success it returns the opcode
-index (10521 block scale, 10522 plain; see `docs/atoms.md`).
+target, and walks 13 rules in order. The first that fires is the diagnostic, worded byte for
+byte as NVIDIA's compiler words it (rule 10's "colletor" included). On success it returns the
+opcode index (10521 block scale, 10522 plain; see `docs/atoms.md`).
 
 | # | fires when |
 |---|---|
@@ -254,8 +262,9 @@ index (10521 block scale, 10522 plain; see `docs/atoms.md`).
 | 13 | mxf4 with scale vector 1X or 4X (not given = 2X) |
 
 ## Why is this bad
-Each combination is rejected by ptxas or by NVIDIA's compiler (ptx-atoms.md §4.2 lists the
-ptxas wording); a word built with the fields in the wrong order silently selects another opcode.
+Each combination is rejected by ptxas or by NVIDIA's compiler (`docs/atoms.md` gives ptxas
+13.5's verdict on every form); a word built with the fields in the wrong order silently selects
+another opcode.
 
 ## Example
 ```json
@@ -273,12 +282,15 @@ ptxas wording); a word built with the fields in the wrong order silently selects
 None.
 
 ## Known limitations
-The field values follow ptx-atoms.md D1–D4 (not the seed's literal table); kind value 6 and
-words above 0x1ff are reported with own messages. Forms the seed does not model (D11) are not
-checked.
+The field meanings above are the ones ptxas 13.5 and NVIDIA's compiler agree on (`docs/atoms.md`,
+"Field meanings and deliberate choices"); kind value 6 and words above 0x1ff are reported with
+own messages. Errors of the PTX form outside the 13 rules (tcgen05 on a target without it,
+`.scale_vec` without `.block_scale`, `.collector::a` with `.ws`) are `atom-ptx-form`'s.
 
 ## References
-- seed 002, "tcgen05.mma Kind-Word Verifier"; ptx-atoms.md §2.1–2.2, §4; `docs/atoms.md`
+- `docs/atoms.md`
+- PTX ISA, `tcgen05.mma`: https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-mma-instructions
+- PTX ISA, kinds and block scaling: https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-transpose-negate-mma-kind
 "#,
 );
 
@@ -288,7 +300,7 @@ pub const SM120_BLOCK_SCALE: RuleMeta = meta(
     "an sm_120 block-scaled MMA outside the K/type/scale-factor lattice",
     r#"
 ## What it does
-Checks an SM120 block-scaled MMA's parameters as one gate, in the seed's order: scale vector
+Checks an SM120 block-scaled MMA's parameters as one gate, first failure first: scale vector
 size 16 or 32; K 32 or 64; for K = 32 FP4/FP6/FP8 inputs, `ue8m0` scale factors, vector size 32
 and 8-bit scale fragments; for K = 64 `e2m1` inputs and `scale_fragment_bits × scale_vector_size
 = 512`.
@@ -311,10 +323,14 @@ FP8/FP6 inputs use K = 32 with `ue8m0` scale factors.
 None.
 
 ## Known limitations
-The extra K = 64 scale-factor constraints and the target gates of ptx-atoms.md §2.5 are not checked.
+Not checked here: the K = 64 scale-factor type per input type (`ue4m3` with `.scale_vec::4X` for
+`.kind::mxf4nvf4`) and the `sm_120a`/`sm_121a` target gate; on PTX input `atom-ptx-form` reports
+forms ptxas rejects for those reasons.
 
 ## References
-- seed 002, "SM120 Block-Scaled Lattice"; ptx-atoms.md §1.4, §2.5
+- PTX ISA, `mma` with block scaling (`.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4`):
+  https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-instructions-mma
+- `docs/atoms.md`
 "#,
 );
 
@@ -347,10 +363,12 @@ Apply the swizzle to the offset address (`swizzle(x + k)`), or move by whole per
 None.
 
 ## Known limitations
-No PTX input (swizzles live in tensor maps and descriptors, ptx-atoms.md §2.6).
+No PTX input: swizzles live in tensor maps and descriptors, not in instructions.
 
 ## References
-- seed 002, "Swizzle Legality"; ptx-atoms.md §2.6
+- CuTe `Swizzle<B,M,S>`: https://github.com/NVIDIA/cutlass/blob/main/include/cute/swizzle.hpp
+- PTX ISA, swizzling modes: https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-smem-layout
+- `docs/atoms.md`
 "#,
 );
 
@@ -391,11 +409,12 @@ None.
 
 ## Known limitations
 Direction rules (gather4/im2col load-only, scatter4 store-only), completion mechanisms and the
-per-destination target table are `atom-ptx-form`'s (ptx-atoms.md D18, D19).
-`scripts/ptx_oracle.py` measures the agreement with ptxas 13.5 (`docs/atoms.md`).
+per-destination target table are `atom-ptx-form`'s. `scripts/ptx_oracle.py` measures the
+agreement with ptxas 13.5 (`docs/atoms.md`).
 
 ## References
-- seed 002, "TMA Rank and Mode Gates"; ptx-atoms.md §1.5, §2.7
+- PTX ISA, `cp.async.bulk.tensor`: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk-tensor
+- `docs/atoms.md`
 "#,
 );
 

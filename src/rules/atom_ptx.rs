@@ -1,7 +1,7 @@
-//! The atom rules on PTX: each PTX matrix fact is turned into the verifier
-//! inputs of `reference/ptx-atoms.md` §2 and checked by [`crate::atoms`]. The
-//! rule ids, levels and docs are the atom rules' own ([`super::atom_meta`]);
-//! messages are the verifiers' (verbatim seed strings where the seed has one).
+//! The atom rules on PTX: each PTX matrix fact is turned into verifier inputs
+//! (field meanings: `docs/atoms.md`) and checked by [`crate::atoms`]. The rule
+//! ids, levels and docs are the atom rules' own ([`super::atom_meta`]);
+//! messages are the verifiers' (the verbatim strings where there is one).
 
 use super::{At, Finding, RuleContext};
 use crate::atoms::{

@@ -1,5 +1,5 @@
-//! `atom-ptx-form`: PTX matrix-instruction forms ptxas rejects that the seed-002
-//! verifiers do not model (`reference/ptx-atoms.md` D11, D15, D19), in irlint's own words.
+//! `atom-ptx-form`: PTX matrix-instruction forms ptxas rejects for reasons the
+//! matrix-atom verifiers (`crate::atoms`) do not model, in irlint's own words.
 
 use super::atom_ptx::{ptx_facts, ptx_line};
 use super::{At, Finding, RuleContext, RuleMeta};
@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 pub const META: RuleMeta = RuleMeta {
     id: "atom-ptx-form",
     default_level: Some(Level::Error),
-    summary: "a PTX matrix instruction in a form ptxas rejects that the seed-002 verifiers do not model",
+    summary: "a PTX matrix instruction in a form ptxas rejects for a reason the other atom rules do not check",
     doc: DOC,
     options: &[],
 };
@@ -19,8 +19,8 @@ pub const META: RuleMeta = RuleMeta {
 const DOC: &str = r#"
 ## What it does
 Flags `tcgen05.mma`, `wgmma.mma_async`, block-scaled `mma`, `ldmatrix`/`stmatrix` and
-`cp.async.bulk.tensor` forms that ptxas 13.5 rejects for reasons outside the seed-002 verifiers
-(`reference/ptx-atoms.md` D11, D15, D18, D19, §2.5), in irlint's own words:
+`cp.async.bulk.tensor` forms that ptxas 13.5 rejects for reasons the other `atom-*` rules do not
+check (the PTX ISA's per-instruction syntax, target and PTX-version tables), in irlint's own words:
 
 - `tcgen05.mma` on a target without it (anything but sm_100, sm_101/110, sm_103, sm_107 with an
   `a` or `f` suffix); `.kind::i8` on a target other than sm_100a/sm_110a (sm_101a) — including
@@ -40,8 +40,8 @@ Flags `tcgen05.mma`, `wgmma.mma_async`, block-scaled `mma`, `ldmatrix`/`stmatrix
   `.and.popc` only (and always) for `.b1`, the accumulator's register count (N/2, N/4 for `.f16`)
   and 4 registers for A in registers; and `wgmma` on any target but sm_90a;
 - `ldmatrix`/`stmatrix` without `.x1`/`.x2`/`.x4`, with a shape or element format the
-  instruction does not have (`stmatrix.m16n16`, `ldmatrix.m16n8`; D14), and the 8x16, 16x16 and
-  16x8 shapes or 8-bit formats on targets other than Blackwell `a`/`f` targets (D15);
+  instruction does not have (`stmatrix.m16n16`, `ldmatrix.m16n8`), and the 8x16, 16x16 and
+  16x8 shapes or 8-bit formats on targets other than Blackwell `a`/`f` targets;
 - block-scaled `mma.sync`: a shape other than m16n8 or a kind that does not match K (mxf8f6f4 is
   K = 32, mxf4 and mxf4nvf4 K = 64, twice that with `.sp::ordered_metadata`), layouts other than
   `.row.col`, types other than `.f32.A.B.f32.scale`, fragment vectors of the wrong size, sparsity
@@ -50,12 +50,12 @@ Flags `tcgen05.mma`, `wgmma.mma_async`, block-scaled `mma`, `ldmatrix`/`stmatrix
   an explicit scale vector, mxf4 with 4X, ue4m3 scales other than mxf4nvf4 with 4X, 4X with
   ue8m0 below PTX 9.1; off sm_120a/121a/120f/121f, and sparse mxf4/mxf4nvf4 on the `f` targets;
 - `cp.async.bulk.tensor`: modes in the wrong direction (gather4 and im2col are loads, scatter4
-  and im2col_no_offs stores; D19), a source space other than `.global` for a load or
+  and im2col_no_offs stores), a source space other than `.global` for a load or
   `.shared::cta` for a store, a missing or wrong completion mechanism
   (`.mbarrier::complete_tx::bytes` for loads, `.bulk_group` for stores), `.multicast::cluster`
   into anything but `.shared::cluster`, an operand count that does not match the modifiers, a
   `cp.reduce` without its reduction; gather4 and im2col::w into `shared::cluster`, prefetch with
-  im2col::w and `.cta_group::2` off the sm_100 family `a`/`f` targets (D18).
+  im2col::w and `.cta_group::2` off the sm_100 family `a`/`f` targets.
 
 Modifiers are read as a set wherever ptxas accepts them in any order (CUTLASS writes
 `mma.sync.aligned.kind::mxf8f6f4.sp::ordered_metadata.block_scale…`); only the sequences ptxas
@@ -88,13 +88,16 @@ None.
 ## Known limitations
 Operand counts are checked for `tcgen05.mma.block_scale`, block-scaled `mma` fragments, `wgmma`
 accumulators and TMA copies only; the other operand-count and register-type errors are left to
-ptxas. The target tables are ptxas 13.5's (PTX ISA 9.5); a form the seed verifiers already
-reject can be reported by both rules. `scripts/ptx_oracle.py` (29,531 forms) and
+ptxas. The target tables are ptxas 13.5's (PTX ISA 9.5); a form another atom rule already
+rejects can be reported by both rules. `scripts/ptx_oracle.py` (29,531 forms) and
 `scripts/ptx_mutants.py` (one-token edits of the corpus) measure the agreement with ptxas
 (`docs/atoms.md`).
 
 ## References
-- `reference/ptx-atoms.md` §1.2–§1.5 and §2.2 (D11, D15, D18, D19), §2.5
+- `docs/atoms.md` (ptxas 13.5's verdicts on every generated form)
+- PTX ISA, `ldmatrix`: https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-instructions-ldmatrix
+- PTX ISA, block-scaled `mma`: https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-instructions-mma
+- PTX ISA, `cp.async.bulk.tensor`: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk-tensor
 - PTX ISA, `tcgen05.mma`: https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-mma-instructions
 - PTX ISA, `wgmma.mma_async`: https://docs.nvidia.com/cuda/parallel-thread-execution/#asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async
 "#;

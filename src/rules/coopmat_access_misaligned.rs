@@ -1,4 +1,4 @@
-//! `coopmat-access-misaligned` (issue 26).
+//! `coopmat-access-misaligned` (the aligned-access rules: `access_align`).
 
 use super::access_align::{accesses, address_value, bases, emit, misaligned, Report};
 use super::{RuleContext, RuleMeta};

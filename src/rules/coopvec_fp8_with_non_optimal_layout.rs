@@ -1,4 +1,4 @@
-//! `coopvec-fp8-with-non-optimal-layout` (rules.md §4).
+//! `coopvec-fp8-with-non-optimal-layout` (HLSL proposal 0029, cooperative vectors).
 
 use super::coopvec_stride_mismatch::element_info;
 use super::{is_coopvec_mul, layout_class, matrix_facts, At, Finding, LayoutClass, RuleContext, RuleMeta};

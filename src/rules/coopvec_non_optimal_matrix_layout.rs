@@ -1,4 +1,4 @@
-//! `coopvec-non-optimal-matrix-layout` (rules.md §4; off by default).
+//! `coopvec-non-optimal-matrix-layout` (HLSL proposal 0029, cooperative vectors; off by default).
 
 use super::{is_coopvec_mul, layout_class, matrix_facts, At, Finding, LayoutClass, RuleContext, RuleMeta};
 use crate::ir::MatrixEncoding;

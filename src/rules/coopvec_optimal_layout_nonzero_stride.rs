@@ -1,4 +1,4 @@
-//! `coopvec-optimal-layout-nonzero-stride` (rules.md §4).
+//! `coopvec-optimal-layout-nonzero-stride` (HLSL proposal 0029, cooperative vectors).
 
 use super::{
     finding_value, is_coopvec_mul, is_linalg_descriptor_op, judge, layout_class, matrix_facts, At, Finding, LayoutClass,

@@ -1,4 +1,4 @@
-//! `coopvec-outer-product-layout` (rules.md §4).
+//! `coopvec-outer-product-layout` (HLSL proposal 0029, cooperative vectors).
 
 use super::{finding_value, is_coopvec_outer_product, judge, layout_class, matrix_facts, At, Finding, LayoutClass};
 use super::{RuleContext, RuleMeta};

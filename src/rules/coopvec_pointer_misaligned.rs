@@ -1,4 +1,4 @@
-//! `coopvec-pointer-misaligned` (issue 26).
+//! `coopvec-pointer-misaligned` (the aligned-access rules: `access_align`).
 
 use super::access_align::{accesses, address_value, bases, emit, misaligned, Report};
 use super::{RuleContext, RuleMeta};

@@ -1,4 +1,4 @@
-//! `coopvec-stride-mismatch` (rules.md §1).
+//! `coopvec-stride-mismatch` (HLSL proposal 0029, cooperative vectors).
 
 use super::{finding_value, judge, matrix_facts, or_list, At, Finding, RuleContext, RuleMeta};
 use crate::analysis::AbsValue;

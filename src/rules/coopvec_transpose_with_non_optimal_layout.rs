@@ -1,4 +1,4 @@
-//! `coopvec-transpose-with-non-optimal-layout` (rules.md §4).
+//! `coopvec-transpose-with-non-optimal-layout` (HLSL proposal 0029, cooperative vectors).
 
 use super::{is_coopvec_mul, layout_class, matrix_facts, At, Finding, LayoutClass, RuleContext, RuleMeta};
 use crate::report::{Certainty, FindingValue, Level};

@@ -1,4 +1,4 @@
-//! `dxil-bytebuf-access-misaligned` (issue 26).
+//! `dxil-bytebuf-access-misaligned` (the aligned-access rules: `access_align`).
 
 use super::access_align::{accesses, address_value, bases, emit, misaligned, Report};
 use super::{RuleContext, RuleMeta};
@@ -62,7 +62,7 @@ call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %1, i32 %4, i32 un
 ```
 
 ```text
-error[dxil-bytebuf-access-misaligned]: byte offset is always 2 mod 8, never 4-byte aligned (1 x i32 store, alignment 4)
+error[dxil-bytebuf-access-misaligned]: byte offset is always 2 mod 8, never 4-byte aligned (1 x 4-byte store, alignment 4)
 ```
 
 The same shape is what Tint's HLSL writer guards against when it lowers WGSL storage
@@ -107,7 +107,7 @@ pub fn check(cx: &mut RuleContext<'_>) {
         let (value, _) = address_value(cx, f, &a.address, &bases);
         let Some(certainty) = misaligned(&value, align) else { continue };
         let what =
-            format!("{} x i{} {}", a.count.max(1), a.component_bytes * 8, if a.store { "store" } else { "load" });
+            format!("{} x {}-byte {}", a.count.max(1), a.component_bytes, if a.store { "store" } else { "load" });
         let op = match a.address.root {
             AddrRoot::Int(v) => Some(Operand::Value(v)),
             _ => None,

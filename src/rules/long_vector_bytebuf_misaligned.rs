@@ -1,5 +1,5 @@
 //! `long-vector-bytebuf-load-misaligned` and its sibling
-//! `long-vector-bytebuf-store-misaligned` (rules.md §2).
+//! `long-vector-bytebuf-store-misaligned` (HLSL proposal 0030, DXIL vectors).
 
 use super::{finding_value, judge, or_list, At, Finding, RuleContext, RuleMeta};
 use crate::analysis::AbsValue;

@@ -76,7 +76,7 @@ const RULES: &[(RuleMeta, CheckFn)] = &[
     (coopvec_fp8_with_non_optimal_layout::META, coopvec_fp8_with_non_optimal_layout::check),
     (coopvec_outer_product_layout::META, coopvec_outer_product_layout::check),
     (coopvec_non_optimal_matrix_layout::META, coopvec_non_optimal_matrix_layout::check),
-    // Aligned accesses (issue 26).
+    // Aligned accesses (`access_align`).
     (dxil_bytebuf_access_misaligned::META, dxil_bytebuf_access_misaligned::check),
     (spirv_access_misaligned::META, spirv_access_misaligned::check),
     (coopmat_access_misaligned::META, coopmat_access_misaligned::check),
@@ -93,7 +93,7 @@ const RULES: &[(RuleMeta, CheckFn)] = &[
     (atom_meta::SWIZZLE_COMMUTATION, no_ir_check),
     (atom_meta::TMA_RANK_MODE, atom_ptx::check_tma),
     (atom_ptx_form::META, atom_ptx_form::check),
-    // PTX descriptor value rules (reference/ptx-atoms.md §7).
+    // PTX descriptor value rules (PTX ISA: tcgen05 and wgmma matrix descriptors).
     (ptx_tcgen05_smem_descriptor::META, ptx_tcgen05_smem_descriptor::check),
     (ptx_tcgen05_instr_descriptor::META, ptx_tcgen05_instr_descriptor::check),
     (ptx_shared_address_misaligned::META, ptx_shared_address_misaligned::check),

@@ -29,6 +29,7 @@ of it, in every state space (`.global`, `.shared`, `.shared::cluster`, `.local`,
 | `address` | `ld` (`.nc`, `.volatile`, `.relaxed`/`.acquire`, any cache or `L2::` qualifier), `ldu`, `st` (`st.async` included), `atom`, `red` (`red.async` included), `multimem.ld_reduce` / `multimem.st` / `multimem.red` | the access size: the type's bytes times the vector count (`ld.v4.b32` 16, `ld.global.v8.f32` 32, `atom.add.noftz.f16x2` 4, `multimem.ld_reduce…acc::f32.v4.bf16x2` 16, `.b128` 16) |
 | `address`, `source_address` | `cp.async.ca` / `cp.async.cg` (`[dst]` and `[src]`) | `cp-size` (4, 8 or 16) |
 | `address`, `source_address`, `size` | `cp.async.bulk` and `cp.reduce.async.bulk` (not `.tensor`): `[dstMem]`, `[srcMem]` and `size`; `cp.async.bulk.prefetch.L2`: `[srcMem]` and `size` | 16 bytes; `size` a multiple of 16 |
+| `size` | `st.bulk` (the ISA states no alignment for its address) | `size` a multiple of 8 |
 
 The address is what the dataflow recovers of it (a constant, a set of constants, or known
 low bits such as `4 mod 16`). What makes an address's low bits known:
@@ -65,7 +66,8 @@ aligned, the resulting behavior is undefined. For example, among other things, t
 access may proceed by silently masking off low-order address bits to achieve proper
 rounding, or the instruction may fault." `cp.async` refers to the same section for its
 operands; `cp.async.bulk` requires 16-byte aligned `[dstMem]` and `[srcMem]` and a
-`size` that is a multiple of 16.
+`size` that is a multiple of 16; `st.bulk`: "`size` must be a multiple of 8. If the value
+is not a multiple of 8, then the behavior is undefined."
 
 ptxas does not look at address values, so the mistake compiles; at run time it is a
 "misaligned address" fault (`cudaErrorMisalignedAddress`) or, worse, a silently rounded
@@ -130,7 +132,7 @@ None.
   function body (the local depot `__local_depot0`), pointers loaded from memory and the
   addresses returned by calls.
 - `cvta` keeps at most 7 known low bits (128 bytes) of an address.
-- `st.bulk`, `multimem.cp.async.bulk`, the `[mbar]` operands of `cp.async.bulk`,
+- `multimem.cp.async.bulk`, the `[mbar]` operands of `cp.async.bulk`,
   `st.async` and `red.async`, textures and surfaces are not checked.
 
 ## References
@@ -139,6 +141,7 @@ None.
 - PTX ISA, ld: <https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-ld>
 - PTX ISA, cp.async: <https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async>
 - PTX ISA, cp.async.bulk: <https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk>
+- PTX ISA, st.bulk: <https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-st-bulk>
 - PTX ISA, kernel parameter attribute `.ptr`: <https://docs.nvidia.com/cuda/parallel-thread-execution/#kernel-parameter-attribute-ptr>
 "#;
 

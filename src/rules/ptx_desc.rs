@@ -1,5 +1,5 @@
 //! Shared reading of the PTX descriptors the descriptor rules decode
-//! (`reference/ptx-atoms.md` §7): a field is judged only when every value the
+//! (PTX ISA, tcgen05 and wgmma matrix descriptors): a field is judged only when every value the
 //! dataflow admits for it is invalid, so a field with no known bit, or one that
 //! admits a valid value, never fires.
 

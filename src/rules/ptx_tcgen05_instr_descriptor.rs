@@ -1,6 +1,6 @@
 //! `ptx-tcgen05-instr-descriptor`: the 32-bit instruction descriptor (`idesc`)
 //! of `tcgen05.mma*`: `.kind::f16`, `::tf32`, `::f8f6f4` and `::i8`
-//! (`reference/ptx-atoms.md` §7.3; PTX ISA Table 42) and the block-scaled
+//! (PTX ISA Table 42, "Instruction descriptor") and the block-scaled
 //! kinds (CUTLASS `InstrDescriptorBlockScaled`).
 
 use super::atom_ptx::{ptx_facts, ptx_line};

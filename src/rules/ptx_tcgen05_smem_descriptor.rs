@@ -1,5 +1,5 @@
 //! `ptx-tcgen05-smem-descriptor`: the fields of the `a-desc` / `b-desc`
-//! shared-memory matrix descriptors of `tcgen05.mma*` (`reference/ptx-atoms.md` §7.1).
+//! shared-memory matrix descriptors of `tcgen05.mma*` (PTX ISA, "Shared memory descriptor").
 
 use super::atom_ptx::{ptx_facts, ptx_line};
 use super::ptx_desc::{

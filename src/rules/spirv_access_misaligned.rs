@@ -1,4 +1,4 @@
-//! `spirv-access-misaligned` (issue 26).
+//! `spirv-access-misaligned` (the aligned-access rules: `access_align`).
 
 use super::access_align::{accesses, address_value, bases, emit, misaligned, Report};
 use super::{RuleContext, RuleMeta};
@@ -39,14 +39,17 @@ warning): the misaligned arm may never run.
 
 The SPIR-V specification defines the `Aligned` memory operand as "This access has a known
 alignment, provided as a literal in the next operand" — a promise the driver compiles
-against (wide, aligned memory instructions). The Vulkan environment requires the promise
-wherever a physical pointer is used (VUID-StandaloneSpirv-PhysicalStorageBuffer64-04708:
-"If the PhysicalStorageBuffer64 addressing model is enabled, all instructions that support
-memory access operands and that use a physical pointer must include the Aligned operand"),
-and GLSL fills it from `buffer_reference_align` and the member offsets. A pointer built
-from a misaligned integer breaks the promise: undefined behaviour — a torn or shifted load
-on some GPUs, a fault on others. `spirv-val` checks that the operand exists, never the
-address; GPU-assisted validation sees it only when the bad address actually runs.
+against (wide, aligned memory instructions). The Vulkan environment requires the operand on
+every physical-pointer access (VUID-StandaloneSpirv-PhysicalStorageBuffer64-04708: "If the
+PhysicalStorageBuffer64 addressing model is enabled, all instructions that support memory
+access operands and that use a physical pointer must include the Aligned operand") and the
+promise to hold at run time (VUID-RuntimeSpirv-PhysicalStorageBuffer64-06315: "If the
+PhysicalStorageBuffer64 addressing model is enabled the pointer value of a memory access
+instruction must be at least as aligned as specified by the Aligned memory access
+operand"). GLSL fills the operand from `buffer_reference_align` (16 when absent) and the
+member offsets. A pointer that breaks it is undefined behaviour: a torn or shifted access on
+some GPUs, a fault on others. `spirv-val` checks that the operand exists, never the address;
+GPU-assisted validation checks 06315 only on the addresses that run.
 
 ## Example
 
@@ -64,9 +67,13 @@ void main() {
 error[spirv-access-misaligned]: pointer is always 4 mod 16, never 16-byte aligned (Aligned 16)
 ```
 
-The same mistake in real code: a sub-allocator that hands out device addresses at
-arbitrary byte offsets (`base + sizeof(header)` with a 4-byte header) to shaders that
-declare `buffer_reference_align = 16` for `vec4` data.
+A real case: llama.cpp's Vulkan `im2col` shaders declared their output reference as
+`layout(buffer_reference) buffer D_ptr {D_TYPE d;}` with no `buffer_reference_align`, so
+glslang wrote every store `Aligned 16` while the pointer advanced by 2 or 4 bytes;
+GPU-assisted validation reported VUID-06315 20 times per shader (ggml-org/llama.cpp#28960,
+fixed in #28996 by declaring `buffer_reference_align = D_SIZE`). There some addresses were
+aligned and others not, so this rule, which reports only addresses it proves misaligned,
+stays silent on that shape; it catches the constant and congruent cases above.
 
 ## Use instead
 
@@ -94,7 +101,9 @@ None.
 
 - SPIR-V specification, Memory Operands: <https://registry.khronos.org/SPIR-V/specs/unified1/SPIRV.html#Memory_Operands>
 - Vulkan, Standalone SPIR-V validation (VUID-StandaloneSpirv-PhysicalStorageBuffer64-04708): <https://registry.khronos.org/vulkan/specs/latest/html/vkspec.html#spirvenv-module-validation-standalone>
+- Vulkan, Runtime SPIR-V validation (VUID-RuntimeSpirv-PhysicalStorageBuffer64-06315): <https://registry.khronos.org/vulkan/specs/latest/html/vkspec.html#spirvenv-module-validation-runtime>
 - GLSL `GL_EXT_buffer_reference`: <https://github.com/KhronosGroup/GLSL/blob/main/extensions/ext/GLSL_EXT_buffer_reference.txt>
+- llama.cpp im2col report and fix: <https://github.com/ggml-org/llama.cpp/issues/28960>, <https://github.com/ggml-org/llama.cpp/pull/28996>
 "#;
 
 /// Runs the rule.

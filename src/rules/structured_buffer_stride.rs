@@ -1,4 +1,5 @@
-//! `structured-buffer-stride-not-cache-aligned` (rules.md §3).
+//! `structured-buffer-stride-not-cache-aligned` (lanes that index different
+//! elements: `docs/uniformity.md`).
 
 use super::{At, Finding, RuleContext, RuleMeta};
 use crate::analysis::uniformity;

@@ -1,5 +1,5 @@
 //! `wgmma-smem-descriptor`: the fields of the sm_90 `wgmma.mma_async`
-//! shared-memory matrix descriptors (`reference/ptx-atoms.md` §7.2).
+//! shared-memory matrix descriptors (PTX ISA, wgmma "Matrix Descriptor").
 
 use super::atom_ptx::{ptx_facts, ptx_line};
 use super::ptx_desc::{admitted, known_ones, values_json, values_text, SMEM_DESC_BITS};

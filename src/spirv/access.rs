@@ -60,11 +60,14 @@ fn single_stores(f: &Function) -> FxHashMap<InstH, Value> {
                     stored.insert(a, None);
                 }
             }
-            kind => crate::analysis::dataflow::for_each_operand(kind, |v| {
-                if let Some(a) = is_alloca(v) {
-                    stored.insert(a, None);
-                }
-            }),
+            kind => {
+                let _ = crate::ir::verify::for_each_operand::<()>(kind, |v| {
+                    if let Some(a) = is_alloca(*v) {
+                        stored.insert(a, None);
+                    }
+                    Ok(())
+                });
+            }
         }
     }
     stored.into_iter().filter_map(|(k, v)| Some((k, v?))).collect()
