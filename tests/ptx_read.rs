@@ -132,6 +132,37 @@ fn register_plus_immediate_is_an_add() {
     assert_eq!(adds, vec![0, 0, 1, 3, 4, 8, 8, 16, 0xffff_ffff]);
 }
 
+/// Outside brackets ptxas 13.5 (`-arch=sm_90a`) takes a register or symbol
+/// `+` an integer expression whose numbers may carry signs, with later terms
+/// added or subtracted (`%r1+1-2`, `%r1+-+1`, `%r1+1--2`, `g+-8+-8` assemble)
+/// but never `-` first (`%r1-4`, `%r1-1+2`, `%r1--1`, `g-8` are its syntax
+/// errors): the same split here, the rejected ones as input errors naming the
+/// column of the `-`.
+#[test]
+fn register_minus_immediate_is_rejected_as_ptxas_does() {
+    let module = |operand: &str| {
+        format!(
+            ".version 8.7\n.target sm_90a\n.address_size 64\n.global .align 4 .b32 g[16];\n\
+             .visible .entry k()\n{{\n.reg .b32 %r<4>;\nmov.u32 %r1, 5;\nadd.u32 %r2, {operand}, 3;\n\
+             st.global.u32 [g], %r2;\nret;\n}}\n"
+        )
+    };
+    for (operand, offset) in [("%r1+1-2", -1i64), ("%r1+-+1", -1), ("%r1++1", 1), ("%r1+1--2", 3), ("%r1+1-+2", -1)] {
+        let m = irlint::ptx::lower(module(operand).as_bytes(), 0).unwrap_or_else(|e| panic!("{operand}: {e}"));
+        let adds = adds_of_constants(&m, function(&m, "k"));
+        assert_eq!(adds, vec![offset as u32 as u64, 3], "{operand}");
+    }
+    for operand in ["%r1-4", "%r1-1+2", "%r1--1", "%r1-0x10", "g-8", "g-8+4"] {
+        let e = irlint::ptx::lower(module(operand).as_bytes(), 0).err().unwrap_or_else(|| panic!("{operand} read"));
+        let name = operand.split('-').next().unwrap();
+        assert!(
+            e.detail.contains(&format!("line 9, column {}: '{name}-' outside brackets", 14 + name.len())),
+            "{operand}: {}",
+            e.detail
+        );
+    }
+}
+
 /// Cuts at every byte inside the first function body are input errors; every cut and
 /// 3,000 single-bit flips per fixture read or fail cleanly (a panic fails the
 /// test), and what reads passes the checks without an internal error.

@@ -84,6 +84,12 @@ impl<T> Arena<T> {
         Arena { data: Vec::with_capacity(n) }
     }
 
+    /// Frees the room reserved past the last item (an arena kept after it
+    /// was filled: a lowered function).
+    pub fn shrink_to_fit(&mut self) {
+        self.data.shrink_to_fit();
+    }
+
     /// Appends an item and returns its handle.
     ///
     /// # Panics

@@ -69,12 +69,61 @@ pub fn error_at(pos: Pos, kind: ErrorKind, what: impl AsRef<str>) -> ReadError {
         .at_text(pos.line, pos.col)
 }
 
+/// Byte classes, one table lookup per byte on the hot paths.
+const WORD: u8 = 1;
+const START: u8 = 2;
+const PUNCT: u8 = 4;
+const SPACE: u8 = 8;
+
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        let mut c = 0;
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' {
+            c |= WORD;
+        }
+        if b.is_ascii_alphabetic() || b == b'_' || b == b'$' {
+            c |= START;
+        }
+        if matches!(
+            b,
+            b'{' | b'}'
+                | b'['
+                | b']'
+                | b'('
+                | b')'
+                | b','
+                | b';'
+                | b'+'
+                | b'-'
+                | b'<'
+                | b'>'
+                | b'@'
+                | b'!'
+                | b'|'
+                | b'='
+                | b':'
+                | b'*'
+        ) {
+            c |= PUNCT;
+        }
+        if matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c) {
+            c |= SPACE;
+        }
+        t[i] = c;
+        i += 1;
+    }
+    t
+};
+
 fn is_word_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_' || b == b'$'
+    CLASS[b as usize] & START != 0
 }
 
 fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+    CLASS[b as usize] & WORD != 0
 }
 
 /// The lexer: call [`Lexer::next`] / [`Lexer::peek`].
@@ -134,11 +183,10 @@ impl<'a> Lexer<'a> {
                     self.line = self.line.saturating_add(1);
                     self.line_start = self.pos;
                 }
-                b' ' | b'\t' | b'\r' | 0x0b | 0x0c => self.pos += 1,
+                b if CLASS[b as usize] & SPACE != 0 => self.pos += 1,
                 b'/' if self.at(self.pos + 1) == b'/' => {
-                    while self.pos < self.bytes.len() && self.at(self.pos) != b'\n' {
-                        self.pos += 1;
-                    }
+                    let rest = self.bytes.get(self.pos..).unwrap_or(&[]);
+                    self.pos += rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
                 }
                 b'/' if self.at(self.pos + 1) == b'*' => {
                     let start = self.here();
@@ -166,18 +214,115 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// Word bytes from `self.pos`; `dots` also takes `.`, and `::` is always taken.
-    fn scan_word(&mut self, dots: bool) {
-        loop {
-            let b = self.at(self.pos);
-            if is_word_byte(b) || (dots && b == b'.') {
-                self.pos += 1;
-            } else if b == b':' && self.at(self.pos + 1) == b':' {
-                self.pos += 2;
+    /// Skips the rest of a balanced `{ … }` whose `{` was just consumed, byte
+    /// by byte (`.section` bodies of debug builds are megabytes of `.b8`).
+    /// Returns `false` with nothing consumed when something in it would be a
+    /// token error (an unknown byte, an unterminated string or comment, a `%`
+    /// or `.` starting no name) or the input ends: the caller then skips with
+    /// tokens, which reports that error where it is.
+    pub fn skip_block(&mut self) -> bool {
+        if self.peeked.is_some() {
+            return false;
+        }
+        let b = self.bytes;
+        let at = |i: usize| b.get(i).copied().unwrap_or(0);
+        let (mut i, mut line, mut line_start, mut depth) = (self.pos, self.line, self.line_start, 1u32);
+        let word = |mut i: usize, dots: bool| loop {
+            let c = at(i);
+            if is_word_byte(c) || (dots && c == b'.') {
+                i += 1;
+            } else if c == b':' && at(i + 1) == b':' {
+                i += 2;
             } else {
-                break;
+                return i;
+            }
+        };
+        loop {
+            if i >= b.len() {
+                return false;
+            }
+            let c = at(i);
+            match c {
+                b'\n' => {
+                    i += 1;
+                    line = line.saturating_add(1);
+                    line_start = i;
+                }
+                b'{' => {
+                    depth = depth.saturating_add(1);
+                    i += 1;
+                }
+                b'}' => {
+                    depth -= 1;
+                    i += 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                b'/' if at(i + 1) == b'/' => {
+                    let rest = b.get(i..).unwrap_or(&[]);
+                    i += rest.iter().position(|&x| x == b'\n').unwrap_or(rest.len());
+                }
+                b'/' if at(i + 1) == b'*' => {
+                    i += 2;
+                    loop {
+                        if i >= b.len() {
+                            return false;
+                        }
+                        match at(i) {
+                            b'*' if at(i + 1) == b'/' => {
+                                i += 2;
+                                break;
+                            }
+                            b'\n' => {
+                                i += 1;
+                                line = line.saturating_add(1);
+                                line_start = i;
+                            }
+                            _ => i += 1,
+                        }
+                    }
+                }
+                b'"' => {
+                    i += 1;
+                    loop {
+                        match at(i) {
+                            b'"' if i < b.len() => {
+                                i += 1;
+                                break;
+                            }
+                            b'\\' if i + 1 < b.len() && at(i + 1) != b'\n' => i += 2,
+                            b'\n' => return false,
+                            _ if i >= b.len() => return false,
+                            _ => i += 1,
+                        }
+                    }
+                }
+                b'%' if is_word_byte(at(i + 1)) => i = word(i + 1, true),
+                b'.' if is_word_start(at(i + 1)) => i = word(i + 1, false),
+                _ if is_word_byte(c) => i = word(i, true),
+                _ if CLASS[c as usize] & (SPACE | PUNCT) != 0 => i += 1,
+                _ => return false,
             }
         }
+        self.pos = i;
+        self.line = line;
+        self.line_start = line_start;
+        true
+    }
+
+    /// Word bytes from `self.pos`; `dots` also takes `.`, and `::` is always taken.
+    fn scan_word(&mut self, dots: bool) {
+        let bytes = self.bytes;
+        let mut i = self.pos;
+        loop {
+            match bytes.get(i) {
+                Some(&b) if is_word_byte(b) || (dots && b == b'.') => i += 1,
+                Some(b':') if bytes.get(i + 1) == Some(&b':') => i += 2,
+                _ => break,
+            }
+        }
+        self.pos = i;
     }
 
     fn lex(&mut self) -> Result<Token<'a>> {
@@ -203,7 +348,11 @@ impl<'a> Lexer<'a> {
             self.scan_word(true);
             Tok::Reg
         } else if b.is_ascii_digit() {
-            while is_word_byte(self.at(self.pos)) || self.at(self.pos) == b'.' {
+            self.pos += 1;
+            while let Some(&c) = self.bytes.get(self.pos) {
+                if !(is_word_byte(c) || c == b'.') {
+                    break;
+                }
                 self.pos += 1;
             }
             Tok::Num
@@ -223,7 +372,7 @@ impl<'a> Lexer<'a> {
                 }
             }
             Tok::Str
-        } else if b"{}[](),;+-<>@!|=:*".contains(&b) {
+        } else if CLASS[b as usize] & PUNCT != 0 {
             self.pos += 1;
             Tok::Punct(b)
         } else {
@@ -252,6 +401,23 @@ pub enum Number {
 
 /// Parses a number token (`42`, `42U`, `0x1F`, `0b101`, `017`, `0f3F800000`, `0d…`, `1.5`).
 pub fn number(text: &str) -> Option<Number> {
+    // The usual case first: a short decimal integer (no leading zero: octal).
+    let d = text.as_bytes();
+    if !d.is_empty() && d.len() <= 19 && (d.len() == 1 || d.first() != Some(&b'0')) {
+        let mut v = 0u64;
+        let mut all = true;
+        for &c in d {
+            let x = c.wrapping_sub(b'0');
+            if x > 9 {
+                all = false;
+                break;
+            }
+            v = v * 10 + u64::from(x);
+        }
+        if all {
+            return Some(Number::Int(v));
+        }
+    }
     let t = text.strip_suffix(['U', 'u']).unwrap_or(text);
     let b = t.as_bytes();
     if b.len() > 2 && b.first() == Some(&b'0') {
@@ -319,6 +485,41 @@ mod tests {
         assert_eq!(number("010"), Some(Number::Int(8)));
         assert_eq!(number("1.5"), Some(Number::F64(1.5f64.to_bits())));
         assert_eq!(number("0xZZ"), None);
+    }
+
+    /// Skipping a block byte by byte ends where skipping it token by token
+    /// does (same offset, line and column of the next token), and declines
+    /// whatever the token lexer would report as an error.
+    #[test]
+    fn skip_block_matches_the_tokens() {
+        fn by_tokens(s: &str) -> Token<'_> {
+            let mut l = Lexer::new(s);
+            let mut depth = 1;
+            while depth > 0 {
+                let t = l.next().unwrap();
+                match t.kind {
+                    Tok::Punct(b'{') => depth += 1,
+                    Tok::Punct(b'}') => depth -= 1,
+                    Tok::Eof => panic!("unbalanced"),
+                    _ => {}
+                }
+            }
+            l.next().unwrap()
+        }
+        for s in [
+            "\t.b8 1,2 // }\n\t.b32 $L__x, \"a}\\\"{\" { .b8 0x0f } /* }\n */ }\nnext",
+            "$L__info_string0: .b8 95,90,78 .b64 %rd1.x::y }\n .loc",
+            "}after",
+        ] {
+            let mut l = Lexer::new(s);
+            assert!(l.skip_block(), "{s}");
+            assert_eq!(l.next().unwrap(), by_tokens(s), "{s}");
+        }
+        for s in ["a # }", "\"open\n }", "/* never closed }", "% }", ". }", "a . }", "{ }"] {
+            let mut l = Lexer::new(s);
+            assert!(!l.skip_block(), "{s}");
+            assert_eq!(l.pos, 0);
+        }
     }
 
     #[test]

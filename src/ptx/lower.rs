@@ -357,8 +357,8 @@ pub(super) fn lower<'a>(pm: PtxModule<'a>) -> Result<Module> {
     }
     // Each body's statements are dropped once it is lowered, so the syntax
     // tree and the IR are not both whole in memory at once.
-    for (f, h) in pm.functions.into_iter().zip(&handles) {
-        let Some(stmts) = &f.body else { continue };
+    for (mut f, h) in pm.functions.into_iter().zip(&handles) {
+        let Some(stmts) = f.body.take() else { continue };
         let base = cx.m.functions[*h].clone();
         let (lowered, pending) = body::lower_body(&mut cx, &f, stmts, base)?;
         cx.m.functions[*h] = lowered;

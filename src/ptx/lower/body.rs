@@ -19,7 +19,7 @@ use super::{span, Cx};
 use crate::ir::{BlockH, Function, Inst, InstH, InstKind, LocH, Span, TypeH, Value};
 use crate::ptx::facts;
 use crate::ptx::lex::{error_at, Pos};
-use crate::ptx::parse::{FuncDecl, LocDirective, Operand, Stmt};
+use crate::ptx::parse::{FuncDecl, LocDirective, Operand, Stmt, Stmts};
 use crate::read::limits::{MAX_BLOCKS, MAX_PTX_SSA_WORK, MAX_VALUES};
 use crate::read::{ErrorKind, Result};
 use rustc_hash::FxHashMap;
@@ -94,11 +94,12 @@ pub(super) struct Body<'c, 'a> {
     pub(super) over_budget: bool,
 }
 
-/// Lowers the body `stmts` of `fd` into `f` (which carries the signature).
+/// Lowers the body `stmts` of `fd` into `f` (which carries the signature),
+/// freeing the statements block by block as pass 2 goes past them.
 pub(super) fn lower_body<'a>(
     cx: &mut Cx<'a>,
     fd: &FuncDecl<'a>,
-    stmts: &[Stmt<'a>],
+    mut stmts: Stmts<'a>,
     f: Function,
 ) -> Result<(Function, Vec<facts::Pending>)> {
     // ---- pass 1: blocks and edges -------------------------------------------------
@@ -114,7 +115,7 @@ pub(super) fn lower_body<'a>(
     let mut content = false;
     // Labels no branch names (`$L__tmp0`, `$L__func_begin0`) do not split blocks.
     let mut targets: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
-    for s in stmts {
+    for s in stmts.iter() {
         match s {
             Stmt::Inst(ins) if control(ins.op).is_some() => {
                 if let Some(Operand::Sym(l)) = ins.operands.last() {
@@ -125,6 +126,8 @@ pub(super) fn lower_body<'a>(
             _ => {}
         }
     }
+    // Instructions, to size the instruction arena once (each gives one or more).
+    let mut insts = 0usize;
     for (i, s) in stmts.iter().enumerate() {
         let scope = stack.last().copied().unwrap_or(0);
         let new_block = match s {
@@ -161,6 +164,7 @@ pub(super) fn lower_body<'a>(
             }
             Stmt::Inst(ins) => {
                 content = true;
+                insts += 1;
                 if let Some(base) = control(ins.op) {
                     let guarded = ins.guard.is_some();
                     let target = match ins.operands.as_slice() {
@@ -258,6 +262,12 @@ pub(super) fn lower_body<'a>(
     }
     let mut f = f;
     f.is_declaration = false;
+    // A quarter more than the instructions for phis, address adds and
+    // terminators; past that the arena grows as usual.
+    if f.insts.is_empty() {
+        let n = insts.saturating_add(insts / 4).saturating_add(pres.len());
+        f.insts = crate::ir::Arena::with_capacity(n.min(MAX_VALUES));
+    }
     for b in blocks.iter_mut() {
         b.ir = Some(f.blocks.append(Default::default()));
     }
@@ -291,12 +301,16 @@ pub(super) fn lower_body<'a>(
         body.switch_value = None;
         body.blocks[i].sealed = body.blocks[i].unfilled == 0;
         body.blocks[i].defs.reserve(p.end.saturating_sub(p.first).min(1 << 16));
-        for s in stmts.get(p.first..p.end).unwrap_or(&[]) {
+        for k in p.first..p.end {
+            let Some(s) = stmts.get(k) else { continue };
             body.stmt(s)?;
             if body.over_budget {
                 return Err(ssa_budget_error(s, fd.pos));
             }
         }
+        // Blocks are consecutive runs of statements: nothing before this
+        // block's end is read again.
+        stmts.release_before(p.end);
         if body.f.insts.len() > MAX_VALUES {
             return Err(error_at(fd.pos, ErrorKind::LimitExceeded, "too many instructions in one function"));
         }

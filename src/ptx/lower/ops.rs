@@ -6,7 +6,7 @@ use crate::ir::{BinOp, CastOp, CmpPred, TypeH, UnOp};
 use crate::ptx::{scalar_type, Opcode};
 
 pub(super) fn control(op: &str) -> Option<&str> {
-    let base = op.split('.').next().unwrap_or(op);
+    let base = op.get(..op.bytes().position(|b| b == b'.').unwrap_or(op.len())).unwrap_or(op);
     matches!(base, "bra" | "brx" | "ret" | "exit" | "trap").then_some(base)
 }
 

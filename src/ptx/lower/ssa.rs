@@ -42,7 +42,7 @@ impl<'c, 'a> Body<'c, 'a> {
     /// of B blocks cache O(R log B) entries, not O(R·B). Every step and phi is
     /// charged to the SSA budget.
     pub(super) fn read_var(&mut self, var: u32, block: usize) -> Value {
-        let mut chain: Vec<usize> = Vec::new();
+        let mut chain: smallvec::SmallVec<[usize; 8]> = smallvec::SmallVec::new();
         let mut b = block;
         let mut steps = 0usize;
         let val = loop {
@@ -118,6 +118,10 @@ impl<'c, 'a> Body<'c, 'a> {
 
     pub(super) fn drain(&mut self) {
         while let Some((var, phi, b)) = self.work.pop() {
+            let n = self.blocks[b].preds.len();
+            if let InstKind::Phi { incoming } = &mut self.f.insts[phi].kind {
+                incoming.reserve_exact(n);
+            }
             let mut k = 0;
             while let Some(&p) = self.blocks[b].preds.get(k) {
                 k += 1;
@@ -308,6 +312,9 @@ impl<'c, 'a> Body<'c, 'a> {
             insts.append(&mut b.body);
             self.f.blocks[ir].insts = insts;
         }
+        // The arena was sized from the instruction count and grew for phis:
+        // give back what the function does not use (it lives until checked).
+        self.f.insts.shrink_to_fit();
         Ok((self.f, self.facts))
     }
 }

@@ -106,7 +106,8 @@ impl<'a> Parser<'a> {
         let col = if t.kind == Tok::Num && t.line == line_of_loc { self.uint32()? } else { 0 };
         let mut loc = LocDirective { file, line, col, inlined_at: None };
         // Trailing attributes stay on the directive's line.
-        let mut nums: Option<Vec<u32>> = None;
+        // The numbers after the last `inlined_at` (the first three count).
+        let mut nums: Option<([u32; 3], usize)> = None;
         loop {
             let t = self.lx.peek()?;
             if t.kind == Tok::Eof || t.line != line_of_loc || t.is(b';') || t.is(b'}') || t.is(b'{') {
@@ -114,17 +115,18 @@ impl<'a> Parser<'a> {
             }
             self.lx.next()?;
             if t.kind == Tok::Word && t.text == "inlined_at" {
-                nums = Some(Vec::new());
+                nums = Some(([0; 3], 0));
                 continue;
             }
-            if let Some(v) = nums.as_mut() {
+            if let Some((v, n)) = nums.as_mut() {
                 if let (Tok::Num, Some(Number::Int(x))) = (t.kind, number(t.text)) {
-                    if v.len() < 3 {
-                        v.push(u32::try_from(x).unwrap_or(0));
+                    if let Some(slot) = v.get_mut(*n) {
+                        *slot = u32::try_from(x).unwrap_or(0);
+                        *n += 1;
                     }
                 }
-                if let [f, l, c] = v.as_slice() {
-                    loc.inlined_at = Some((*f, *l, *c));
+                if *n == 3 {
+                    loc.inlined_at = Some((v[0], v[1], v[2]));
                 }
             }
         }

@@ -1,7 +1,7 @@
 //! Function bodies: statements, instructions and their operands.
 
 use super::{unexpected, Parser, Space, LINKAGE};
-use super::{Address, Instruction, Operand, Stmt};
+use super::{Address, Instruction, Operand, Stmt, Stmts};
 use crate::ptx::lex::{error_at, number, Number, Pos, Tok, Token};
 use crate::read::limits::{MAX_PTX_NESTING, MAX_PTX_OPERANDS, MAX_PTX_STATEMENTS};
 use crate::read::{ErrorKind, Result};
@@ -17,9 +17,10 @@ impl<'a> Parser<'a> {
     }
 
     /// A function body from its `{` to the matching `}`.
-    pub(super) fn body(&mut self) -> Result<Vec<Stmt<'a>>> {
+    pub(super) fn body(&mut self) -> Result<Stmts<'a>> {
         let open = self.expect_punct(b'{')?;
-        let mut out = vec![Stmt::Open((&open).into())];
+        let mut out = Stmts::default();
+        out.push(Stmt::Open((&open).into()));
         let mut depth = 1usize;
         while depth > 0 {
             let t = self.lx.next()?;
@@ -159,12 +160,34 @@ impl<'a> Parser<'a> {
             Tok::Reg | Tok::Word if fold && t.text != "_" && self.offset_follows()? => {
                 // `sym+8`, `%r1+1`, `%r1+-1`, `%r1+1+2` outside brackets: a base
                 // plus a constant, which ptxas accepts wherever an operand goes.
+                // ptxas takes `+` and then an integer expression: the first
+                // sign must be `+` (`%r1-4` is a syntax error there; `%r1+-4`
+                // is not), later terms may be added or subtracted, and each
+                // number may carry unary signs (`%r1+1--2`).
                 let base = if t.kind == Tok::Reg { Operand::Reg(t.text) } else { Operand::Sym(t.text) };
                 let mut offset = 0i64;
+                let mut first = true;
                 while self.offset_follows()? {
-                    let mut neg = self.lx.next()?.is(b'-');
-                    if self.eat_punct(b'-')? {
-                        neg = !neg;
+                    let sign = self.lx.next()?;
+                    if first && sign.is(b'-') {
+                        return Err(error_at(
+                            (&sign).into(),
+                            ErrorKind::Malformed,
+                            format!(
+                                "'{}-' outside brackets: ptxas accepts a register or symbol plus an immediate \
+                                 ('{}+-N'), never minus one",
+                                t.text, t.text
+                            ),
+                        ));
+                    }
+                    first = false;
+                    let mut neg = sign.is(b'-');
+                    loop {
+                        if self.eat_punct(b'-')? {
+                            neg = !neg;
+                        } else if !self.eat_punct(b'+')? {
+                            break;
+                        }
                     }
                     let n = self.lx.next()?;
                     let Operand::Int(v) = self.num(&n, neg)? else {
@@ -240,30 +263,42 @@ impl<'a> Parser<'a> {
         if !(p.is(b'+') || p.is(b'-')) {
             return Ok(false);
         }
-        // Look one token further without consuming: a cloned lexer is cheap (no allocation).
+        // Look past the signs without consuming: a cloned lexer is cheap (no allocation).
         let mut probe = self.lx.clone();
         probe.next()?;
         let mut n = probe.next()?;
-        if p.is(b'+') && n.is(b'-') {
+        while n.is(b'+') || n.is(b'-') {
             n = probe.next()?;
         }
         Ok(n.kind == Tok::Num)
     }
 
-    pub(super) fn list(&mut self, close: u8, depth: usize) -> Result<Vec<Operand<'a>>> {
-        let mut v = Vec::new();
+    /// A `{…}` or `(…)` list, gathered on the parser's scratch stack and moved
+    /// into a boxed slice of exactly its length (one allocation, no regrowth).
+    pub(super) fn list(&mut self, close: u8, depth: usize) -> Result<Box<[Operand<'a>]>> {
         if self.eat_punct(close)? {
-            return Ok(v);
+            return Ok(Box::default());
         }
+        let start = self.scratch.len();
+        let r = self.list_items(close, depth, start);
+        if r.is_err() {
+            self.scratch.truncate(start);
+        }
+        r?;
+        Ok(self.scratch.drain(start..).collect())
+    }
+
+    fn list_items(&mut self, close: u8, depth: usize, start: usize) -> Result<()> {
         loop {
-            v.push(self.operand(depth + 1)?);
-            if v.len() > MAX_PTX_OPERANDS {
+            let o = self.operand(depth + 1)?;
+            self.scratch.push(o);
+            if self.scratch.len() - start > MAX_PTX_OPERANDS {
                 let t = self.lx.peek()?;
                 return Err(error_at((&t).into(), ErrorKind::LimitExceeded, "too many operands"));
             }
             let t = self.lx.next()?;
             if t.is(close) {
-                return Ok(v);
+                return Ok(());
             }
             if !t.is(b',') {
                 return Err(unexpected(&t, &format!("',' or '{}'", close as char)));

@@ -112,10 +112,10 @@ pub enum Operand<'a> {
     Int(i64),
     /// A float immediate: bits and width (32 or 64).
     Float(u64, u16),
-    /// A vector `{a, b, …}`.
-    Vector(Vec<Operand<'a>>),
+    /// A vector `{a, b, …}` (a boxed slice: an operand is 24 bytes).
+    Vector(Box<[Operand<'a>]>),
     /// A parenthesised list (call arguments and returns).
-    List(Vec<Operand<'a>>),
+    List(Box<[Operand<'a>]>),
     /// `a|b` (two predicate results).
     Pair(Box<Operand<'a>>, Box<Operand<'a>>),
     /// An address `[base + offset]`, optionally with `, extra` inside the brackets
@@ -166,6 +166,68 @@ pub enum Stmt<'a> {
     Inst(Instruction<'a>),
 }
 
+/// The statements of a function body, in chunks of [`Stmts::CHUNK`]: a long
+/// body is never copied to grow, and the lowering frees the chunks it has
+/// passed ([`Stmts::release_before`]), so the syntax tree of a large function
+/// shrinks while its IR grows.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Stmts<'a> {
+    chunks: Vec<Vec<Stmt<'a>>>,
+    len: usize,
+    /// Chunks released so far (each call only looks at the new ones).
+    released: usize,
+}
+
+impl<'a> Stmts<'a> {
+    /// Statements per chunk (172 KB: above glibc's initial mmap threshold,
+    /// so a released chunk goes back to the system at once).
+    pub const CHUNK: usize = 1024;
+
+    /// Appends a statement.
+    pub fn push(&mut self, s: Stmt<'a>) {
+        match self.chunks.last_mut() {
+            Some(c) if c.len() < Self::CHUNK => c.push(s),
+            // The first chunk grows as needed (most bodies are short), the
+            // others are allocated whole.
+            last => {
+                let mut c = if last.is_none() { Vec::new() } else { Vec::with_capacity(Self::CHUNK) };
+                c.push(s);
+                self.chunks.push(c);
+            }
+        }
+        self.len += 1;
+    }
+
+    /// Number of statements (released ones included).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// No statement.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Statement `i`; `None` past the end or once released.
+    pub fn get(&self, i: usize) -> Option<&Stmt<'a>> {
+        self.chunks.get(i / Self::CHUNK)?.get(i % Self::CHUNK)
+    }
+
+    /// Every statement not released, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Stmt<'a>> {
+        self.chunks.iter().flatten()
+    }
+
+    /// Frees the chunks that hold only statements before `i`.
+    pub fn release_before(&mut self, i: usize) {
+        let upto = (i / Self::CHUNK).min(self.chunks.len());
+        for c in self.chunks.get_mut(self.released..upto).unwrap_or(&mut []) {
+            *c = Vec::new();
+        }
+        self.released = self.released.max(upto);
+    }
+}
+
 /// A `.loc` directive: file index, line, column and the call site it was
 /// inlined at (`inlined_at f l c`), if any.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -196,7 +258,7 @@ pub struct FuncDecl<'a> {
     /// Performance and attribute directives (`.reqntid 128`, `.maxnreg 255`, `.noreturn`).
     pub attrs: Vec<(&'a str, Vec<u64>)>,
     /// Body statements; `None` for a prototype.
-    pub body: Option<Vec<Stmt<'a>>>,
+    pub body: Option<Stmts<'a>>,
     /// Where the `.entry`/`.func` word is.
     pub pos: Pos,
 }
@@ -226,6 +288,8 @@ struct Parser<'a> {
     lx: Lexer<'a>,
     statements: usize,
     files: Vec<(u32, String)>,
+    /// Operands of the lists being read (see `Parser::list`).
+    scratch: Vec<Operand<'a>>,
 }
 
 fn unexpected(t: &Token<'_>, expected: &str) -> crate::read::ReadError {
@@ -302,6 +366,9 @@ impl<'a> Parser<'a> {
     /// Skips a balanced `{ … }` (the opening brace is next).
     fn skip_braces(&mut self) -> Result<()> {
         self.expect_punct(b'{')?;
+        if self.lx.skip_block() {
+            return Ok(());
+        }
         let mut depth = 1u32;
         loop {
             let t = self.lx.next()?;
@@ -326,5 +393,42 @@ fn unquote(s: &str) -> String {
 
 /// Parses PTX text into a module.
 pub fn parse(text: &str) -> Result<PtxModule<'_>> {
-    Parser { lx: Lexer::new(text), statements: 0, files: Vec::new() }.module()
+    Parser { lx: Lexer::new(text), statements: 0, files: Vec::new(), scratch: Vec::new() }.module()
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::*;
+
+    /// The syntax tree of a function body is in memory while it is lowered:
+    /// keep its nodes small (an instruction with four operands inline; it was
+    /// 200 bytes with 32-byte operands).
+    #[test]
+    fn statements_are_chunked_and_released() {
+        let c = Stmts::CHUNK as u32;
+        let n = 4 * c + c / 2;
+        let open = |i: u32| Stmt::Open(Pos { offset: i, line: i, col: 1 });
+        let mut s = Stmts::default();
+        for i in 0..n {
+            s.push(open(i));
+        }
+        assert_eq!(s.len(), n as usize);
+        assert_eq!(s.iter().count(), n as usize);
+        assert_eq!(s.get(2 * c as usize + 1), Some(&open(2 * c + 1)));
+        s.release_before(2 * c as usize + 1);
+        // Chunks 0 and 1 (statements 0..2c) are gone, chunk 2 stays whole.
+        assert_eq!(s.get(2 * c as usize - 1), None);
+        assert_eq!(s.get(2 * c as usize), Some(&open(2 * c)));
+        assert_eq!(s.iter().count(), (n - 2 * c) as usize);
+        assert_eq!(s.len(), n as usize);
+        // Released chunks stay released; an earlier index frees nothing more.
+        s.release_before(c as usize);
+        assert_eq!(s.iter().count(), (n - 2 * c) as usize);
+    }
+
+    #[test]
+    fn nodes_stay_small() {
+        assert_eq!(std::mem::size_of::<Operand<'_>>(), 24);
+        assert!(std::mem::size_of::<Stmt<'_>>() <= 168, "{}", std::mem::size_of::<Stmt<'_>>());
+    }
 }
