@@ -11,11 +11,12 @@ mod common;
 #[path = "support/hostile.rs"]
 mod hostile;
 
+#[path = "support/scratch.rs"]
+mod tmp;
 use hostile::{op, Ab, BitWriter, Spv, BLOCKINFO, METADATA_BLOCK, MODULE_BLOCK};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Peak resident set allowed to one run.
@@ -112,16 +113,8 @@ fn vm_hwm_kb(pid: libc::pid_t) -> i64 {
 }
 
 /// A fresh scratch directory under the system temp dir.
-fn scratch(name: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "irlint-hostile-{}-{}-{name}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
+fn scratch(name: &str) -> tmp::Scratch {
+    tmp::scratch_in("irlint-hostile", name)
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
@@ -819,10 +812,10 @@ fn a_batch_of_hostile_files_reports_every_file() {
 // ---------------------------------------------------------------------------
 // The published generator's files.
 
-fn generated() -> Option<PathBuf> {
+fn generated() -> Option<tmp::Scratch> {
     let gen = common::shared("hostile/generate.py")?;
     let dir = scratch("generated");
-    match Command::new("python3").arg(&gen).arg(&dir).status() {
+    match Command::new("python3").arg(&gen).arg(&*dir).status() {
         Ok(s) if s.success() => Some(dir),
         other => {
             common::skip(&format!("python3 {} failed: {other:?}", gen.display()));

@@ -16,11 +16,12 @@ mod common;
 #[path = "support/hostile.rs"]
 mod hostile;
 
+#[path = "support/scratch.rs"]
+mod tmp;
 use hostile::{op, Ab, BitWriter, Spv, METADATA_BLOCK, MODULE_BLOCK};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 const MAX_RSS_KB: i64 = 512 * 1024;
@@ -105,16 +106,8 @@ fn vm_hwm_kb(pid: libc::pid_t) -> i64 {
         .unwrap_or(0)
 }
 
-fn scratch(name: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "irlint-hostile-readers-{}-{}-{name}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
+fn scratch(name: &str) -> tmp::Scratch {
+    tmp::scratch_in("irlint-hostile-readers", name)
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {

@@ -11,10 +11,11 @@
 
 mod common;
 
+#[path = "support/scratch.rs"]
+mod tmp;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Peak resident set allowed to one run.
@@ -147,39 +148,8 @@ fn vm_hwm_kb(pid: libc::pid_t) -> i64 {
         .unwrap_or(0)
 }
 
-/// A fresh scratch directory under the system temp dir, removed when the
-/// guard is dropped (the inputs here reach 10 MB each).
-struct Scratch(PathBuf);
-
-impl std::ops::Deref for Scratch {
-    type Target = PathBuf;
-    fn deref(&self) -> &PathBuf {
-        &self.0
-    }
-}
-
-impl AsRef<Path> for Scratch {
-    fn as_ref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn scratch(name: &str) -> Scratch {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "irlint-surfaces-{}-{}-{name}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    Scratch(d)
+fn scratch(name: &str) -> tmp::Scratch {
+    tmp::scratch_in("irlint-surfaces", name)
 }
 
 fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
@@ -588,7 +558,7 @@ fn suppressions_are_looked_up_not_scanned() {
 // ---------------------------------------------------------------------------
 // Class 12: walks
 
-fn git_project(name: &str) -> Scratch {
+fn git_project(name: &str) -> tmp::Scratch {
     let dir = scratch(name);
     std::fs::create_dir_all(dir.join(".git")).unwrap();
     dir

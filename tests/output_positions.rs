@@ -3,16 +3,15 @@
 //! 7), input-error positions (item 8) and the caret under the statement
 //! (item 9).
 
+#[path = "support/scratch.rs"]
+mod tmp;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// A scratch directory of its own for each test.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("irlint-positions-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> tmp::Scratch {
+    tmp::scratch_in("irlint-positions", name)
 }
 
 /// `irlint ARGS` run in `cwd`: (stdout, exit code).
@@ -79,7 +78,8 @@ fn source_paths(cwd: &Path, input: &str) -> [String; 4] {
 
 #[test]
 fn recorded_relative_source_resolves_next_to_the_input_in_every_format() {
-    let dir = std::fs::canonicalize(scratch("resolve")).unwrap();
+    let scratch_dir = scratch("resolve");
+    let dir = std::fs::canonicalize(&*scratch_dir).unwrap();
     kernel_in_subdir(&dir, true);
     // From the directory above: `supp/k.py`, the file irlint read the line from.
     assert_eq!(source_paths(&dir, "supp/k.ptx"), ["supp/k.py", "supp/k.py", "supp/k.py", "supp/k.py"]);
@@ -99,7 +99,8 @@ fn recorded_relative_source_resolves_next_to_the_input_in_every_format() {
 /// paths; the text formats and SARIF show it relative to the working directory.
 #[test]
 fn an_absolute_recorded_source_is_shown_relative() {
-    let dir = std::fs::canonicalize(scratch("absolute")).unwrap();
+    let scratch_dir = scratch("absolute");
+    let dir = std::fs::canonicalize(&*scratch_dir).unwrap();
     std::fs::create_dir_all(dir.join("supp")).unwrap();
     let abs = dir.join("supp/k.py");
     std::fs::write(&abs, PY).unwrap();
@@ -111,7 +112,8 @@ fn an_absolute_recorded_source_is_shown_relative() {
 
 #[test]
 fn a_source_that_is_nowhere_keeps_its_recorded_name() {
-    let dir = std::fs::canonicalize(scratch("missing")).unwrap();
+    let scratch_dir = scratch("missing");
+    let dir = std::fs::canonicalize(&*scratch_dir).unwrap();
     kernel_in_subdir(&dir, false);
     assert_eq!(source_paths(&dir, "supp/k.ptx"), ["k.py", "k.py", "k.py", "k.py"]);
     std::fs::remove_dir_all(&dir).unwrap();

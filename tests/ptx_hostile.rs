@@ -16,6 +16,8 @@
 
 mod common;
 
+#[path = "support/scratch.rs"]
+mod tmp;
 use irlint::check::{check_bytes, CheckOptions, FileStatus};
 use std::fmt::Write as _;
 use std::io::Read;
@@ -98,11 +100,8 @@ fn vm_hwm_kb(pid: libc::pid_t) -> i64 {
         .unwrap_or(0)
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("irlint-ptx-hostile-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
+fn scratch(name: &str) -> tmp::Scratch {
+    tmp::scratch_in("irlint-ptx-hostile", name)
 }
 
 fn json(r: &Run) -> serde_json::Value {

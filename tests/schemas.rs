@@ -5,6 +5,8 @@
 #[allow(dead_code)]
 mod sarif_schema;
 
+#[path = "support/scratch.rs"]
+mod tmp;
 use sarif_schema::validate_with;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -36,11 +38,8 @@ fn valid(schema: &Value, v: &Value, what: &str) {
     }
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("irlint-schemas-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> tmp::Scratch {
+    tmp::scratch_in("irlint-schemas", name)
 }
 
 #[test]
