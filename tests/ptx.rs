@@ -411,27 +411,11 @@ fn atom_rules_fire_on_the_annotated_lines_only() {
     assert!(r.diagnostics.iter().all(|d| d.location.function.as_deref() == Some("family_forms")));
 }
 
-/// ptxas from PyPI `nvidia-cuda-nvcc` (or `$PTXAS`), when installed.
-fn ptxas() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("PTXAS") {
-        return Some(PathBuf::from(p)).filter(|p| p.is_file());
-    }
-    let out = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import site,glob,os\nfor b in site.getsitepackages():\n    for p in sorted(glob.glob(os.path.join(b,'nvidia','cu*','bin','ptxas'))): print(p)",
-        ])
-        .output()
-        .ok()?;
-    let s = String::from_utf8(out.stdout).ok()?;
-    s.lines().next().map(PathBuf::from).filter(|p| p.is_file())
-}
-
 /// Oracle on the hand-written fixtures: the lines ptxas rejects are exactly the
 /// lines irlint flags.
 #[test]
 fn ptxas_rejects_exactly_the_flagged_lines() {
-    let Some(ptxas) = ptxas() else {
+    let Some(ptxas) = common::ptxas() else {
         common::skip("ptxas not found (pip install nvidia-cuda-nvcc, or set PTXAS)");
         return;
     };
@@ -479,7 +463,7 @@ fn human_output_shows_ptx_line_and_python_source_line() {
 /// and no form ptxas rejects goes unflagged.
 #[test]
 fn ptxas_oracle_agrees_on_the_variant_spaces() {
-    let Some(ptxas) = ptxas() else {
+    let Some(ptxas) = common::ptxas() else {
         common::skip("ptxas not found (pip install nvidia-cuda-nvcc, or set PTXAS)");
         return;
     };

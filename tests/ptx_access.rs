@@ -192,17 +192,7 @@ fn silent_on_real_ptx_even_with_aligned_parameters() {
 /// all: it does not look at address values.
 #[test]
 fn ptxas_assembles_the_fixtures() {
-    let out = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import site,glob,os\nfor b in site.getsitepackages():\n    for p in sorted(glob.glob(os.path.join(b,'nvidia','cu*','bin','ptxas'))): print(p)",
-        ])
-        .output();
-    let ptxas = std::env::var("PTXAS").ok().map(PathBuf::from).or_else(|| {
-        let s = String::from_utf8(out.ok()?.stdout).ok()?;
-        s.lines().next().map(PathBuf::from)
-    });
-    let Some(ptxas) = ptxas.filter(|p| p.is_file()) else {
+    let Some(ptxas) = common::ptxas() else {
         common::skip("ptxas not found (pip install nvidia-cuda-nvcc, or set PTXAS)");
         return;
     };

@@ -6,23 +6,6 @@
 
 mod common;
 
-use std::path::PathBuf;
-
-fn ptxas() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("PTXAS") {
-        return Some(PathBuf::from(p)).filter(|p| p.is_file());
-    }
-    let out = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import site,glob,os\nfor b in site.getsitepackages():\n    for p in sorted(glob.glob(os.path.join(b,'nvidia','cu*','bin','ptxas'))): print(p)",
-        ])
-        .output()
-        .ok()?;
-    let s = String::from_utf8(out.stdout).ok()?;
-    s.lines().next().map(PathBuf::from).filter(|p| p.is_file())
-}
-
 /// The cells of a `| family | target | ... |` row, bold markers removed.
 fn cells(line: &str) -> Vec<String> {
     line.split('|').map(|c| c.trim().trim_matches('*').to_string()).filter(|c| !c.is_empty()).collect()
@@ -31,7 +14,7 @@ fn cells(line: &str) -> Vec<String> {
 #[test]
 fn every_rejected_mutant_of_a_real_instruction_is_flagged_and_no_accepted_one() {
     let Some(corpus) = common::shared("corpus/ptx") else { return };
-    let Some(ptxas) = ptxas() else {
+    let Some(ptxas) = common::ptxas() else {
         common::skip("ptxas not found (pip install nvidia-cuda-nvcc, or set PTXAS): mutation test skipped");
         return;
     };

@@ -93,17 +93,7 @@ fn layout_messages_state_the_recovered_values() {
 /// travel in registers, so ptxas cannot see what irlint reports).
 #[test]
 fn ptxas_assembles_the_value_fixtures() {
-    let out = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import site,glob,os\nfor b in site.getsitepackages():\n    for p in sorted(glob.glob(os.path.join(b,'nvidia','cu*','bin','ptxas'))): print(p)",
-        ])
-        .output();
-    let ptxas = std::env::var("PTXAS").ok().map(PathBuf::from).or_else(|| {
-        let s = String::from_utf8(out.ok()?.stdout).ok()?;
-        s.lines().next().map(PathBuf::from)
-    });
-    let Some(ptxas) = ptxas.filter(|p| p.is_file()) else {
+    let Some(ptxas) = common::ptxas() else {
         common::skip("ptxas not found (pip install nvidia-cuda-nvcc, or set PTXAS)");
         return;
     };

@@ -112,3 +112,19 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// ptxas from PyPI `nvidia-cuda-nvcc` (or `$PTXAS`), when installed.
+pub fn ptxas() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("PTXAS") {
+        return Some(PathBuf::from(p)).filter(|p| p.is_file());
+    }
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import site,glob,os\nfor b in site.getsitepackages():\n    for p in sorted(glob.glob(os.path.join(b,'nvidia','cu*','bin','ptxas'))): print(p)",
+        ])
+        .output()
+        .ok()?;
+    let s = String::from_utf8(out.stdout).ok()?;
+    s.lines().next().map(PathBuf::from).filter(|p| p.is_file())
+}
