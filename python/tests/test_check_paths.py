@@ -12,6 +12,12 @@ import irlint
 from conftest import ROOT, cli_json, run_cli, zero_seconds
 
 
+def copy_compiled_examples(dest):
+    """The compiled examples alone: not their HLSL sources (which need DXC) nor
+    their irlint.toml (the nearest config wins, and these tests bring their own)."""
+    shutil.copytree(ROOT / "shaders/examples", dest, ignore=shutil.ignore_patterns("*.hlsl", "irlint.toml"))
+
+
 @pytest.mark.parametrize(
     "paths",
     [
@@ -126,7 +132,7 @@ def test_usage_errors_raise_the_cli_message(irlint_bin):
 
 
 def test_config_file_exclude_and_per_file_ignores(irlint_bin, tmp_path, monkeypatch):
-    shutil.copytree(ROOT / "shaders/examples", tmp_path / "shaders")
+    copy_compiled_examples(tmp_path / "shaders")
     cfg = tmp_path / "lint.toml"
     cfg.write_text(
         'exclude = ["*.spv"]\n'
@@ -157,7 +163,7 @@ def test_config_file_exclude_and_per_file_ignores(irlint_bin, tmp_path, monkeypa
 
 
 def test_irlint_toml_is_found_above_inputs(tmp_path, monkeypatch):
-    shutil.copytree(ROOT / "shaders/examples", tmp_path / "shaders")
+    copy_compiled_examples(tmp_path / "shaders")
     (tmp_path / "irlint.toml").write_text('[rules]\nstructured-buffer-stride-not-cache-aligned = "deny"\n')
     monkeypatch.chdir(tmp_path)
     report = irlint.check_paths(["shaders"])
