@@ -11,106 +11,15 @@ mod common;
 #[path = "support/hostile.rs"]
 mod hostile;
 
+#[path = "support/runner.rs"]
+mod runner;
 #[path = "support/scratch.rs"]
 mod tmp;
 use hostile::{op, Ab, BitWriter, Spv, BLOCKINFO, METADATA_BLOCK, MODULE_BLOCK};
-use std::io::Read;
+use runner::{irlint, json, limit};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// Peak resident set allowed to one run.
-const MAX_RSS_KB: i64 = 512 * 1024;
-
-fn limit(secs: u64) -> Duration {
-    Duration::from_secs(if cfg!(debug_assertions) { secs * 4 } else { secs })
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    secs: f64,
-    rss_kb: i64,
-}
-
-/// Runs irlint, polling `waitpid` for its exit status and `/proc` for its peak
-/// RSS; kills it past `within`. (The child is reaped by `waitpid`, not `wait`.)
-#[allow(clippy::zombie_processes)]
-fn irlint(args: &[&str], within: Duration) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_irlint"));
-    // SAFETY: only async-signal-safe calls between fork and exec. A hard cap on
-    // the address space turns a runaway allocation into a failed run at once.
-    unsafe {
-        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
-            let lim = libc::rlimit { rlim_cur: 4 << 30, rlim_max: 4 << 30 };
-            libc::setrlimit(libc::RLIMIT_AS, &lim);
-            Ok(())
-        });
-    }
-    let mut child = cmd
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn irlint");
-    let pid = child.id() as libc::pid_t;
-    let mut out = child.stdout.take().expect("stdout");
-    let mut err = child.stderr.take().expect("stderr");
-    let reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = out.read_to_end(&mut s);
-        s
-    });
-    let ereader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = err.read_to_end(&mut s);
-        s
-    });
-    let start = Instant::now();
-    // Peak RSS from the child's own high-water mark (`wait4`'s `ru_maxrss` would
-    // also count the test process's pages the child had before `exec`).
-    let mut rss_kb = 0i64;
-    let status = loop {
-        rss_kb = rss_kb.max(vm_hwm_kb(pid));
-        let mut status = 0;
-        // SAFETY: plain syscall on our own child.
-        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        if r == pid {
-            break status;
-        }
-        assert!(r == 0, "waitpid failed");
-        if start.elapsed() > within {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("irlint {args:?} still running after {within:?}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let secs = start.elapsed().as_secs_f64();
-    let stdout = String::from_utf8_lossy(&reader.join().unwrap_or_default()).into_owned();
-    let stderr = String::from_utf8_lossy(&ereader.join().unwrap_or_default()).into_owned();
-    assert!(
-        libc::WIFEXITED(status),
-        "irlint {args:?} died by signal {} after {secs:.2} s\n{stderr}",
-        libc::WTERMSIG(status)
-    );
-    let code = libc::WEXITSTATUS(status);
-    assert!(matches!(code, 0..=2), "irlint {args:?} exited {code}\n{stderr}");
-    assert!(!stderr.contains("panicked"), "irlint {args:?} panicked:\n{stderr}");
-    assert!(rss_kb < MAX_RSS_KB, "irlint {args:?} peaked at {} MB RSS", rss_kb / 1024);
-    Run { code, stdout, secs, rss_kb }
-}
-
-/// `VmHWM` of a running process, in KiB (0 once it has exited).
-fn vm_hwm_kb(pid: libc::pid_t) -> i64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
 
 /// A fresh scratch directory under the system temp dir.
 fn scratch(name: &str) -> tmp::Scratch {
@@ -121,10 +30,6 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, bytes).expect("write input");
     p
-}
-
-fn json(r: &Run) -> serde_json::Value {
-    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", r.stdout))
 }
 
 /// `check --format json FILE` alone: returns the report.
@@ -335,7 +240,7 @@ fn deep_dxil_types_are_refused_at_the_limit() {
         // Under the limit the type table is accepted (the module may fail later for other reasons).
         let p = write(&dir, &format!("ok_{name}.dxil"), &dxil_type_chain(250, code));
         let r = irlint(&["check", "--format", "json", p.to_str().unwrap()], limit(5));
-        assert!(!r.stdout.contains("levels deep"), "{name}: {}", r.stdout);
+        assert!(!r.text().contains("levels deep"), "{name}: {}", r.text());
     }
 }
 
@@ -520,7 +425,7 @@ fn closed_blocks_and_later_blockinfo_free_their_abbreviations() {
     for (name, bc) in [("closed_blocks.dxil", &bc), ("many_blockinfo.dxil", &bc2)] {
         let p = write(&dir, name, &hostile::dxil_container(bc));
         let r = irlint(&["check", "--format", "json", p.to_str().unwrap()], limit(5));
-        let text = r.stdout;
+        let text = r.text();
         assert!(!text.contains("defined at once"), "{name}: {text}");
     }
 }
@@ -757,8 +662,8 @@ fn dump_output_is_bounded() {
         }
     }
     let r = irlint(&["dump", "--ir", structs.to_str().unwrap()], limit(5));
-    assert!(r.stdout.contains("{{{{"), "{}", r.stdout);
-    assert!(r.stdout.contains("..."), "{}", r.stdout);
+    assert!(r.text().contains("{{{{"), "{}", r.text());
+    assert!(r.text().contains("..."), "{}", r.text());
 }
 
 // ---------------------------------------------------------------------------

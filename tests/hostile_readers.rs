@@ -16,95 +16,13 @@ mod common;
 #[path = "support/hostile.rs"]
 mod hostile;
 
+#[path = "support/runner.rs"]
+mod runner;
 #[path = "support/scratch.rs"]
 mod tmp;
 use hostile::{op, Ab, BitWriter, Spv, METADATA_BLOCK, MODULE_BLOCK};
-use std::io::Read;
+use runner::{irlint, json, limit};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-const MAX_RSS_KB: i64 = 512 * 1024;
-
-fn limit(secs: u64) -> Duration {
-    Duration::from_secs(if cfg!(debug_assertions) { secs * 4 } else { secs })
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-}
-
-/// Runs irlint under a 4 GiB address-space cap, polling its exit and peak RSS;
-/// fails on a signal, a panic, an exit other than 0/1/2, a run past `within`
-/// or a peak over 512 MB.
-#[allow(clippy::zombie_processes)]
-fn irlint(args: &[&str], within: Duration) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_irlint"));
-    // SAFETY: only async-signal-safe calls between fork and exec.
-    unsafe {
-        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
-            let lim = libc::rlimit { rlim_cur: 4 << 30, rlim_max: 4 << 30 };
-            libc::setrlimit(libc::RLIMIT_AS, &lim);
-            Ok(())
-        });
-    }
-    let mut child =
-        cmd.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
-    let pid = child.id() as libc::pid_t;
-    let mut out = child.stdout.take().expect("stdout");
-    let mut err = child.stderr.take().expect("stderr");
-    let reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = out.read_to_end(&mut s);
-        s
-    });
-    let ereader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = err.read_to_end(&mut s);
-        s
-    });
-    let start = Instant::now();
-    let mut rss_kb = 0i64;
-    let status = loop {
-        rss_kb = rss_kb.max(vm_hwm_kb(pid));
-        let mut status = 0;
-        // SAFETY: plain syscall on our own child.
-        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        if r == pid {
-            break status;
-        }
-        assert!(r == 0, "waitpid failed");
-        if start.elapsed() > within {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("irlint {args:?} still running after {within:?}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let secs = start.elapsed().as_secs_f64();
-    let stdout = String::from_utf8_lossy(&reader.join().unwrap_or_default()).into_owned();
-    let stderr = String::from_utf8_lossy(&ereader.join().unwrap_or_default()).into_owned();
-    assert!(
-        libc::WIFEXITED(status),
-        "irlint {args:?} died by signal {} after {secs:.2} s\n{stderr}",
-        libc::WTERMSIG(status)
-    );
-    let code = libc::WEXITSTATUS(status);
-    assert!(matches!(code, 0..=2), "irlint {args:?} exited {code}\n{stderr}");
-    assert!(!stderr.contains("panicked"), "irlint {args:?} panicked:\n{stderr}");
-    assert!(rss_kb < MAX_RSS_KB, "irlint {args:?} peaked at {} MB RSS", rss_kb / 1024);
-    Run { code, stdout }
-}
-
-fn vm_hwm_kb(pid: libc::pid_t) -> i64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
 
 fn scratch(name: &str) -> tmp::Scratch {
     tmp::scratch_in("irlint-hostile-readers", name)
@@ -114,10 +32,6 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, bytes).expect("write input");
     p
-}
-
-fn json(r: &Run) -> serde_json::Value {
-    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", r.stdout))
 }
 
 /// `check --format json FILE`: exit code and report.
@@ -374,7 +288,7 @@ fn dxbc_without_a_shader_part() {
         assert!(msg.contains("at byte offset 0x1c"), "{name}: {msg}");
         // `dump` says the same.
         let d = irlint(&["dump", "--format", "json", p.to_str().unwrap()], limit(5));
-        assert!(d.stdout.contains("no shader part"), "{name}: {}", d.stdout);
+        assert!(d.text().contains("no shader part"), "{name}: {}", d.text());
     }
     let skipped: Vec<(&str, Vec<u8>, &str)> = vec![
         ("rootsig.dxil", container(&[(b"RTS0", &rts0)]), "root signature (no shader)"),
@@ -400,7 +314,7 @@ fn dxbc_without_a_shader_part() {
         assert_eq!(rep["files"][0]["message"], *want, "{name}");
         // The human report says what was skipped.
         let h = irlint(&["check", "--format", "human", "--color", "never", p.to_str().unwrap()], limit(5));
-        assert!(h.stdout.contains(want), "{name}: {}", h.stdout);
+        assert!(h.text().contains(want), "{name}: {}", h.text());
     }
     // Embedded in a binary, a container with no known part is not a shader.
     let mut host = b"IRLINT-HOST".to_vec();

@@ -16,96 +16,17 @@
 
 mod common;
 
+#[path = "support/runner.rs"]
+mod runner;
 #[path = "support/scratch.rs"]
 mod tmp;
 use irlint::check::{check_bytes, CheckOptions, FileStatus};
+use runner::{irlint, json, limit};
 use std::fmt::Write as _;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-/// Peak resident set allowed to one run.
-const MAX_RSS_KB: i64 = 512 * 1024;
-
-fn limit(secs: u64) -> Duration {
-    Duration::from_secs(if cfg!(debug_assertions) { secs * 8 } else { secs })
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-}
-
-/// Runs irlint, polling `waitpid` for its exit and `/proc` for its peak RSS;
-/// kills it past `within`.
-#[allow(clippy::zombie_processes)]
-fn irlint(args: &[&str], within: Duration) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_irlint"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn irlint");
-    let pid = child.id() as libc::pid_t;
-    let mut out = child.stdout.take().expect("stdout");
-    let mut err = child.stderr.take().expect("stderr");
-    let reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = out.read_to_end(&mut s);
-        s
-    });
-    let ereader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = err.read_to_end(&mut s);
-        s
-    });
-    let start = Instant::now();
-    let mut rss_kb = 0i64;
-    let status = loop {
-        rss_kb = rss_kb.max(vm_hwm_kb(pid));
-        let mut status = 0;
-        // SAFETY: plain syscall on our own child.
-        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        if r == pid {
-            break status;
-        }
-        assert!(r == 0, "waitpid failed");
-        if start.elapsed() > within {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("irlint {args:?} still running after {within:?}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let stdout = String::from_utf8_lossy(&reader.join().unwrap_or_default()).into_owned();
-    let stderr = String::from_utf8_lossy(&ereader.join().unwrap_or_default()).into_owned();
-    assert!(libc::WIFEXITED(status), "irlint {args:?} died by signal {}\n{stderr}", libc::WTERMSIG(status));
-    let code = libc::WEXITSTATUS(status);
-    assert!(matches!(code, 0..=2), "irlint {args:?} exited {code}\n{stderr}");
-    assert!(!stderr.contains("panicked"), "irlint {args:?} panicked:\n{stderr}");
-    assert!(rss_kb < MAX_RSS_KB, "irlint {args:?} peaked at {} MB RSS", rss_kb / 1024);
-    Run { code, stdout }
-}
-
-/// `VmHWM` of a running process, in KiB (0 once it has exited).
-fn vm_hwm_kb(pid: libc::pid_t) -> i64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
 
 fn scratch(name: &str) -> tmp::Scratch {
     tmp::scratch_in("irlint-ptx-hostile", name)
-}
-
-fn json(r: &Run) -> serde_json::Value {
-    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", r.stdout))
 }
 
 /// The fixture with findings every batch carries.
