@@ -92,72 +92,14 @@ pub(crate) fn scalar_bits(m: &Module, ty: TypeH) -> Option<u32> {
     }
 }
 
-/// Calls `f` with every value operand of an instruction.
+/// Calls `f` with every value operand of an instruction (the IR's own walk,
+/// [`crate::ir::verify::for_each_operand`], without its early exit).
 pub(crate) fn for_each_operand(kind: &InstKind, mut f: impl FnMut(Value)) {
-    match kind {
-        InstKind::Binary { lhs, rhs, .. } | InstKind::Cmp { lhs, rhs, .. } => {
-            f(*lhs);
-            f(*rhs);
-        }
-        InstKind::Unary { value, .. } | InstKind::Cast { value, .. } => f(*value),
-        InstKind::Select { cond, if_true, if_false } => {
-            f(*cond);
-            f(*if_true);
-            f(*if_false);
-        }
-        InstKind::Phi { incoming } => incoming.iter().for_each(|(v, _)| f(*v)),
-        InstKind::Alloca { .. } | InstKind::Br { .. } | InstKind::Unreachable => {}
-        InstKind::Load { ptr } => f(*ptr),
-        InstKind::Store { ptr, value } => {
-            f(*ptr);
-            f(*value);
-        }
-        InstKind::Gep { base, indices } => {
-            f(*base);
-            indices.iter().for_each(|v| f(*v));
-        }
-        InstKind::ExtractValue { agg, .. } => f(*agg),
-        InstKind::InsertValue { agg, value, .. } => {
-            f(*agg);
-            f(*value);
-        }
-        InstKind::ExtractElement { vector, index } => {
-            f(*vector);
-            f(*index);
-        }
-        InstKind::InsertElement { vector, value, index } => {
-            f(*vector);
-            f(*value);
-            f(*index);
-        }
-        InstKind::Shuffle { a, b, mask } => {
-            f(*a);
-            f(*b);
-            f(*mask);
-        }
-        InstKind::Composite { elements } => elements.iter().for_each(|v| f(*v)),
-        InstKind::Call { callee, args, .. } => {
-            f(*callee);
-            args.iter().for_each(|v| f(*v));
-        }
-        InstKind::AtomicRmw { ptr, value, .. } => {
-            f(*ptr);
-            f(*value);
-        }
-        InstKind::CmpXchg { ptr, cmp, new } => {
-            f(*ptr);
-            f(*cmp);
-            f(*new);
-        }
-        InstKind::CondBr { cond, .. } => f(*cond),
-        InstKind::Switch { value, .. } => f(*value),
-        InstKind::Ret { value } => {
-            if let Some(v) = value {
-                f(*v)
-            }
-        }
-        InstKind::Other { operands, .. } => operands.iter().for_each(|v| f(*v)),
-    }
+    let walk = crate::ir::verify::for_each_operand::<std::convert::Infallible>(kind, |v| {
+        f(*v);
+        Ok(())
+    });
+    let Ok(()) = walk;
 }
 
 /// Results for one function.
