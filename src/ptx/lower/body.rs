@@ -47,7 +47,6 @@ pub(super) struct Pre<'a> {
 pub(super) struct Blk {
     pub(super) phis: Vec<InstH>,
     pub(super) body: Vec<InstH>,
-    pub(super) defs: FxHashMap<u32, Value>,
     pub(super) sealed: bool,
     pub(super) unfilled: u32,
     pub(super) incomplete: Vec<(u32, InstH)>,
@@ -81,9 +80,18 @@ pub(super) struct Body<'c, 'a> {
     pub(super) blocks: Vec<Blk>,
     pub(super) vars: Vec<TypeH>,
     pub(super) scopes: Vec<Scope<'a>>,
+    /// What the outermost scope says of each name looked up since its last
+    /// declaration (see `operands::Body::lookup`).
+    pub(super) outer_names: FxHashMap<&'a str, (u32, Option<Slot>)>,
+    /// Bumped by every declaration in the outermost scope.
+    pub(super) outer_gen: u32,
     pub(super) cur: usize,
     pub(super) sp: Span,
     pub(super) loc: Option<(LocDirective, LocH)>,
+    /// Register values known at the end of each block (written there, or
+    /// found above and cached), keyed by block and register (`ssa::def_key`):
+    /// one table for the body, not one per block.
+    pub(super) defs: FxHashMap<u64, Value>,
     pub(super) work: Vec<(u32, InstH, usize)>,
     pub(super) phis: Vec<InstH>,
     pub(super) entry_allocas: Vec<InstH>,
@@ -278,9 +286,12 @@ pub(super) fn lower_body<'a>(
         blocks,
         vars: Vec::new(),
         scopes: vec![Scope::default()],
+        outer_names: FxHashMap::default(),
+        outer_gen: 0,
         cur: 0,
         sp: span(fd.pos),
         loc: None,
+        defs: FxHashMap::with_capacity_and_hasher(insts.min(1 << 20), Default::default()),
         work: Vec::new(),
         phis: Vec::new(),
         entry_allocas: Vec::new(),
@@ -300,7 +311,6 @@ pub(super) fn lower_body<'a>(
         body.cond = None;
         body.switch_value = None;
         body.blocks[i].sealed = body.blocks[i].unfilled == 0;
-        body.blocks[i].defs.reserve(p.end.saturating_sub(p.first).min(1 << 16));
         for k in p.first..p.end {
             let Some(s) = stmts.get(k) else { continue };
             body.stmt(s)?;

@@ -27,6 +27,8 @@ pub(super) struct OpInfo<'a> {
     pub kind: OpKind,
     /// A matrix instruction that may become a fact.
     pub maybe_fact: bool,
+    /// The memory access the word makes, if any.
+    pub access: Option<crate::ir::AccessForm>,
 }
 
 /// The modelled operations, decided once per instruction word.
@@ -126,6 +128,7 @@ impl<'a> OpInfo<'a> {
             imm_ty: cx.scalar(last),
             kind,
             maybe_fact: matches!(base, "ldmatrix" | "stmatrix" | "tcgen05" | "mma" | "cp" | "mbarrier" | "wgmma"),
+            access: crate::ir::AccessForm::parse(word),
         }
     }
 }

@@ -42,6 +42,13 @@ impl<'c, 'a> Body<'c, 'a> {
     /// of B blocks cache O(R log B) entries, not O(R·B). Every step and phi is
     /// charged to the SSA budget.
     pub(super) fn read_var(&mut self, var: u32, block: usize) -> Value {
+        // The usual read: a value already known at the end of `block` (written
+        // or cached there); nothing to walk or cache.
+        if !self.over_budget {
+            if let Some(v) = self.def(block, var) {
+                return v;
+            }
+        }
         let mut chain: smallvec::SmallVec<[usize; 8]> = smallvec::SmallVec::new();
         let mut b = block;
         let mut steps = 0usize;
@@ -50,8 +57,15 @@ impl<'c, 'a> Body<'c, 'a> {
                 let ty = self.var_ty(var);
                 return self.cx.undef(ty);
             }
-            if let Some(v) = self.blocks[b].defs.get(&var) {
-                break *v;
+            if let Some(v) = self.def(b, var) {
+                // Known at `b`: cached in the blocks below, not again in `b`.
+                if b != block {
+                    self.set_def(block, var, v);
+                }
+                for c in chain {
+                    self.set_def(c, var, v);
+                }
+                return v;
             }
             if self.blocks[b].skip.is_some() || self.transparent(b).is_some() {
                 match self.pass_up(b) {
@@ -102,16 +116,17 @@ impl<'c, 'a> Body<'c, 'a> {
                     let n = preds.len() as u64;
                     self.charge(PHI_WORK + n);
                     let phi = self.new_phi(b, var);
-                    self.blocks[b].defs.insert(var, Value::Inst(phi));
                     self.work.push((var, phi, b));
                     break Value::Inst(phi);
                 }
             }
         };
-        self.blocks[b].defs.insert(var, val);
-        self.blocks[block].defs.insert(var, val);
+        self.set_def(b, var, val);
+        if b != block {
+            self.set_def(block, var, val);
+        }
         for c in chain {
-            self.blocks[c].defs.insert(var, val);
+            self.set_def(c, var, val);
         }
         val
     }
@@ -150,9 +165,17 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     pub(super) fn write(&mut self, var: u32, v: Value) {
-        let b = &mut self.blocks[self.cur];
-        b.writes = true;
-        b.defs.insert(var, v);
+        self.blocks[self.cur].writes = true;
+        self.set_def(self.cur, var, v);
+    }
+
+    /// The value of `var` known at the end of block `b` (written or cached).
+    fn def(&self, b: usize, var: u32) -> Option<Value> {
+        self.defs.get(&def_key(b, var)).copied()
+    }
+
+    fn set_def(&mut self, b: usize, var: u32, v: Value) {
+        self.defs.insert(def_key(b, var), v);
     }
 
     /// The one predecessor of `b` when `b` passes every value through: filled,
@@ -317,6 +340,11 @@ impl<'c, 'a> Body<'c, 'a> {
         self.f.insts.shrink_to_fit();
         Ok((self.f, self.facts))
     }
+}
+
+/// The key of `var` in block `b` in [`Body::defs`].
+fn def_key(b: usize, var: u32) -> u64 {
+    (b as u64) << 32 | u64::from(var)
 }
 
 /// Trivial-phi replacements: a union-find forest over the phis of one body.
