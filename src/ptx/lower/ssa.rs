@@ -312,33 +312,95 @@ impl<'c, 'a> Body<'c, 'a> {
                 }
             }
         }
+        // Removed phis leave the arena: the function keeps only the
+        // instructions its blocks hold, numbered in the order they were made.
+        let renum = if repl.any { Renumber::new(&repl, self.f.insts.len()) } else { Renumber::default() };
         if repl.any {
             for i in 0..self.f.insts.len() {
                 let Some(h) = InstH::from_index(i) else { continue };
-                map_values(&mut self.f.insts[h].kind, |v| repl.find(v));
+                if renum.dead(h) {
+                    continue;
+                }
+                map_values(&mut self.f.insts[h].kind, |v| renum.value(repl.find(v)));
             }
             for p in &mut self.facts {
-                p.map_values(|v| repl.find(v));
+                p.map_values(|v| renum.value(repl.find(v)));
+                p.map_inst(|h| renum.inst(h));
+            }
+            self.f.insts.retain_indexed(|i| !renum.dead_index(i));
+            for (h, _) in &mut self.f.mem_accesses {
+                *h = renum.inst(*h);
             }
         }
         for (i, b) in self.blocks.iter_mut().enumerate() {
             let Some(ir) = b.ir else { continue };
-            let mut insts: Vec<InstH> = b
-                .phis
-                .iter()
-                .copied()
-                .filter(|h| !repl.phi_index(Value::Inst(*h)).is_some_and(|j| repl.removed(j)))
-                .collect();
+            let mut insts: Vec<InstH> = Vec::with_capacity(b.phis.len() + b.body.len());
+            insts.extend(b.phis.iter().copied().filter(|h| !renum.dead(*h)));
             if i == 0 {
                 insts.append(&mut self.entry_allocas);
             }
             insts.append(&mut b.body);
             self.f.blocks[ir].insts = insts;
         }
+        if repl.any {
+            // Every block's list, the exits `terminate` added included.
+            for i in 0..self.f.blocks.len() {
+                let Some(bh) = crate::ir::BlockH::from_index(i) else { continue };
+                for h in &mut self.f.blocks[bh].insts {
+                    *h = renum.inst(*h);
+                }
+            }
+        }
         // The arena was sized from the instruction count and grew for phis:
         // give back what the function does not use (it lives until checked).
         self.f.insts.shrink_to_fit();
         Ok((self.f, self.facts))
+    }
+}
+
+/// Old arena index → new one once the removed phis leave the arena
+/// (`u32::MAX`: removed). Empty when nothing was removed: every index stays.
+#[derive(Default)]
+struct Renumber {
+    to: Vec<u32>,
+}
+
+impl Renumber {
+    fn new(repl: &Repl, n: usize) -> Self {
+        let mut to = Vec::with_capacity(n);
+        let mut next = 0u32;
+        for i in 0..n {
+            let removed = repl.slot.get(i).is_some_and(|&s| s != u32::MAX && repl.removed(s as usize));
+            if removed {
+                to.push(u32::MAX);
+            } else {
+                to.push(next);
+                next += 1;
+            }
+        }
+        Renumber { to }
+    }
+
+    fn dead_index(&self, i: usize) -> bool {
+        self.to.get(i).is_some_and(|&k| k == u32::MAX)
+    }
+
+    fn dead(&self, h: InstH) -> bool {
+        self.dead_index(h.index())
+    }
+
+    fn inst(&self, h: InstH) -> InstH {
+        match self.to.get(h.index()) {
+            Some(&k) if k != u32::MAX => InstH::from_index(k as usize).unwrap_or(h),
+            _ => h,
+        }
+    }
+
+    fn value(&self, v: Value) -> Value {
+        match v {
+            Value::Inst(h) => Value::Inst(self.inst(h)),
+            v => v,
+        }
     }
 }
 
