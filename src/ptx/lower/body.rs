@@ -49,7 +49,8 @@ pub(super) struct Blk {
     pub(super) body: Vec<InstH>,
     pub(super) sealed: bool,
     pub(super) unfilled: u32,
-    pub(super) incomplete: Vec<(u32, InstH)>,
+    /// Phis made here before the block was sealed: (register, index in `phis`).
+    pub(super) incomplete: Vec<(u32, u32)>,
     pub(super) preds: Vec<usize>,
     pub(super) succs: Vec<usize>,
     pub(super) ir: Option<BlockH>,
@@ -92,8 +93,13 @@ pub(super) struct Body<'c, 'a> {
     /// found above and cached), keyed by block and register (`ssa::def_key`):
     /// one table for the body, not one per block.
     pub(super) defs: FxHashMap<u64, Value>,
-    pub(super) work: Vec<(u32, InstH, usize)>,
+    /// Phis to complete: (register, index in `phis`, block).
+    pub(super) work: Vec<(u32, u32, usize)>,
     pub(super) phis: Vec<InstH>,
+    /// Operands of every completed phi, phi after phi; `phi_range[i]` is
+    /// where phi `i`'s are (start, count).
+    pub(super) phi_ops: Vec<(Value, BlockH)>,
+    pub(super) phi_range: Vec<(usize, usize)>,
     pub(super) entry_allocas: Vec<InstH>,
     pub(super) facts: Vec<facts::Pending>,
     pub(super) cond: Option<(Value, bool)>,
@@ -294,6 +300,8 @@ pub(super) fn lower_body<'a>(
         defs: FxHashMap::with_capacity_and_hasher(insts.min(1 << 20), Default::default()),
         work: Vec::new(),
         phis: Vec::new(),
+        phi_ops: Vec::new(),
+        phi_range: Vec::new(),
         entry_allocas: Vec::new(),
         facts: Vec::new(),
         cond: None,

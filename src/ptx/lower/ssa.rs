@@ -25,13 +25,23 @@ impl<'c, 'a> Body<'c, 'a> {
         !self.over_budget
     }
 
-    pub(super) fn new_phi(&mut self, b: usize, var: u32) -> InstH {
+    /// A phi of `var` at the top of block `b`, without operands: they go to
+    /// `phi_ops` when it is completed, and into the instruction at the end if
+    /// it is not folded away. Returns its index in `phis`.
+    pub(super) fn new_phi(&mut self, b: usize, var: u32) -> u32 {
         let ty = self.vars.get(var as usize).copied().unwrap_or_else(|| self.cx.int(32));
         let sp = Span { offset: self.sp.offset, id: self.sp.id, loc: None };
         let h = self.f.insts.append(Inst { ty, kind: InstKind::Phi { incoming: Vec::new() }, span: sp });
         self.blocks[b].phis.push(h);
         self.phis.push(h);
-        h
+        self.phi_range.push((0, 0));
+        (self.phis.len() - 1) as u32
+    }
+
+    /// The operands of phi `i` (in `phis`) once completed.
+    fn phi_operands(&self, i: usize) -> &[(Value, crate::ir::BlockH)] {
+        let (start, len) = self.phi_range.get(i).copied().unwrap_or((0, 0));
+        self.phi_ops.get(start..start + len).unwrap_or(&[])
     }
 
     /// The value of `var` at the end of `block`. Walks single-predecessor
@@ -85,7 +95,7 @@ impl<'c, 'a> Body<'c, 'a> {
                 self.charge(PHI_WORK);
                 let phi = self.new_phi(b, var);
                 self.blocks[b].incomplete.push((var, phi));
-                break Value::Inst(phi);
+                break Value::Inst(self.phis[phi as usize]);
             }
             let preds = self.blocks[b].preds.as_slice();
             // A conditional branch to the next block gives two edges from one
@@ -117,7 +127,7 @@ impl<'c, 'a> Body<'c, 'a> {
                     self.charge(PHI_WORK + n);
                     let phi = self.new_phi(b, var);
                     self.work.push((var, phi, b));
-                    break Value::Inst(phi);
+                    break Value::Inst(self.phis[phi as usize]);
                 }
             }
         };
@@ -133,18 +143,17 @@ impl<'c, 'a> Body<'c, 'a> {
 
     pub(super) fn drain(&mut self) {
         while let Some((var, phi, b)) = self.work.pop() {
-            let n = self.blocks[b].preds.len();
-            if let InstKind::Phi { incoming } = &mut self.f.insts[phi].kind {
-                incoming.reserve_exact(n);
-            }
+            // `read_var` completes no phi: this one's operands are consecutive.
+            let start = self.phi_ops.len();
             let mut k = 0;
             while let Some(&p) = self.blocks[b].preds.get(k) {
                 k += 1;
                 let v = self.read_var(var, p);
                 let pb = self.ir_block(p);
-                if let InstKind::Phi { incoming } = &mut self.f.insts[phi].kind {
-                    incoming.push((v, pb));
-                }
+                self.phi_ops.push((v, pb));
+            }
+            if let Some(r) = self.phi_range.get_mut(phi as usize) {
+                *r = (start, self.phi_ops.len() - start);
             }
         }
     }
@@ -241,13 +250,11 @@ impl<'c, 'a> Body<'c, 'a> {
             let n = self.phis.len();
             // Users of each phi among the phis, in compressed rows.
             let mut count = vec![0u32; n + 1];
-            for (i, &h) in self.phis.iter().enumerate() {
-                if let InstKind::Phi { incoming } = &self.f.insts[h].kind {
-                    for (v, _) in incoming {
-                        if let Some(j) = repl.phi_index(*v) {
-                            if j != i {
-                                count[j + 1] += 1;
-                            }
+            for i in 0..n {
+                for (v, _) in self.phi_operands(i) {
+                    if let Some(j) = repl.phi_index(*v) {
+                        if j != i {
+                            count[j + 1] += 1;
                         }
                     }
                 }
@@ -257,14 +264,12 @@ impl<'c, 'a> Body<'c, 'a> {
             }
             let mut fill = count.clone();
             let mut users = vec![0u32; count[n] as usize];
-            for (i, &h) in self.phis.iter().enumerate() {
-                if let InstKind::Phi { incoming } = &self.f.insts[h].kind {
-                    for (v, _) in incoming {
-                        if let Some(j) = repl.phi_index(*v) {
-                            if j != i {
-                                users[fill[j] as usize] = i as u32;
-                                fill[j] += 1;
-                            }
+            for i in 0..n {
+                for (v, _) in self.phi_operands(i) {
+                    if let Some(j) = repl.phi_index(*v) {
+                        if j != i {
+                            users[fill[j] as usize] = i as u32;
+                            fill[j] += 1;
                         }
                     }
                 }
@@ -279,10 +284,10 @@ impl<'c, 'a> Body<'c, 'a> {
                     continue;
                 }
                 let h = self.phis[i];
-                let InstKind::Phi { incoming } = &self.f.insts[h].kind else { continue };
                 let mut unique: Option<Value> = None;
                 let mut trivial = true;
-                for (v, _) in incoming {
+                let (start, len) = self.phi_range[i];
+                for (v, _) in self.phi_ops.get(start..start + len).unwrap_or(&[]) {
                     let v = repl.find(*v);
                     if v == Value::Inst(h) || Some(v) == unique {
                         continue;
@@ -327,6 +332,18 @@ impl<'c, 'a> Body<'c, 'a> {
                 p.map_values(|v| renum.value(repl.find(v)));
                 p.map_inst(|h| renum.inst(h));
             }
+        }
+        // The phis kept get their operands (the others were never given any).
+        for (i, &h) in self.phis.iter().enumerate() {
+            if repl.removed(i) {
+                continue;
+            }
+            let (start, len) = self.phi_range[i];
+            let ops = self.phi_ops.get(start..start + len).unwrap_or(&[]);
+            let incoming = ops.iter().map(|&(v, b)| (renum.value(repl.find(v)), b)).collect();
+            self.f.insts[h].kind = InstKind::Phi { incoming };
+        }
+        if repl.any {
             self.f.insts.retain_indexed(|i| !renum.dead_index(i));
             for (h, _) in &mut self.f.mem_accesses {
                 *h = renum.inst(*h);
