@@ -84,8 +84,12 @@ pub(super) struct Body<'c, 'a> {
     /// What the outermost scope says of each name looked up since its last
     /// declaration (see `operands::Body::lookup`).
     pub(super) outer_names: FxHashMap<&'a str, (u32, Option<Slot>)>,
-    /// Bumped by every declaration in the outermost scope.
+    /// Bumped by every declaration in the base scopes (and when they change).
     pub(super) outer_gen: u32,
+    /// Register ranges of the body scope found last: (prefix key, generation,
+    /// first register, count); see `operands::Body::lookup`.
+    pub(super) recent_ranges: [(u64, u32, u32, u32); 8],
+    pub(super) recent_next: usize,
     pub(super) cur: usize,
     pub(super) sp: Span,
     pub(super) loc: Option<(LocDirective, LocH)>,
@@ -294,6 +298,8 @@ pub(super) fn lower_body<'a>(
         scopes: vec![Scope::default()],
         outer_names: FxHashMap::default(),
         outer_gen: 0,
+        recent_ranges: [(u64::MAX, u32::MAX, 0, 0); 8],
+        recent_next: 0,
         cur: 0,
         sp: span(fd.pos),
         loc: None,

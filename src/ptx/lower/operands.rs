@@ -65,6 +65,25 @@ impl<'c, 'a> Body<'c, 'a> {
                 return Some(slot);
             }
         }
+        // `%r123` of a range the body scope declares: the range is found by
+        // its prefix among the few used last, without hashing the name.
+        if let (Some((prefix, n)), Some(top)) = (split_register(name), outer.last()) {
+            if let Some(key) = prefix_key(prefix) {
+                let gen = self.outer_gen;
+                if let Some(&(_, _, base, count)) = self.recent_ranges.iter().find(|e| e.0 == key && e.1 == gen) {
+                    if n < count {
+                        return Some(Slot::Var(base + n));
+                    }
+                } else if let Some(&(base, count)) = top.ranges.get(prefix) {
+                    let k = self.recent_next % self.recent_ranges.len();
+                    self.recent_ranges[k] = (key, gen, base, count);
+                    self.recent_next = k + 1;
+                    if n < count {
+                        return Some(Slot::Var(base + n));
+                    }
+                }
+            }
+        }
         if let Some(&(gen, slot)) = self.outer_names.get(name) {
             if gen == self.outer_gen {
                 return slot;
@@ -289,21 +308,11 @@ impl<'c, 'a> Body<'c, 'a> {
 /// of `.reg .b32 %r<200>`), else a name declared there.
 fn scope_lookup(s: &Scope<'_>, name: &str) -> Option<Slot> {
     if !s.ranges.is_empty() {
-        // `%r123` → ("%r", 123): trailing decimal digits, no leading zero, a u32.
-        let b = name.as_bytes();
-        let mut digits = b.len();
-        while digits > 0 && b[digits - 1].is_ascii_digit() {
-            digits -= 1;
-        }
-        let (prefix, num) = name.split_at(digits);
-        let num: Option<u32> = match num.as_bytes() {
-            [] | [b'0', _, ..] => None,
-            d if d.len() <= 10 => u32::try_from(d.iter().fold(0u64, |n, &c| n * 10 + u64::from(c - b'0'))).ok(),
-            _ => None,
-        };
-        if let (Some(n), Some((base, count))) = (num, s.ranges.get(prefix)) {
-            if n < *count {
-                return Some(Slot::Var(base + n));
+        if let Some((prefix, n)) = split_register(name) {
+            if let Some((base, count)) = s.ranges.get(prefix) {
+                if n < *count {
+                    return Some(Slot::Var(base + n));
+                }
             }
         }
     }
@@ -311,4 +320,35 @@ fn scope_lookup(s: &Scope<'_>, name: &str) -> Option<Slot> {
         return None;
     }
     s.names.get(name).copied()
+}
+
+/// `%r123` → ("%r", 123): the trailing decimal digits (no leading zero, a
+/// u32) and what precedes them.
+fn split_register(name: &str) -> Option<(&str, u32)> {
+    let b = name.as_bytes();
+    let mut digits = b.len();
+    while digits > 0 && b[digits - 1].is_ascii_digit() {
+        digits -= 1;
+    }
+    let (prefix, num) = name.split_at(digits);
+    let n = match num.as_bytes() {
+        [] | [b'0', _, ..] => return None,
+        d if d.len() <= 10 => u32::try_from(d.iter().fold(0u64, |n, &c| n * 10 + u64::from(c - b'0'))).ok()?,
+        _ => return None,
+    };
+    Some((prefix, n))
+}
+
+/// A range prefix of up to 7 bytes as one word (its length in the top byte);
+/// `None` for a longer one.
+fn prefix_key(prefix: &str) -> Option<u64> {
+    let b = prefix.as_bytes();
+    if b.len() > 7 {
+        return None;
+    }
+    let mut k = (b.len() as u64) << 56;
+    for (i, &c) in b.iter().enumerate() {
+        k |= u64::from(c) << (8 * i);
+    }
+    Some(k)
 }

@@ -6,6 +6,10 @@ use crate::ir::{BinOp, CastOp, CmpPred, TypeH, UnOp};
 use crate::ptx::{scalar_type, Opcode};
 
 pub(super) fn control(op: &str) -> Option<&str> {
+    // Most words start with another letter: no scan for the dot.
+    if !matches!(op.as_bytes().first(), Some(b'b' | b'r' | b'e' | b't')) {
+        return None;
+    }
     let base = op.get(..op.bytes().position(|b| b == b'.').unwrap_or(op.len())).unwrap_or(op);
     matches!(base, "bra" | "brx" | "ret" | "exit" | "trap").then_some(base)
 }

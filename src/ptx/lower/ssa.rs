@@ -321,7 +321,10 @@ impl<'c, 'a> Body<'c, 'a> {
         // instructions its blocks hold, numbered in the order they were made.
         let renum = if repl.any { Renumber::new(&repl, self.f.insts.len()) } else { Renumber::default() };
         if repl.any {
-            for i in 0..self.f.insts.len() {
+            // An instruction's operands were made before it (a phi's are
+            // mapped below): those before the first removed phi name none
+            // and keep their numbers.
+            for i in renum.first_dead()..self.f.insts.len() {
                 let Some(h) = InstH::from_index(i) else { continue };
                 if renum.dead(h) {
                     continue;
@@ -396,6 +399,11 @@ impl Renumber {
             }
         }
         Renumber { to }
+    }
+
+    /// The index of the first removed instruction (the length if none).
+    fn first_dead(&self) -> usize {
+        self.to.iter().position(|&k| k == u32::MAX).unwrap_or(self.to.len())
     }
 
     fn dead_index(&self, i: usize) -> bool {
