@@ -4,6 +4,7 @@
 
 mod body;
 mod compute;
+mod dom;
 mod operands;
 mod ops;
 mod ssa;

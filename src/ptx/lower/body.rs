@@ -8,12 +8,16 @@
 //! predecessors are filled, reads in unsealed blocks create operand-less phis
 //! that are completed on sealing, and a final pass folds trivial phis. Reads
 //! walk single-predecessor chains and complete phis from a work list, so deep
-//! CFGs cannot overflow the stack.
+//! CFGs cannot overflow the stack. Pass 1 also computes dominators and
+//! dominance frontiers ([`super::dom`]): a read reaching a join outside the
+//! iterated dominance frontier of its register's writers takes the value at
+//! the join's immediate dominator instead of making a phi.
 //!
 //! This file holds the blocks and pass 1; the SSA reads and phi folding are in
 //! [`super::ssa`], names and operands in [`super::operands`], instructions in
 //! [`super::compute`], the per-word facts in [`super::ops`].
 
+use super::dom::Dom;
 use super::ops::control;
 use super::{span, Cx};
 use crate::ir::{BlockH, Function, Inst, InstH, InstKind, LocH, Span, TypeH, Value};
@@ -110,6 +114,12 @@ pub(super) struct Body<'c, 'a> {
     pub(super) switch_value: Option<Value>,
     /// The module's SSA work budget ran out (see `ssa::Body::charge`).
     pub(super) over_budget: bool,
+    /// Dominators and phi placement, when the CFG allows (see [`super::dom`]).
+    pub(super) dom: Option<Dom>,
+    /// Names written by some instruction → name id in `dom`.
+    pub(super) dom_names: FxHashMap<&'a str, u32>,
+    /// Register → name id (`u32::MAX`: not yet known).
+    pub(super) var_name: Vec<u32>,
 }
 
 /// Lowers the body `stmts` of `fd` into `f` (which carries the signature),
@@ -146,6 +156,9 @@ pub(super) fn lower_body<'a>(
     }
     // Instructions, to size the instruction arena once (each gives one or more).
     let mut insts = 0usize;
+    // The names each block's instructions may write (their first operand).
+    let mut dom_names: FxHashMap<&'a str, u32> = FxHashMap::default();
+    let mut writes: Vec<(u32, u32)> = Vec::new();
     for (i, s) in stmts.iter().enumerate() {
         let scope = stack.last().copied().unwrap_or(0);
         let new_block = match s {
@@ -183,7 +196,17 @@ pub(super) fn lower_body<'a>(
             Stmt::Inst(ins) => {
                 content = true;
                 insts += 1;
-                if let Some(base) = control(ins.op) {
+                let base = control(ins.op);
+                if base.is_none() {
+                    if let Some(o) = ins.operands.first() {
+                        written_names(o, &mut |name| {
+                            let k = dom_names.len() as u32;
+                            let id = *dom_names.entry(name).or_insert(k);
+                            writes.push((id, cur as u32));
+                        });
+                    }
+                }
+                if let Some(base) = base {
                     let guarded = ins.guard.is_some();
                     let target = match ins.operands.as_slice() {
                         [Operand::Sym(l)] => Some(*l),
@@ -278,6 +301,10 @@ pub(super) fn lower_body<'a>(
             b.succs = succs;
         }
     }
+    let cap = MAX_PTX_SSA_WORK.saturating_sub(cx.ssa_work) / 2;
+    let mut spent = 0u64;
+    let dom = Dom::build(&blocks, writes, dom_names.len(), cap, &mut spent);
+    cx.ssa_work = cx.ssa_work.saturating_add(spent);
     let mut f = f;
     f.is_declaration = false;
     // A quarter more than the instructions for phis, address adds and
@@ -313,6 +340,9 @@ pub(super) fn lower_body<'a>(
         cond: None,
         switch_value: None,
         over_budget: false,
+        dom,
+        dom_names,
+        var_name: Vec::new(),
     };
     for (i, p) in fd.params.iter().enumerate() {
         body.scopes[0].names.insert(p.name, Slot::Param(i as u32));
@@ -353,6 +383,19 @@ pub(super) fn lower_body<'a>(
         }
     }
     body.finish()
+}
+
+/// Calls `f` with every register name in a destination operand.
+fn written_names<'a>(o: &Operand<'a>, f: &mut impl FnMut(&'a str)) {
+    match o {
+        Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(n),
+        Operand::Vector(items) | Operand::List(items) => items.iter().for_each(|o| written_names(o, f)),
+        Operand::Pair(a, b) => {
+            written_names(a, f);
+            written_names(b, f);
+        }
+        _ => {}
+    }
 }
 
 fn ssa_budget_message() -> String {

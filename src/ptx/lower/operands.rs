@@ -207,7 +207,10 @@ impl<'c, 'a> Body<'c, 'a> {
 
     pub(super) fn name_value(&mut self, name: &'a str, ty: TypeH) -> Value {
         match self.lookup(name) {
-            Some(Slot::Var(v)) => self.read(v),
+            Some(Slot::Var(v)) => {
+                self.note_name(v, name);
+                self.read(v)
+            }
             Some(Slot::Sym(v)) => v,
             Some(Slot::Param(i)) => {
                 // The parameter's name read as its address (`mov.b64 %rd, p`,
@@ -295,7 +298,10 @@ impl<'c, 'a> Body<'c, 'a> {
     fn dest_var(&mut self, o: &Operand<'a>) -> Option<Option<u32>> {
         match o {
             Operand::Reg(n) | Operand::Sym(n) => match self.lookup(n) {
-                Some(Slot::Var(v)) => Some(Some(v)),
+                Some(Slot::Var(v)) => {
+                    self.note_name(v, n);
+                    Some(Some(v))
+                }
                 _ => None,
             },
             Operand::Sink => Some(None),

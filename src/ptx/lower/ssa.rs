@@ -2,6 +2,7 @@
 //! phis at joins, sealing, and the final folding of trivial phis.
 
 use super::body::Body;
+use super::dom::NEVER_WRITTEN;
 use crate::ir::{Function, Inst, InstH, InstKind, Span, TypeH, Value};
 use crate::ptx::facts;
 use crate::read::limits::MAX_PTX_SSA_WORK;
@@ -91,6 +92,17 @@ impl<'c, 'a> Body<'c, 'a> {
                     }
                 }
             }
+            if !self.blocks[b].sealed || self.is_join(b) {
+                if let Some(d) = self.above(b, var) {
+                    if steps > 0 && steps.is_power_of_two() {
+                        chain.push(b);
+                    }
+                    steps += 1;
+                    self.charge(1);
+                    b = d;
+                    continue;
+                }
+            }
             if !self.blocks[b].sealed {
                 self.charge(PHI_WORK);
                 let phi = self.new_phi(b, var);
@@ -139,6 +151,50 @@ impl<'c, 'a> Body<'c, 'a> {
             self.set_def(c, var, val);
         }
         val
+    }
+
+    /// Whether `b` has two distinct predecessors or more.
+    fn is_join(&self, b: usize) -> bool {
+        match self.blocks[b].preds.as_slice() {
+            [p, rest @ ..] => rest.iter().any(|q| q != p),
+            [] => false,
+        }
+    }
+
+    /// Remembers the name of register `var` (read or written as `name`) for
+    /// the phi placement of [`super::dom`].
+    pub(super) fn note_name(&mut self, var: u32, name: &str) {
+        if self.dom.is_none() {
+            return;
+        }
+        let v = var as usize;
+        if self.var_name.get(v).is_some_and(|&k| k != u32::MAX) {
+            return;
+        }
+        if self.var_name.len() <= v {
+            self.var_name.resize(self.vars.len().max(v + 1), u32::MAX);
+        }
+        self.var_name[v] = self.dom_names.get(name).copied().unwrap_or(NEVER_WRITTEN);
+    }
+
+    /// The immediate dominator of `b` when a read of `var` at the join (or
+    /// unsealed block) `b` may take the value at its end: no instruction that
+    /// may write `var` has `b` in its iterated dominance frontier, and the
+    /// dominator is filled (its end value is final). `None`: make the phi.
+    fn above(&mut self, b: usize, var: u32) -> Option<usize> {
+        let name = *self.var_name.get(var as usize)?;
+        if name == u32::MAX {
+            return None;
+        }
+        let dom = self.dom.as_mut()?;
+        let d = dom.idom(b)?;
+        if !self.blocks.get(d).is_some_and(|x| x.filled) {
+            return None;
+        }
+        let mut spent = 0;
+        let need = dom.needs_phi(b, name, &mut spent);
+        self.charge(spent);
+        (!need).then_some(d)
     }
 
     pub(super) fn drain(&mut self) {
