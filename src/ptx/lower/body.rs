@@ -159,6 +159,7 @@ pub(super) fn lower_body<'a>(
     // The names each block's instructions may write (their first operand).
     let mut dom_names: FxHashMap<&'a str, u32> = FxHashMap::default();
     let mut writes: Vec<(u32, u32)> = Vec::new();
+    let mut last_write: Vec<u32> = Vec::new();
     for (i, s) in stmts.iter().enumerate() {
         let scope = stack.last().copied().unwrap_or(0);
         let new_block = match s {
@@ -202,7 +203,14 @@ pub(super) fn lower_body<'a>(
                         written_names(o, &mut |name| {
                             let k = dom_names.len() as u32;
                             let id = *dom_names.entry(name).or_insert(k);
-                            writes.push((id, cur as u32));
+                            // Once per name and block: blocks come in order.
+                            if last_write.len() <= id as usize {
+                                last_write.push(u32::MAX);
+                            }
+                            if last_write[id as usize] != cur as u32 {
+                                last_write[id as usize] = cur as u32;
+                                writes.push((id, cur as u32));
+                            }
                         });
                     }
                 }

@@ -156,6 +156,9 @@ impl Dom {
         let edges: usize = blocks.iter().map(|b| b.preds.len()).sum();
         let max_pairs = 8 * (n + edges) + 1024;
         let mut pairs: Vec<(u32, u32)> = Vec::new();
+        // The last join each block was put in the frontier of: two
+        // predecessors' walks may meet below the immediate dominator.
+        let mut last = vec![NONE; n];
         for (b, blk) in blocks.iter().enumerate() {
             if idom[b] == NONE || blk.preds.len() < 2 {
                 continue;
@@ -163,7 +166,10 @@ impl Dom {
             for &p in &blk.preds {
                 let mut r = p as u32;
                 while r != idom[b] && r != NONE {
-                    pairs.push((r, b as u32));
+                    if last[r as usize] != b as u32 {
+                        last[r as usize] = b as u32;
+                        pairs.push((r, b as u32));
+                    }
                     steps += 1;
                     if r == 0 {
                         break;
@@ -176,12 +182,9 @@ impl Dom {
                 return None;
             }
         }
-        pairs.sort_unstable();
-        pairs.dedup();
         let (df_start, df) = rows(n, &pairs);
+        // `writes` come block after block, each (name, block) pair once.
         writes.retain(|&(_, b)| idom.get(b as usize).is_some_and(|&d| d != NONE));
-        writes.sort_unstable();
-        writes.dedup();
         let (def_start, defs) = rows(names, &writes);
         *spent += steps + pairs.len() as u64 + writes.len() as u64;
         let idf_left = 8 * (pairs.len() as u64 + n as u64) + 1024;
@@ -282,7 +285,8 @@ impl Dom {
     }
 }
 
-/// Compressed rows of `n` keys from sorted (key, value) pairs.
+/// Compressed rows of `n` keys from (key, value) pairs (a counting sort:
+/// each row keeps the pairs' order; keys past `n` are dropped).
 fn rows(n: usize, pairs: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
     let mut start = vec![0u32; n + 1];
     for &(k, _) in pairs {
@@ -293,6 +297,13 @@ fn rows(n: usize, pairs: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
     for i in 0..n {
         start[i + 1] += start[i];
     }
-    let vals = pairs.iter().filter(|&&(k, _)| (k as usize) < n).map(|&(_, v)| v).collect();
+    let mut fill = start.clone();
+    let mut vals = vec![0u32; start[n] as usize];
+    for &(k, v) in pairs {
+        if let Some(f) = fill.get_mut(k as usize).filter(|_| (k as usize) < n) {
+            vals[*f as usize] = v;
+            *f += 1;
+        }
+    }
     (start, vals)
 }

@@ -163,14 +163,16 @@ impl<'c, 'a> Body<'c, 'a> {
 
     /// Remembers the name of register `var` (read or written as `name`) for
     /// the phi placement of [`super::dom`].
+    #[inline]
     pub(super) fn note_name(&mut self, var: u32, name: &str) {
-        if self.dom.is_none() {
+        if self.dom.is_none() || self.var_name.get(var as usize).is_some_and(|&k| k != u32::MAX) {
             return;
         }
+        self.note_new_name(var, name);
+    }
+
+    fn note_new_name(&mut self, var: u32, name: &str) {
         let v = var as usize;
-        if self.var_name.get(v).is_some_and(|&k| k != u32::MAX) {
-            return;
-        }
         if self.var_name.len() <= v {
             self.var_name.resize(self.vars.len().max(v + 1), u32::MAX);
         }
