@@ -90,6 +90,17 @@ impl<T> Arena<T> {
         self.data.shrink_to_fit();
     }
 
+    /// Keeps the items whose index `keep` accepts, in order (handles to the
+    /// items after a removed one change: the caller renumbers them).
+    pub fn retain_indexed(&mut self, mut keep: impl FnMut(usize) -> bool) {
+        let mut i = 0;
+        self.data.retain(|_| {
+            let k = keep(i);
+            i += 1;
+            k
+        });
+    }
+
     /// Appends an item and returns its handle.
     ///
     /// # Panics

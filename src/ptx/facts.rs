@@ -35,6 +35,11 @@ impl Pending {
     }
 
     /// The fact in function `function`.
+    /// Rewrites the instruction the fact is about (the arena compacted).
+    pub(crate) fn map_inst(&mut self, f: impl FnOnce(InstH) -> InstH) {
+        self.inst = f(self.inst);
+    }
+
     pub(crate) fn into_fact(self, function: FuncH) -> Fact {
         Fact { function, inst: self.inst, kind: FactKind::Ptx(self.op) }
     }

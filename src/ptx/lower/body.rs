@@ -47,10 +47,10 @@ pub(super) struct Pre<'a> {
 pub(super) struct Blk {
     pub(super) phis: Vec<InstH>,
     pub(super) body: Vec<InstH>,
-    pub(super) defs: FxHashMap<u32, Value>,
     pub(super) sealed: bool,
     pub(super) unfilled: u32,
-    pub(super) incomplete: Vec<(u32, InstH)>,
+    /// Phis made here before the block was sealed: (register, index in `phis`).
+    pub(super) incomplete: Vec<(u32, u32)>,
     pub(super) preds: Vec<usize>,
     pub(super) succs: Vec<usize>,
     pub(super) ir: Option<BlockH>,
@@ -81,11 +81,29 @@ pub(super) struct Body<'c, 'a> {
     pub(super) blocks: Vec<Blk>,
     pub(super) vars: Vec<TypeH>,
     pub(super) scopes: Vec<Scope<'a>>,
+    /// What the outermost scope says of each name looked up since its last
+    /// declaration (see `operands::Body::lookup`).
+    pub(super) outer_names: FxHashMap<&'a str, (u32, Option<Slot>)>,
+    /// Bumped by every declaration in the base scopes (and when they change).
+    pub(super) outer_gen: u32,
+    /// Register ranges of the body scope found last: (prefix key, generation,
+    /// first register, count); see `operands::Body::lookup`.
+    pub(super) recent_ranges: [(u64, u32, u32, u32); 8],
+    pub(super) recent_next: usize,
     pub(super) cur: usize,
     pub(super) sp: Span,
     pub(super) loc: Option<(LocDirective, LocH)>,
-    pub(super) work: Vec<(u32, InstH, usize)>,
+    /// Register values known at the end of each block (written there, or
+    /// found above and cached), keyed by block and register (`ssa::def_key`):
+    /// one table for the body, not one per block.
+    pub(super) defs: FxHashMap<u64, Value>,
+    /// Phis to complete: (register, index in `phis`, block).
+    pub(super) work: Vec<(u32, u32, usize)>,
     pub(super) phis: Vec<InstH>,
+    /// Operands of every completed phi, phi after phi; `phi_range[i]` is
+    /// where phi `i`'s are (start, count).
+    pub(super) phi_ops: Vec<(Value, BlockH)>,
+    pub(super) phi_range: Vec<(usize, usize)>,
     pub(super) entry_allocas: Vec<InstH>,
     pub(super) facts: Vec<facts::Pending>,
     pub(super) cond: Option<(Value, bool)>,
@@ -278,11 +296,18 @@ pub(super) fn lower_body<'a>(
         blocks,
         vars: Vec::new(),
         scopes: vec![Scope::default()],
+        outer_names: FxHashMap::default(),
+        outer_gen: 0,
+        recent_ranges: [(u64::MAX, u32::MAX, 0, 0); 8],
+        recent_next: 0,
         cur: 0,
         sp: span(fd.pos),
         loc: None,
+        defs: FxHashMap::with_capacity_and_hasher(insts.min(1 << 20), Default::default()),
         work: Vec::new(),
         phis: Vec::new(),
+        phi_ops: Vec::new(),
+        phi_range: Vec::new(),
         entry_allocas: Vec::new(),
         facts: Vec::new(),
         cond: None,
@@ -300,7 +325,6 @@ pub(super) fn lower_body<'a>(
         body.cond = None;
         body.switch_value = None;
         body.blocks[i].sealed = body.blocks[i].unfilled == 0;
-        body.blocks[i].defs.reserve(p.end.saturating_sub(p.first).min(1 << 16));
         for k in p.first..p.end {
             let Some(s) = stmts.get(k) else { continue };
             body.stmt(s)?;

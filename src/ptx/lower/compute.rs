@@ -61,7 +61,7 @@ impl<'c, 'a> Body<'c, 'a> {
                         let value = self.value(&ins.operands[1], imm_ty);
                         let void = self.cx.void();
                         let h = self.emit(void, InstKind::Store { ptr, value });
-                        self.record_access(ins, srcs, h);
+                        self.record_access(info.access, ins, srcs, h);
                         None
                     }
                     (OpKind::Call, _) => {
@@ -90,7 +90,7 @@ impl<'c, 'a> Body<'c, 'a> {
                             let opcode = self.cx.op_name(ins.op);
                             self.emit(rty, InstKind::Other { opcode, operands })
                         };
-                        self.record_access(ins, srcs, v);
+                        self.record_access(info.access, ins, srcs, v);
                         if let (Value::Inst(h), true) = (v, info.maybe_fact) {
                             if let Some(p) = facts::recognise(&op, ins, h, &self.f.insts[h].kind, self.cx.target) {
                                 self.facts.push(p);
@@ -126,9 +126,9 @@ impl<'c, 'a> Body<'c, 'a> {
     /// Records a memory access ([`AccessForm`]) lowered to `v`, when its
     /// written operands give the slots the form reads: addresses where it
     /// has them, and one value for every operand up to the last slot.
-    fn record_access(&mut self, ins: &Instruction<'a>, srcs: &[Operand<'a>], v: Value) {
+    fn record_access(&mut self, form: Option<AccessForm>, ins: &Instruction<'a>, srcs: &[Operand<'a>], v: Value) {
         let Value::Inst(h) = v else { return };
-        let Some(form) = AccessForm::parse(ins.op) else { return };
+        let Some(form) = form else { return };
         let Some(last) = form.slots().max() else { return };
         let single = |o: &Operand<'_>| match o {
             Operand::Addr(a) => a.extra.is_empty(),

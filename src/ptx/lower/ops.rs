@@ -6,6 +6,10 @@ use crate::ir::{BinOp, CastOp, CmpPred, TypeH, UnOp};
 use crate::ptx::{scalar_type, Opcode};
 
 pub(super) fn control(op: &str) -> Option<&str> {
+    // Most words start with another letter: no scan for the dot.
+    if !matches!(op.as_bytes().first(), Some(b'b' | b'r' | b'e' | b't')) {
+        return None;
+    }
     let base = op.get(..op.bytes().position(|b| b == b'.').unwrap_or(op.len())).unwrap_or(op);
     matches!(base, "bra" | "brx" | "ret" | "exit" | "trap").then_some(base)
 }
@@ -27,6 +31,8 @@ pub(super) struct OpInfo<'a> {
     pub kind: OpKind,
     /// A matrix instruction that may become a fact.
     pub maybe_fact: bool,
+    /// The memory access the word makes, if any.
+    pub access: Option<crate::ir::AccessForm>,
 }
 
 /// The modelled operations, decided once per instruction word.
@@ -126,6 +132,7 @@ impl<'a> OpInfo<'a> {
             imm_ty: cx.scalar(last),
             kind,
             maybe_fact: matches!(base, "ldmatrix" | "stmatrix" | "tcgen05" | "mma" | "cp" | "mbarrier" | "wgmma"),
+            access: crate::ir::AccessForm::parse(word),
         }
     }
 }

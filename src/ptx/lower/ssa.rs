@@ -25,13 +25,23 @@ impl<'c, 'a> Body<'c, 'a> {
         !self.over_budget
     }
 
-    pub(super) fn new_phi(&mut self, b: usize, var: u32) -> InstH {
+    /// A phi of `var` at the top of block `b`, without operands: they go to
+    /// `phi_ops` when it is completed, and into the instruction at the end if
+    /// it is not folded away. Returns its index in `phis`.
+    pub(super) fn new_phi(&mut self, b: usize, var: u32) -> u32 {
         let ty = self.vars.get(var as usize).copied().unwrap_or_else(|| self.cx.int(32));
         let sp = Span { offset: self.sp.offset, id: self.sp.id, loc: None };
         let h = self.f.insts.append(Inst { ty, kind: InstKind::Phi { incoming: Vec::new() }, span: sp });
         self.blocks[b].phis.push(h);
         self.phis.push(h);
-        h
+        self.phi_range.push((0, 0));
+        (self.phis.len() - 1) as u32
+    }
+
+    /// The operands of phi `i` (in `phis`) once completed.
+    fn phi_operands(&self, i: usize) -> &[(Value, crate::ir::BlockH)] {
+        let (start, len) = self.phi_range.get(i).copied().unwrap_or((0, 0));
+        self.phi_ops.get(start..start + len).unwrap_or(&[])
     }
 
     /// The value of `var` at the end of `block`. Walks single-predecessor
@@ -42,6 +52,13 @@ impl<'c, 'a> Body<'c, 'a> {
     /// of B blocks cache O(R log B) entries, not O(R·B). Every step and phi is
     /// charged to the SSA budget.
     pub(super) fn read_var(&mut self, var: u32, block: usize) -> Value {
+        // The usual read: a value already known at the end of `block` (written
+        // or cached there); nothing to walk or cache.
+        if !self.over_budget {
+            if let Some(v) = self.def(block, var) {
+                return v;
+            }
+        }
         let mut chain: smallvec::SmallVec<[usize; 8]> = smallvec::SmallVec::new();
         let mut b = block;
         let mut steps = 0usize;
@@ -50,8 +67,15 @@ impl<'c, 'a> Body<'c, 'a> {
                 let ty = self.var_ty(var);
                 return self.cx.undef(ty);
             }
-            if let Some(v) = self.blocks[b].defs.get(&var) {
-                break *v;
+            if let Some(v) = self.def(b, var) {
+                // Known at `b`: cached in the blocks below, not again in `b`.
+                if b != block {
+                    self.set_def(block, var, v);
+                }
+                for c in chain {
+                    self.set_def(c, var, v);
+                }
+                return v;
             }
             if self.blocks[b].skip.is_some() || self.transparent(b).is_some() {
                 match self.pass_up(b) {
@@ -71,7 +95,7 @@ impl<'c, 'a> Body<'c, 'a> {
                 self.charge(PHI_WORK);
                 let phi = self.new_phi(b, var);
                 self.blocks[b].incomplete.push((var, phi));
-                break Value::Inst(phi);
+                break Value::Inst(self.phis[phi as usize]);
             }
             let preds = self.blocks[b].preds.as_slice();
             // A conditional branch to the next block gives two edges from one
@@ -102,34 +126,34 @@ impl<'c, 'a> Body<'c, 'a> {
                     let n = preds.len() as u64;
                     self.charge(PHI_WORK + n);
                     let phi = self.new_phi(b, var);
-                    self.blocks[b].defs.insert(var, Value::Inst(phi));
                     self.work.push((var, phi, b));
-                    break Value::Inst(phi);
+                    break Value::Inst(self.phis[phi as usize]);
                 }
             }
         };
-        self.blocks[b].defs.insert(var, val);
-        self.blocks[block].defs.insert(var, val);
+        self.set_def(b, var, val);
+        if b != block {
+            self.set_def(block, var, val);
+        }
         for c in chain {
-            self.blocks[c].defs.insert(var, val);
+            self.set_def(c, var, val);
         }
         val
     }
 
     pub(super) fn drain(&mut self) {
         while let Some((var, phi, b)) = self.work.pop() {
-            let n = self.blocks[b].preds.len();
-            if let InstKind::Phi { incoming } = &mut self.f.insts[phi].kind {
-                incoming.reserve_exact(n);
-            }
+            // `read_var` completes no phi: this one's operands are consecutive.
+            let start = self.phi_ops.len();
             let mut k = 0;
             while let Some(&p) = self.blocks[b].preds.get(k) {
                 k += 1;
                 let v = self.read_var(var, p);
                 let pb = self.ir_block(p);
-                if let InstKind::Phi { incoming } = &mut self.f.insts[phi].kind {
-                    incoming.push((v, pb));
-                }
+                self.phi_ops.push((v, pb));
+            }
+            if let Some(r) = self.phi_range.get_mut(phi as usize) {
+                *r = (start, self.phi_ops.len() - start);
             }
         }
     }
@@ -150,9 +174,17 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     pub(super) fn write(&mut self, var: u32, v: Value) {
-        let b = &mut self.blocks[self.cur];
-        b.writes = true;
-        b.defs.insert(var, v);
+        self.blocks[self.cur].writes = true;
+        self.set_def(self.cur, var, v);
+    }
+
+    /// The value of `var` known at the end of block `b` (written or cached).
+    fn def(&self, b: usize, var: u32) -> Option<Value> {
+        self.defs.get(&def_key(b, var)).copied()
+    }
+
+    fn set_def(&mut self, b: usize, var: u32, v: Value) {
+        self.defs.insert(def_key(b, var), v);
     }
 
     /// The one predecessor of `b` when `b` passes every value through: filled,
@@ -218,13 +250,11 @@ impl<'c, 'a> Body<'c, 'a> {
             let n = self.phis.len();
             // Users of each phi among the phis, in compressed rows.
             let mut count = vec![0u32; n + 1];
-            for (i, &h) in self.phis.iter().enumerate() {
-                if let InstKind::Phi { incoming } = &self.f.insts[h].kind {
-                    for (v, _) in incoming {
-                        if let Some(j) = repl.phi_index(*v) {
-                            if j != i {
-                                count[j + 1] += 1;
-                            }
+            for i in 0..n {
+                for (v, _) in self.phi_operands(i) {
+                    if let Some(j) = repl.phi_index(*v) {
+                        if j != i {
+                            count[j + 1] += 1;
                         }
                     }
                 }
@@ -234,14 +264,12 @@ impl<'c, 'a> Body<'c, 'a> {
             }
             let mut fill = count.clone();
             let mut users = vec![0u32; count[n] as usize];
-            for (i, &h) in self.phis.iter().enumerate() {
-                if let InstKind::Phi { incoming } = &self.f.insts[h].kind {
-                    for (v, _) in incoming {
-                        if let Some(j) = repl.phi_index(*v) {
-                            if j != i {
-                                users[fill[j] as usize] = i as u32;
-                                fill[j] += 1;
-                            }
+            for i in 0..n {
+                for (v, _) in self.phi_operands(i) {
+                    if let Some(j) = repl.phi_index(*v) {
+                        if j != i {
+                            users[fill[j] as usize] = i as u32;
+                            fill[j] += 1;
                         }
                     }
                 }
@@ -256,10 +284,10 @@ impl<'c, 'a> Body<'c, 'a> {
                     continue;
                 }
                 let h = self.phis[i];
-                let InstKind::Phi { incoming } = &self.f.insts[h].kind else { continue };
                 let mut unique: Option<Value> = None;
                 let mut trivial = true;
-                for (v, _) in incoming {
+                let (start, len) = self.phi_range[i];
+                for (v, _) in self.phi_ops.get(start..start + len).unwrap_or(&[]) {
                     let v = repl.find(*v);
                     if v == Value::Inst(h) || Some(v) == unique {
                         continue;
@@ -289,34 +317,121 @@ impl<'c, 'a> Body<'c, 'a> {
                 }
             }
         }
+        // Removed phis leave the arena: the function keeps only the
+        // instructions its blocks hold, numbered in the order they were made.
+        let renum = if repl.any { Renumber::new(&repl, self.f.insts.len()) } else { Renumber::default() };
         if repl.any {
-            for i in 0..self.f.insts.len() {
+            // An instruction's operands were made before it (a phi's are
+            // mapped below): those before the first removed phi name none
+            // and keep their numbers.
+            for i in renum.first_dead()..self.f.insts.len() {
                 let Some(h) = InstH::from_index(i) else { continue };
-                map_values(&mut self.f.insts[h].kind, |v| repl.find(v));
+                if renum.dead(h) {
+                    continue;
+                }
+                map_values(&mut self.f.insts[h].kind, |v| renum.value(repl.find(v)));
             }
             for p in &mut self.facts {
-                p.map_values(|v| repl.find(v));
+                p.map_values(|v| renum.value(repl.find(v)));
+                p.map_inst(|h| renum.inst(h));
+            }
+        }
+        // The phis kept get their operands (the others were never given any).
+        for (i, &h) in self.phis.iter().enumerate() {
+            if repl.removed(i) {
+                continue;
+            }
+            let (start, len) = self.phi_range[i];
+            let ops = self.phi_ops.get(start..start + len).unwrap_or(&[]);
+            let incoming = ops.iter().map(|&(v, b)| (renum.value(repl.find(v)), b)).collect();
+            self.f.insts[h].kind = InstKind::Phi { incoming };
+        }
+        if repl.any {
+            self.f.insts.retain_indexed(|i| !renum.dead_index(i));
+            for (h, _) in &mut self.f.mem_accesses {
+                *h = renum.inst(*h);
             }
         }
         for (i, b) in self.blocks.iter_mut().enumerate() {
             let Some(ir) = b.ir else { continue };
-            let mut insts: Vec<InstH> = b
-                .phis
-                .iter()
-                .copied()
-                .filter(|h| !repl.phi_index(Value::Inst(*h)).is_some_and(|j| repl.removed(j)))
-                .collect();
+            let mut insts: Vec<InstH> = Vec::with_capacity(b.phis.len() + b.body.len());
+            insts.extend(b.phis.iter().copied().filter(|h| !renum.dead(*h)));
             if i == 0 {
                 insts.append(&mut self.entry_allocas);
             }
             insts.append(&mut b.body);
             self.f.blocks[ir].insts = insts;
         }
+        if repl.any {
+            // Every block's list, the exits `terminate` added included.
+            for i in 0..self.f.blocks.len() {
+                let Some(bh) = crate::ir::BlockH::from_index(i) else { continue };
+                for h in &mut self.f.blocks[bh].insts {
+                    *h = renum.inst(*h);
+                }
+            }
+        }
         // The arena was sized from the instruction count and grew for phis:
         // give back what the function does not use (it lives until checked).
         self.f.insts.shrink_to_fit();
         Ok((self.f, self.facts))
     }
+}
+
+/// Old arena index → new one once the removed phis leave the arena
+/// (`u32::MAX`: removed). Empty when nothing was removed: every index stays.
+#[derive(Default)]
+struct Renumber {
+    to: Vec<u32>,
+}
+
+impl Renumber {
+    fn new(repl: &Repl, n: usize) -> Self {
+        let mut to = Vec::with_capacity(n);
+        let mut next = 0u32;
+        for i in 0..n {
+            let removed = repl.slot.get(i).is_some_and(|&s| s != u32::MAX && repl.removed(s as usize));
+            if removed {
+                to.push(u32::MAX);
+            } else {
+                to.push(next);
+                next += 1;
+            }
+        }
+        Renumber { to }
+    }
+
+    /// The index of the first removed instruction (the length if none).
+    fn first_dead(&self) -> usize {
+        self.to.iter().position(|&k| k == u32::MAX).unwrap_or(self.to.len())
+    }
+
+    fn dead_index(&self, i: usize) -> bool {
+        self.to.get(i).is_some_and(|&k| k == u32::MAX)
+    }
+
+    fn dead(&self, h: InstH) -> bool {
+        self.dead_index(h.index())
+    }
+
+    fn inst(&self, h: InstH) -> InstH {
+        match self.to.get(h.index()) {
+            Some(&k) if k != u32::MAX => InstH::from_index(k as usize).unwrap_or(h),
+            _ => h,
+        }
+    }
+
+    fn value(&self, v: Value) -> Value {
+        match v {
+            Value::Inst(h) => Value::Inst(self.inst(h)),
+            v => v,
+        }
+    }
+}
+
+/// The key of `var` in block `b` in [`Body::defs`].
+fn def_key(b: usize, var: u32) -> u64 {
+    (b as u64) << 32 | u64::from(var)
 }
 
 /// Trivial-phi replacements: a union-find forest over the phis of one body.
