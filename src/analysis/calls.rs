@@ -228,10 +228,10 @@ fn slot_value(
     let (Some(Some(fv)), Some(f), Value::Inst(a)) = (funcs.get(h.index()), m.functions.try_get(h), slot) else {
         return Val::Top;
     };
-    if fv.escaped.get(a.index()).copied().unwrap_or(true) {
+    if fv.mem.escaped.get(a.index()).copied().unwrap_or(true) {
         return Val::Top;
     }
-    let stores = fv.stores.get(&a.index()).map_or(&[][..], |v| v.as_slice());
+    let stores = fv.mem.stores.get(&a.index()).map_or(&[][..], |v| v.as_slice());
     if stores.is_empty() {
         return Val::Top;
     }
