@@ -132,6 +132,14 @@ impl<'a, 'm> Engine<'a, 'm> {
         }
     }
 
+    /// The lattice value of an operand (an instruction's read in place).
+    fn operand_abs(&mut self, v: Value) -> AbsValue {
+        match v {
+            Value::Inst(h) => self.fv.val(h.index()).map_or(AbsValue::Top, Val::abs),
+            _ => self.operand(v).abs(),
+        }
+    }
+
     fn type_of(&self, v: Value) -> Option<TypeH> {
         let m = self.ce.m;
         match v {
@@ -146,7 +154,7 @@ impl<'a, 'm> Engine<'a, 'm> {
     fn path_elems(&mut self, path: &[Value]) -> Vec<PathElem> {
         path.iter()
             .map(|v| {
-                let a = self.operand(*v).abs();
+                let a = self.operand_abs(*v);
                 match a.as_const() {
                     Some(i) => PathElem::Idx(i),
                     None if a.is_bottom() => PathElem::Pending,
@@ -235,12 +243,12 @@ impl<'a, 'm> Engine<'a, 'm> {
         match &inst.kind {
             InstKind::Binary { op, lhs, rhs } => {
                 let Some(b) = bits else { return Val::Top };
-                let (x, y) = (self.operand(*lhs).abs(), self.operand(*rhs).abs());
+                let (x, y) = (self.operand_abs(*lhs), self.operand_abs(*rhs));
                 Val::int(binary(*op, &x, &y, b), b)
             }
             InstKind::Unary { op, value } => {
                 let Some(b) = bits else { return Val::Top };
-                Val::int(unary(*op, &self.operand(*value).abs(), b), b)
+                Val::int(unary(*op, &self.operand_abs(*value), b), b)
             }
             InstKind::Cast { op, value } => {
                 let Some(b) = bits else { return Val::Top };
@@ -259,11 +267,11 @@ impl<'a, 'm> Engine<'a, 'm> {
                 let Some(from) = self.type_of(*lhs).and_then(|t| scalar_bits(m, t)) else {
                     return Val::Top;
                 };
-                let (x, y) = (self.operand(*lhs).abs(), self.operand(*rhs).abs());
+                let (x, y) = (self.operand_abs(*lhs), self.operand_abs(*rhs));
                 Val::int(lattice::icmp(pred.0, &x, &y, from), 1)
             }
             InstKind::Select { cond, if_true, if_false } => {
-                let c = self.operand(*cond).abs();
+                let c = self.operand_abs(*cond);
                 let (mut a, mut b) = (self.operand(*if_true).retag(bits), self.operand(*if_false).retag(bits));
                 // `x == C ? y : x` (CUTLASS's pipeline stage `s + 1 == 8 ? 0 : s + 1`):
                 // the arm that is `x` itself is taken only when `x != C`.
@@ -292,7 +300,7 @@ impl<'a, 'm> Engine<'a, 'm> {
                 self.operand(*agg).navigate(&path)
             }
             InstKind::ExtractElement { vector, index } => {
-                let i = self.operand(*index).abs();
+                let i = self.operand_abs(*index);
                 let e = match i.as_const() {
                     Some(x) => PathElem::Idx(x),
                     None if i.is_bottom() => return Val::Bottom,
@@ -309,7 +317,7 @@ impl<'a, 'm> Engine<'a, 'm> {
             InstKind::InsertElement { vector, value, index } => {
                 let base = self.operand(*vector);
                 let v = self.operand(*value);
-                let i = self.operand(*index).abs();
+                let i = self.operand_abs(*index);
                 let base = if base == Val::Bottom { self.ce.zero_shape(inst.ty) } else { base };
                 match i.as_const() {
                     Some(x) if x <= u64::from(u32::MAX) => replace(&base, &[x as u32], v),
@@ -337,7 +345,7 @@ impl<'a, 'm> Engine<'a, 'm> {
                 }
                 (OpSemantics::Opaque, _) | (_, None) => Val::Top,
                 (sem, Some(b)) => {
-                    let ops: Vec<AbsValue> = operands.iter().map(|o| self.operand(*o).abs()).collect();
+                    let ops: Vec<AbsValue> = operands.iter().map(|o| self.operand_abs(*o)).collect();
                     Val::int(ptxops::eval(sem, &ops, b), b)
                 }
             },

@@ -309,7 +309,21 @@ pub(crate) fn memory_facts(m: &Module, f: &Function) -> MemoryFacts {
     // A resolution that stopped early (always at "not a pointer") is not
     // memoized: a later instruction resolving through it tries again.
     let mut early: Vec<usize> = Vec::new();
-    for (h, _) in f.insts.iter() {
+    for (h, inst) in f.insts.iter() {
+        // Only these resolve (the rest are "not a pointer" at once).
+        let candidate = matches!(
+            inst.kind,
+            InstKind::Alloca { .. }
+                | InstKind::Gep { .. }
+                | InstKind::Binary { op: BinOp::Add, .. }
+                | InstKind::Cast { op: CastOp::AddrSpaceCast, .. }
+        );
+        if !candidate {
+            if let Some(slot @ &mut UNSEEN) = ptrs.ids.get_mut(h.index()) {
+                *slot = NOT_PTR;
+            }
+            continue;
+        }
         let r = resolve(m, f, &mut ptrs, Value::Inst(h), 0);
         if r.is_none() && ptrs.ids.get(h.index()) == Some(&UNSEEN) {
             early.push(h.index());

@@ -374,6 +374,20 @@ fn analyze_functions<'m>(
     steps: &mut u64,
 ) -> (Vec<Option<FuncValues>>, bool) {
     let mut funcs: Vec<Option<FuncValues>> = vec![None; m.functions.len()];
+    // The value operands of each function's PTX facts (one pass over the facts).
+    let mut fact_roots: Vec<Vec<Value>> = Vec::new();
+    if m.source == crate::ir::SourceKind::Ptx && !opts.all_functions {
+        fact_roots.resize(m.functions.len(), Vec::new());
+        for x in &m.facts {
+            let (crate::ir::FactKind::Ptx(p), Some(r)) = (&x.kind, fact_roots.get_mut(x.function.index())) else {
+                continue;
+            };
+            r.extend(p.op.value_operands().into_iter().filter_map(|o| match o {
+                Operand::Value(v) => Some(v),
+                Operand::Imm(_) => None,
+            }));
+        }
+    }
     for &h in order {
         let Some(f) = m.functions.try_get(h) else { continue };
         if f.is_declaration || f.blocks.is_empty() {
@@ -383,20 +397,7 @@ fn analyze_functions<'m>(
         // fact operands (and the call summaries) depend on (DXIL and SPIR-V
         // keep the whole function).
         let slice = (m.source == crate::ir::SourceKind::Ptx && !opts.all_functions).then(|| {
-            let mut roots: Vec<Value> = m
-                .facts
-                .iter()
-                .filter(|x| x.function == h)
-                .filter_map(|x| match &x.kind {
-                    crate::ir::FactKind::Ptx(p) => Some(p.op.value_operands()),
-                    _ => None,
-                })
-                .flatten()
-                .filter_map(|o| match o {
-                    Operand::Value(v) => Some(v),
-                    Operand::Imm(_) => None,
-                })
-                .collect();
+            let mut roots: Vec<Value> = fact_roots.get(h.index()).cloned().unwrap_or_default();
             roots.extend(ptxops::access_roots(m, f));
             roots.extend(graph.roots(h, f));
             dataflow::backward_slice(f, &roots)
