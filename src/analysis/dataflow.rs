@@ -540,10 +540,23 @@ pub(crate) fn analyze_function_slice<'m>(
         store_recs: FxHashMap::default(),
         steps,
     };
+    // The queued position that comes first in reverse post-order is taken
+    // next. Every position starts queued: a sweep takes them in order, and
+    // a position woken after the sweep passed it goes on a heap (all of which
+    // lie before the sweep, so the heap's least comes first).
     let mut queued = vec![true; len];
     let mut grown = vec![0u8; len];
-    let mut heap: BinaryHeap<Reverse<u32>> = (0..len as u32).map(Reverse).collect();
-    while let Some(Reverse(p)) = heap.pop() {
+    let mut heap: BinaryHeap<Reverse<u32>> = BinaryHeap::new();
+    let mut sweep = 0u32;
+    loop {
+        let p = match heap.pop() {
+            Some(Reverse(p)) => p,
+            None if (sweep as usize) < len => {
+                sweep += 1;
+                sweep - 1
+            }
+            None => break,
+        };
         *eng.steps += 1;
         // Constant folding (zero values, aggregates) is charged to the same budget.
         if eng.steps.saturating_add(eng.ce.steps) > MAX_DATAFLOW_STEPS {
@@ -563,7 +576,7 @@ pub(crate) fn analyze_function_slice<'m>(
             _ => {
                 let new = eng.eval(h, &cfg);
                 let old = &eng.fv.vals[pi];
-                let mut joined = old.join(&new);
+                let mut joined = if matches!(old, Val::Bottom) { new } else { old.join(&new) };
                 if &joined != old {
                     if joined.has_known_bits() {
                         let g = &mut grown[pi];
