@@ -34,6 +34,7 @@ use super::ptxops;
 use crate::ir::*;
 use crate::read::limits::MAX_DATAFLOW_STEPS;
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -120,6 +121,13 @@ impl<'a, 'm> Engine<'a, 'm> {
     fn operand(&mut self, v: Value) -> Val {
         match v {
             Value::Const(c) => self.ce.value(c),
+            other => self.operand_local(other),
+        }
+    }
+
+    /// The value of an operand that is no constant.
+    fn operand_local(&self, v: Value) -> Val {
+        match v {
             Value::Inst(h) => self.fv.val(h.index()).cloned().unwrap_or(Val::Top),
             Value::Global(g) => global_address(self.ce.m, g),
             // A `.func` parameter: what its call sites pass; a kernel's: what
@@ -128,7 +136,29 @@ impl<'a, 'm> Engine<'a, 'm> {
                 Some(v) => v.clone(),
                 None => ptxops::kernel_param(self.f, i),
             },
-            Value::Function(_) => Val::Top,
+            Value::Const(_) | Value::Function(_) => Val::Top,
+        }
+    }
+
+    /// Memoizes the value of a constant operand, for [`Engine::abs_view`].
+    fn ensure(&mut self, v: Value) {
+        if let Value::Const(c) = v {
+            self.ce.ensure(c);
+        }
+    }
+
+    /// The lattice value of an operand ([`Engine::operand_abs`]), borrowed
+    /// where it is kept (a constant operand must have been [`Engine::ensure`]d).
+    fn abs_view(&self, v: Value) -> Cow<'_, AbsValue> {
+        let val = match v {
+            Value::Inst(h) => self.fv.val(h.index()),
+            Value::Const(c) => self.ce.cached(c),
+            other => return Cow::Owned(self.operand_local(other).abs()),
+        };
+        match val {
+            Some(Val::Int(a, _)) => Cow::Borrowed(a),
+            Some(Val::Bottom) => Cow::Owned(AbsValue::Bottom),
+            _ => Cow::Owned(AbsValue::Top),
         }
     }
 
@@ -243,12 +273,15 @@ impl<'a, 'm> Engine<'a, 'm> {
         match &inst.kind {
             InstKind::Binary { op, lhs, rhs } => {
                 let Some(b) = bits else { return Val::Top };
-                let (x, y) = (self.operand_abs(*lhs), self.operand_abs(*rhs));
+                self.ensure(*lhs);
+                self.ensure(*rhs);
+                let (x, y) = (self.abs_view(*lhs), self.abs_view(*rhs));
                 Val::int(binary(*op, &x, &y, b), b)
             }
             InstKind::Unary { op, value } => {
                 let Some(b) = bits else { return Val::Top };
-                Val::int(unary(*op, &self.operand_abs(*value), b), b)
+                self.ensure(*value);
+                Val::int(unary(*op, &self.abs_view(*value), b), b)
             }
             InstKind::Cast { op, value } => {
                 let Some(b) = bits else { return Val::Top };
@@ -267,7 +300,9 @@ impl<'a, 'm> Engine<'a, 'm> {
                 let Some(from) = self.type_of(*lhs).and_then(|t| scalar_bits(m, t)) else {
                     return Val::Top;
                 };
-                let (x, y) = (self.operand_abs(*lhs), self.operand_abs(*rhs));
+                self.ensure(*lhs);
+                self.ensure(*rhs);
+                let (x, y) = (self.abs_view(*lhs), self.abs_view(*rhs));
                 Val::int(lattice::icmp(pred.0, &x, &y, from), 1)
             }
             InstKind::Select { cond, if_true, if_false } => {
