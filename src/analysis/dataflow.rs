@@ -323,7 +323,13 @@ impl<'a, 'm> Engine<'a, 'm> {
                 let mut out = Val::Bottom;
                 for (v, pred) in incoming {
                     if cfg.is_reachable(*pred) {
-                        out = out.join(&self.operand(*v).retag(bits));
+                        // ⊥ joins as the other side, without a copy.
+                        let x = self.operand(*v).retag(bits);
+                        out = match (&out, &x) {
+                            (Val::Bottom, _) => x,
+                            (_, Val::Bottom) => out,
+                            _ => out.join(&x),
+                        };
                     }
                 }
                 out
