@@ -76,3 +76,56 @@ impl Cfg {
         self.reachable.get(b.index()).copied().unwrap_or(false)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Block, Inst, InstKind, Span, TypeH, Value};
+
+    /// A function of `n` blocks, block `b` ending in `term(b)`.
+    fn func(n: usize, term: impl Fn(&[BlockH], usize) -> InstKind) -> Function {
+        let mut f = Function::default();
+        let blocks: Vec<BlockH> = (0..n).map(|_| f.blocks.append(Block::default())).collect();
+        for (i, &b) in blocks.iter().enumerate() {
+            let ty = TypeH::from_index(0).unwrap_or_else(|| panic!("type handle"));
+            let h = f.insts.append(Inst { ty, kind: term(&blocks, i), span: Span::at(0) });
+            f.blocks.get_mut(b).insts.push(h);
+        }
+        f
+    }
+
+    fn indices(v: &[BlockH]) -> Vec<usize> {
+        v.iter().map(|b| b.index()).collect()
+    }
+
+    #[test]
+    fn loop_diamond_and_unreachable_block() {
+        // 0 -> {1, 2}; 1 -> 3; 2 -> 3; 3 -> {1 (back edge), 4}; 4 returns; 5 unreachable.
+        let f = func(6, |b, i| match i {
+            0 => InstKind::CondBr { cond: Value::Arg(0), if_true: b[1], if_false: b[2] },
+            1 | 2 => InstKind::Br { target: b[3] },
+            3 => InstKind::CondBr { cond: Value::Arg(0), if_true: b[1], if_false: b[4] },
+            4 => InstKind::Ret { value: None },
+            _ => InstKind::Br { target: b[0] },
+        });
+        let cfg = Cfg::new(&f);
+        // Successors pushed in order, the last entered first: 0, 2, 3, 4 (the
+        // last successor of 3), then 1; post-order 4 1 3 2 0.
+        assert_eq!(indices(&cfg.rpo), vec![0, 2, 3, 1, 4]);
+        assert_eq!(cfg.reachable, vec![true, true, true, true, true, false]);
+    }
+
+    #[test]
+    fn repeated_switch_targets_and_self_loop() {
+        // 0: switch default 2, cases 1, 2, 1; 1 loops on itself; 2 -> 1.
+        let f = func(3, |b, i| match i {
+            0 => InstKind::Switch { value: Value::Arg(0), default: b[2], cases: vec![(0, b[1]), (1, b[2]), (2, b[1])] },
+            1 => InstKind::Br { target: b[1] },
+            _ => InstKind::Br { target: b[1] },
+        });
+        let cfg = Cfg::new(&f);
+        assert_eq!(indices(&cfg.rpo), vec![0, 2, 1]);
+        assert!(BlockH::from_index(2).is_some_and(|b| cfg.is_reachable(b)));
+        assert!(!BlockH::from_index(3).is_some_and(|b| cfg.is_reachable(b)));
+    }
+}

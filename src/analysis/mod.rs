@@ -24,6 +24,7 @@ mod calls;
 pub mod cfg;
 pub mod consteval;
 pub mod dataflow;
+mod flow;
 pub mod knownbits;
 pub mod lattice;
 mod memory;
