@@ -126,6 +126,15 @@ fn is_word_byte(b: u8) -> bool {
     CLASS[b as usize] & WORD != 0
 }
 
+/// What `Lexer::skip_bytes` skips.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Skip {
+    /// The rest of a `{ … }` whose `{` was consumed, its `}` included.
+    Block,
+    /// An initializer, up to a `,` or `;` outside brackets.
+    Initializer,
+}
+
 /// The lexer: call [`Lexer::next`] / [`Lexer::peek`].
 #[derive(Clone)]
 pub struct Lexer<'a> {
@@ -221,12 +230,27 @@ impl<'a> Lexer<'a> {
     /// or `.` starting no name) or the input ends: the caller then skips with
     /// tokens, which reports that error where it is.
     pub fn skip_block(&mut self) -> bool {
+        self.skip_bytes(Skip::Block)
+    }
+
+    /// Skips a variable's initializer (after its `=`) byte by byte up to, not
+    /// including, the first `,` or `;` outside `{ }` and `( )` (array
+    /// initializers are half-megabyte lines in modules that link curand). A
+    /// `}` or `)` with nothing open is passed over, as the token skip does.
+    /// Returns `false` with nothing consumed where [`Lexer::skip_block`] does.
+    pub fn skip_initializer(&mut self) -> bool {
+        self.skip_bytes(Skip::Initializer)
+    }
+
+    fn skip_bytes(&mut self, mode: Skip) -> bool {
         if self.peeked.is_some() {
             return false;
         }
         let b = self.bytes;
         let at = |i: usize| b.get(i).copied().unwrap_or(0);
-        let (mut i, mut line, mut line_start, mut depth) = (self.pos, self.line, self.line_start, 1u32);
+        let init = mode == Skip::Initializer;
+        let (mut i, mut line, mut line_start) = (self.pos, self.line, self.line_start);
+        let mut depth = u32::from(!init);
         let word = |mut i: usize, dots: bool| loop {
             let c = at(i);
             if is_word_byte(c) || (dots && c == b'.') {
@@ -252,13 +276,22 @@ impl<'a> Lexer<'a> {
                     depth = depth.saturating_add(1);
                     i += 1;
                 }
-                b'}' => {
+                b'(' if init => {
+                    depth = depth.saturating_add(1);
+                    i += 1;
+                }
+                b'}' if !init => {
                     depth -= 1;
                     i += 1;
                     if depth == 0 {
                         break;
                     }
                 }
+                b'}' | b')' if init => {
+                    depth = depth.saturating_sub(1);
+                    i += 1;
+                }
+                b',' | b';' if init && depth == 0 => break,
                 b'/' if at(i + 1) == b'/' => {
                     let rest = b.get(i..).unwrap_or(&[]);
                     i += rest.iter().position(|&x| x == b'\n').unwrap_or(rest.len());
@@ -520,6 +553,48 @@ mod tests {
             assert!(!l.skip_block(), "{s}");
             assert_eq!(l.pos, 0);
         }
+    }
+
+    /// Skipping an initializer byte by byte stops where the token skip of
+    /// `var_decl` does (the same `,` or `;` token next), and declines what the
+    /// token lexer would report as an error, consuming nothing.
+    #[test]
+    fn skip_initializer_matches_the_tokens() {
+        fn by_tokens(s: &str) -> Token<'_> {
+            let mut l = Lexer::new(s);
+            let mut depth = 0u32;
+            loop {
+                let t = l.peek().unwrap();
+                match t.kind {
+                    Tok::Eof => panic!("no end"),
+                    Tok::Punct(b'{' | b'(') => depth += 1,
+                    Tok::Punct(b'}' | b')') => depth = depth.saturating_sub(1),
+                    Tok::Punct(b',' | b';') if depth == 0 => return t,
+                    _ => {}
+                }
+                l.next().unwrap();
+            }
+        }
+        for s in [
+            " {202, 29, 0x1F,\n 7} ;",
+            " {{1, 2}, {3, (4)}}, b[2] = {5};",
+            " generic(g) + 4;",
+            " ) 1 } , x",
+            " {1 /* , ; */, 2 // ;\n, \"a;\\\"\", %r1.x::y, .b8 3.5};",
+            ";",
+        ] {
+            let mut l = Lexer::new(s);
+            assert!(l.skip_initializer(), "{s:?}");
+            assert_eq!(l.next().unwrap(), by_tokens(s), "{s:?}");
+        }
+        for s in [" {1, 2", " {1, # 2};", " \"open\n;", " /* never closed ;", " {1 % 2};", " {1, . };"] {
+            let mut l = Lexer::new(s);
+            assert!(!l.skip_initializer(), "{s:?}");
+            assert_eq!(l.pos, 0);
+        }
+        let mut l = Lexer::new("= {1};");
+        l.peek().unwrap();
+        assert!(!l.skip_initializer(), "a peeked token is never skipped over");
     }
 
     #[test]

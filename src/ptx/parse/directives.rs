@@ -210,8 +210,12 @@ impl<'a> Parser<'a> {
             }
             if self.lx.peek()?.is(b'=') {
                 d.init = true;
-                // Skip the initializer up to the next ',' or ';' at depth 0.
+                // Skip the initializer up to the next ',' or ';' at depth 0:
+                // byte by byte, or token by token where a byte would be a
+                // token error (which the token skip then reports in place).
                 self.lx.next()?;
+                // After a byte skip the loop below meets the ',' or ';' at once.
+                self.lx.skip_initializer();
                 let mut depth = 0u32;
                 loop {
                     let t = self.lx.peek()?;
