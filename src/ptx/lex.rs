@@ -17,7 +17,8 @@ pub enum Tok {
     Num,
     /// A string literal including its quotes.
     Str,
-    /// One punctuation byte (`, ; { } [ ] ( ) + - < > @ ! | = :`).
+    /// One punctuation byte (`, ; { } [ ] ( ) + - < > @ ! | = : * / % & ^ ~ ?`;
+    /// the last ones are constant-expression operators).
     Punct(u8),
     /// End of input.
     Eof,
@@ -106,6 +107,12 @@ static CLASS: [u8; 256] = {
                 | b'='
                 | b':'
                 | b'*'
+                | b'/'
+                | b'%'
+                | b'&'
+                | b'^'
+                | b'~'
+                | b'?'
         ) {
             c |= PUNCT;
         }
@@ -374,12 +381,14 @@ impl<'a> Lexer<'a> {
             Tok::Dir
         } else if b == b'%' {
             self.pos += 1;
-            // `%r1`, `%tid.x`, and names that are digits (`%1`), which ptxas accepts.
-            if !is_word_byte(self.at(self.pos)) {
-                return Err(error_at(start, ErrorKind::Malformed, "expected a register name after '%'"));
+            // `%r1`, `%tid.x`, and names that are digits (`%1`), which ptxas
+            // accepts; `%` alone is the remainder operator (`7 % 4`).
+            if is_word_byte(self.at(self.pos)) {
+                self.scan_word(true);
+                Tok::Reg
+            } else {
+                Tok::Punct(b'%')
             }
-            self.scan_word(true);
-            Tok::Reg
         } else if b.is_ascii_digit() {
             self.pos += 1;
             while let Some(&c) = self.bytes.get(self.pos) {
@@ -543,12 +552,13 @@ mod tests {
             "\t.b8 1,2 // }\n\t.b32 $L__x, \"a}\\\"{\" { .b8 0x0f } /* }\n */ }\nnext",
             "$L__info_string0: .b8 95,90,78 .b64 %rd1.x::y }\n .loc",
             "}after",
+            "7 % 4 & 1 ^ ~2 ? 1 / 2 : 0 }x",
         ] {
             let mut l = Lexer::new(s);
             assert!(l.skip_block(), "{s}");
             assert_eq!(l.next().unwrap(), by_tokens(s), "{s}");
         }
-        for s in ["a # }", "\"open\n }", "/* never closed }", "% }", ". }", "a . }", "{ }"] {
+        for s in ["a # }", "\"open\n }", "/* never closed }", "\\ }", ". }", "a . }", "{ }"] {
             let mut l = Lexer::new(s);
             assert!(!l.skip_block(), "{s}");
             assert_eq!(l.pos, 0);
@@ -587,7 +597,7 @@ mod tests {
             assert!(l.skip_initializer(), "{s:?}");
             assert_eq!(l.next().unwrap(), by_tokens(s), "{s:?}");
         }
-        for s in [" {1, 2", " {1, # 2};", " \"open\n;", " /* never closed ;", " {1 % 2};", " {1, . };"] {
+        for s in [" {1, 2", " {1, # 2};", " \"open\n;", " /* never closed ;", " {1 \\ 2};", " {1, . };"] {
             let mut l = Lexer::new(s);
             assert!(!l.skip_initializer(), "{s:?}");
             assert_eq!(l.pos, 0);

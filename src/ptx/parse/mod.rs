@@ -8,6 +8,7 @@ use crate::read::{ErrorKind, Result};
 use smallvec::SmallVec;
 
 mod directives;
+mod expr;
 mod instructions;
 
 /// A state space (`.reg`, `.global`, …).
