@@ -75,6 +75,11 @@ const WORD: u8 = 1;
 const START: u8 = 2;
 const PUNCT: u8 = 4;
 const SPACE: u8 = 8;
+const DOT: u8 = 16;
+/// Bytes the byte skips pass without a look at their neighbours: word bytes,
+/// and spaces other than a newline; `,` where it ends nothing.
+const PLAIN: u8 = 32;
+const COMMA: u8 = 64;
 
 static CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
@@ -118,6 +123,15 @@ static CLASS: [u8; 256] = {
         }
         if matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c) {
             c |= SPACE;
+        }
+        if b == b'.' {
+            c |= DOT;
+        }
+        if c & (WORD | SPACE) != 0 {
+            c |= PLAIN;
+        }
+        if b == b',' {
+            c |= COMMA;
         }
         t[i] = c;
         i += 1;
@@ -258,21 +272,31 @@ impl<'a> Lexer<'a> {
         let init = mode == Skip::Initializer;
         let (mut i, mut line, mut line_start) = (self.pos, self.line, self.line_start);
         let mut depth = u32::from(!init);
-        let word = |mut i: usize, dots: bool| loop {
-            let c = at(i);
-            if is_word_byte(c) || (dots && c == b'.') {
-                i += 1;
-            } else if c == b':' && at(i + 1) == b':' {
-                i += 2;
-            } else {
-                return i;
-            }
-        };
         loop {
             if i >= b.len() {
                 return false;
             }
+            // The usual bytes first, in a tight loop: numbers and names,
+            // spaces and (inside brackets) commas. Where it stops at a `.` or
+            // `:` inside a number or name, the rest of the token is scanned
+            // as the lexer scans it.
+            let plain = if depth > 0 || !init { PLAIN | COMMA } else { PLAIN };
+            let from = i;
+            while let Some(&c) = b.get(i) {
+                if CLASS[c as usize] & plain == 0 {
+                    break;
+                }
+                i += 1;
+            }
             let c = at(i);
+            if i > from && matches!(c, b'.' | b':') && is_word_byte(at(i - 1)) {
+                i = scan(b, i, WORD | DOT, true);
+                continue;
+            }
+            if i >= b.len() {
+                return false;
+            }
+            let class = CLASS[c as usize];
             match c {
                 b'\n' => {
                     i += 1;
@@ -338,10 +362,9 @@ impl<'a> Lexer<'a> {
                         }
                     }
                 }
-                b'%' if is_word_byte(at(i + 1)) => i = word(i + 1, true),
-                b'.' if is_word_start(at(i + 1)) => i = word(i + 1, false),
-                _ if is_word_byte(c) => i = word(i, true),
-                _ if CLASS[c as usize] & (SPACE | PUNCT) != 0 => i += 1,
+                b'%' if is_word_byte(at(i + 1)) => i = scan(b, i + 1, WORD | DOT, true),
+                b'.' if is_word_start(at(i + 1)) => i = scan(b, i + 1, WORD, true),
+                _ if class & PUNCT != 0 => i += 1,
                 _ => return false,
             }
         }
@@ -351,72 +374,65 @@ impl<'a> Lexer<'a> {
         true
     }
 
-    /// Word bytes from `self.pos`; `dots` also takes `.`, and `::` is always taken.
-    fn scan_word(&mut self, dots: bool) {
+    fn lex(&mut self) -> Result<Token<'a>> {
+        // Spaces and newlines here; comments (rare) through `skip_trivia`.
         let bytes = self.bytes;
         let mut i = self.pos;
         loop {
             match bytes.get(i) {
-                Some(&b) if is_word_byte(b) || (dots && b == b'.') => i += 1,
-                Some(b':') if bytes.get(i + 1) == Some(&b':') => i += 2,
+                Some(&c) if CLASS[c as usize] & SPACE != 0 => i += 1,
+                Some(b'\n') => {
+                    i += 1;
+                    self.line = self.line.saturating_add(1);
+                    self.line_start = i;
+                }
+                Some(b'/') if matches!(bytes.get(i + 1), Some(b'/' | b'*')) => {
+                    self.pos = i;
+                    self.skip_trivia()?;
+                    i = self.pos;
+                }
                 _ => break,
             }
         }
         self.pos = i;
-    }
-
-    fn lex(&mut self) -> Result<Token<'a>> {
-        self.skip_trivia()?;
         let start = self.here();
-        let s = self.pos;
-        let b = self.at(s);
-        let kind = if s >= self.bytes.len() {
-            Tok::Eof
-        } else if is_word_start(b) {
-            self.scan_word(true);
-            Tok::Word
+        let s = i;
+        let Some(&b) = bytes.get(s) else {
+            return Ok(Token { kind: Tok::Eof, text: "", pos: start.offset, line: start.line, col: start.col });
+        };
+        let class = CLASS[b as usize];
+        let (kind, end) = if class & START != 0 {
+            (Tok::Word, scan(bytes, s + 1, WORD | DOT, true))
+        } else if class & PUNCT != 0 && b != b'%' {
+            (Tok::Punct(b), s + 1)
         } else if b == b'.' && is_word_start(self.at(s + 1)) {
-            self.pos += 1;
-            self.scan_word(false);
-            Tok::Dir
+            (Tok::Dir, scan(bytes, s + 1, WORD, true))
         } else if b == b'%' {
-            self.pos += 1;
             // `%r1`, `%tid.x`, and names that are digits (`%1`), which ptxas
             // accepts; `%` alone is the remainder operator (`7 % 4`).
-            if is_word_byte(self.at(self.pos)) {
-                self.scan_word(true);
-                Tok::Reg
+            if is_word_byte(self.at(s + 1)) {
+                (Tok::Reg, scan(bytes, s + 1, WORD | DOT, true))
             } else {
-                Tok::Punct(b'%')
+                (Tok::Punct(b'%'), s + 1)
             }
         } else if b.is_ascii_digit() {
-            self.pos += 1;
-            while let Some(&c) = self.bytes.get(self.pos) {
-                if !(is_word_byte(c) || c == b'.') {
-                    break;
-                }
-                self.pos += 1;
-            }
-            Tok::Num
+            (Tok::Num, scan(bytes, s + 1, WORD | DOT, false))
         } else if b == b'"' {
-            self.pos += 1;
+            let mut j = s + 1;
             loop {
-                match self.at(self.pos) {
-                    b'"' => {
-                        self.pos += 1;
+                match self.at(j) {
+                    b'"' if j < bytes.len() => {
+                        j += 1;
                         break;
                     }
-                    b'\\' if self.pos + 1 < self.bytes.len() && self.at(self.pos + 1) != b'\n' => self.pos += 2,
-                    b'\n' | 0 if self.pos >= self.bytes.len() || self.at(self.pos) == b'\n' => {
+                    b'\\' if j + 1 < bytes.len() && self.at(j + 1) != b'\n' => j += 2,
+                    b'\n' | 0 if j >= bytes.len() || self.at(j) == b'\n' => {
                         return Err(error_at(start, ErrorKind::Malformed, "unterminated string"));
                     }
-                    _ => self.pos += 1,
+                    _ => j += 1,
                 }
             }
-            Tok::Str
-        } else if CLASS[b as usize] & PUNCT != 0 {
-            self.pos += 1;
-            Tok::Punct(b)
+            (Tok::Str, j)
         } else {
             let what = if b.is_ascii_graphic() {
                 format!("unexpected character '{}'", b as char)
@@ -425,8 +441,27 @@ impl<'a> Lexer<'a> {
             };
             return Err(error_at(start, ErrorKind::Malformed, what));
         };
-        let text = self.text.get(s..self.pos).unwrap_or("");
+        self.pos = end;
+        let text = self.text.get(s..end).unwrap_or("");
         Ok(Token { kind, text, pos: start.offset, line: start.line, col: start.col })
+    }
+}
+
+/// The end of the bytes from `i` whose class has a bit of `mask`, taking `::`
+/// too when `colons` (words, directives and registers; not numbers).
+fn scan(bytes: &[u8], mut i: usize, mask: u8, colons: bool) -> usize {
+    loop {
+        while let Some(&c) = bytes.get(i) {
+            if CLASS[c as usize] & mask == 0 {
+                break;
+            }
+            i += 1;
+        }
+        if colons && bytes.get(i) == Some(&b':') && bytes.get(i + 1) == Some(&b':') {
+            i += 2;
+        } else {
+            return i;
+        }
     }
 }
 
@@ -590,6 +625,8 @@ mod tests {
             " {{1, 2}, {3, (4)}}, b[2] = {5};",
             " generic(g) + 4;",
             " ) 1 } , x",
+            " {1.5, a.b:c, 1::2, 0f3F800000, $x_1.y, 2.} ;",
+            " 7, 8",
             " {1 /* , ; */, 2 // ;\n, \"a;\\\"\", %r1.x::y, .b8 3.5};",
             ";",
         ] {
@@ -597,7 +634,8 @@ mod tests {
             assert!(l.skip_initializer(), "{s:?}");
             assert_eq!(l.next().unwrap(), by_tokens(s), "{s:?}");
         }
-        for s in [" {1, 2", " {1, # 2};", " \"open\n;", " /* never closed ;", " {1 \\ 2};", " {1, . };"] {
+        for s in [" {1, 2", " {1, # 2};", " {1, a . b};", " \"open\n;", " /* never closed ;", " {1 \\ 2};", " {1, . };"]
+        {
             let mut l = Lexer::new(s);
             assert!(!l.skip_initializer(), "{s:?}");
             assert_eq!(l.pos, 0);
@@ -605,6 +643,58 @@ mod tests {
         let mut l = Lexer::new("= {1};");
         l.peek().unwrap();
         assert!(!l.skip_initializer(), "a peeked token is never skipped over");
+    }
+
+    /// On random strings over the bytes that matter, each byte skip either
+    /// declines (consuming nothing) exactly where the token skip meets an
+    /// error or the end, or stops where the token skip stops.
+    #[test]
+    fn byte_skips_agree_with_the_tokens_on_random_text() {
+        const ALPHABET: &[u8] = b"1a.:,;{}()  \n%\"/*#\\_x0";
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut agreed = 0;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let len = (state % 14) as usize;
+            let text: String =
+                (0..len).map(|k| ALPHABET[((state >> (4 * k % 60)) as usize + k) % ALPHABET.len()] as char).collect();
+            for init in [true, false] {
+                // The token skip: the next token after it, or `None` on an error or the end.
+                let mut t = Lexer::new(&text);
+                let mut depth = u32::from(!init);
+                let want = loop {
+                    let Ok(tok) = t.peek() else { break None };
+                    match tok.kind {
+                        Tok::Eof => break None,
+                        Tok::Punct(b'{') => depth += 1,
+                        Tok::Punct(b'(') if init => depth += 1,
+                        Tok::Punct(b'}' | b')') if init => depth = depth.saturating_sub(1),
+                        Tok::Punct(b'}') => {
+                            depth -= 1;
+                            if depth == 0 {
+                                t.next().ok();
+                                break t.next().ok();
+                            }
+                        }
+                        Tok::Punct(b',' | b';') if init && depth == 0 => break Some(tok),
+                        _ => {}
+                    }
+                    t.next().ok();
+                };
+                let mut l = Lexer::new(&text);
+                let skipped = if init { l.skip_initializer() } else { l.skip_block() };
+                if skipped {
+                    agreed += 1;
+                    assert_eq!(l.next().ok(), want, "{text:?} init {init}");
+                } else {
+                    assert_eq!(l.pos, 0, "{text:?}");
+                    assert_eq!(want, None, "{text:?} init {init}");
+                }
+            }
+        }
+        assert!(agreed > 2_000, "{agreed} skips");
     }
 
     #[test]
