@@ -9,7 +9,7 @@
 #                               # IRLINT_PTX_SETS="DIR ..." adds sets)
 #
 # Prints: irlint in-process rates (benches/throughput.rs), irlint end-to-end CLI
-# rates (`check --stats`), llvm-dis-14 per DXIL bitcode blob, spirv-val per
+# rates (`check --timings`), llvm-dis-14 per DXIL bitcode blob, spirv-val per
 # SPIR-V file, and the ratios; then the batch-run figures over the corpus
 # copied 10 and 40 times into a temporary folder: system calls per file
 # (strace -c -f), wall time against the workers' time at -j 1/2/all cores,
@@ -81,7 +81,7 @@ def run(args, out=subprocess.DEVNULL):
 for j in sorted({1, 2, os.cpu_count()}):
     walls, ratios = [], []
     for _ in range(7):
-        wall, err = run(["-j", str(j), "--stats", "--format", "json", "-o", f"{work}/out.json", f"{work}/x10"])
+        wall, err = run(["-j", str(j), "--timings", "--format", "json", "-o", f"{work}/out.json", f"{work}/x10"])
         walls.append(wall)
         m = re.search(r"inputs ([0-9.]+) s per thread", err)
         if m:

@@ -150,14 +150,17 @@ fn output_file_is_written_atomically() {
 }
 
 #[test]
-fn stats_go_to_stderr_for_machine_formats() {
+fn timings_go_to_stderr_for_machine_formats() {
     let d = stable_inputs("stats");
-    let (_, out, err) = stable_check(&d, &["--format", "json", "--stats"]);
+    let (_, out, err) = stable_check(&d, &["--format", "json", "--timings"]);
     serde_json::from_str::<serde_json::Value>(&out).unwrap();
     assert!(err.contains("files:     3"), "{err}");
     assert!(err.contains("modules/s:") && err.contains("MB/s:") && err.contains("slowest:"), "{err}");
+    let (_, out, _) = stable_check(&d, &["--timings"]);
+    assert!(out.contains("\ntimings:\n  files:     3\n"), "{out}");
+    // The hidden, deprecated `--stats` spelling still works.
     let (_, out, _) = stable_check(&d, &["--stats"]);
-    assert!(out.contains("\nstats:\n  files:     3\n"), "{out}");
+    assert!(out.contains("\ntimings:\n  files:     3\n"), "{out}");
 }
 
 #[test]

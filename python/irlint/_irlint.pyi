@@ -53,6 +53,8 @@ class Location:
     function: Optional[str]
     line: Optional[int]
     """1-based line of the instruction in a text input (PTX)."""
+    column: Optional[int]
+    """1-based column in that line (where an input error was found), when known."""
     byte_offset: Optional[int]
     """Absolute byte offset of the instruction in the input."""
     blob_offset: Optional[int]

@@ -26,6 +26,8 @@ pub struct Location {
     function: Option<String>,
     /// 1-based line of the instruction in a text input (PTX).
     line: Option<u32>,
+    /// 1-based column in that line (an input error's position; None when unknown).
+    column: Option<u32>,
     /// Absolute byte offset of the instruction in the input.
     byte_offset: Option<u64>,
     /// Offset of the embedded shader inside the input.
@@ -58,6 +60,9 @@ impl Location {
         }
         if let Some(l) = self.line {
             parts.push(format!("line={l}"));
+        }
+        if let Some(c) = self.column {
+            parts.push(format!("column={c}"));
         }
         if let Some(o) = self.byte_offset {
             parts.push(format!("byte_offset={o}"));
@@ -122,6 +127,7 @@ impl Finding {
             path: l.path.clone(),
             function: l.function.clone(),
             line: l.line,
+            column: l.column,
             byte_offset: l.byte_offset,
             blob_offset: l.blob_offset,
             entry: l.entry.clone(),

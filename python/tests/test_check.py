@@ -205,6 +205,20 @@ def test_bad_input_raises_with_the_cli_message(irlint_bin, tmp_path, name):
     assert zero_seconds(e.value.report.to_json()) == zero_seconds(json.dumps(cli, indent=2) + "\n")
 
 
+def test_ptx_input_error_has_line_and_column(irlint_bin, tmp_path):
+    # A PTX file cut mid-instruction: the error names the line and column, as in the CLI's JSON.
+    target = tmp_path / "trunc.ptx"
+    target.write_bytes(b".version 8.7\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n  add.u32 %r1, %r2,")
+    code, cli, _ = cli_json(irlint_bin, ["check", str(target), "--format", "json"])
+    assert code == 2
+    (err,) = [f for f in cli["findings"] if f["rule"] == "input-error"]
+    with pytest.raises(irlint.InputError) as e:
+        irlint.check(target.read_bytes(), path=str(target))
+    (f,) = [f for f in e.value.report.findings if f.rule == "input-error"]
+    assert (f.location.line, f.location.column, f.location.byte_offset) == (err["line"], err["column"], err["byte_offset"]) == (6, 20, 86)
+    assert "column=20" in repr(f.location)
+
+
 def test_malformed_messages_name_the_offset():
     with pytest.raises(irlint.InputError) as e:
         irlint.check(b"\x03\x02\x23\x07" + b"\0" * 30)

@@ -238,11 +238,12 @@ pub(super) fn dump(args: &DumpArgs) -> i32 {
     let mut compiler = None;
     for inp in input::discover(&args.paths) {
         let path = inp.display.clone();
-        let read = inp.error.clone().map_or_else(|| batch::read_input(&inp.path), Err);
+        // Large files are mapped, as `check` maps them.
+        let read = inp.error.clone().map_or_else(|| batch::open_input(&inp.path, true), Err);
         // HLSL is compiled as `check` compiles it, then dumped.
         let read = read.and_then(|b| {
             if crate::check::classify(&path, &b) == crate::check::InputKind::Hlsl {
-                crate::dump::compile_hlsl(&path, &b, &hlsl, args.dxc.as_deref(), &mut compiler)
+                crate::dump::compile_hlsl(&path, &b, &hlsl, args.dxc.as_deref(), &mut compiler).map(Into::into)
             } else {
                 Ok(b)
             }

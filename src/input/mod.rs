@@ -18,6 +18,7 @@ pub mod dxc;
 pub mod embedded;
 pub mod filters;
 pub mod fossilize;
+pub mod gitignore;
 pub mod pipeline;
 
 pub use batch::{Batch, BatchOptions};

@@ -88,10 +88,10 @@ impl Stats {
         }
     }
 
-    /// The `--stats` text block (one figure per line).
+    /// The `--timings` text block (one figure per line).
     pub fn render_text(&self) -> String {
         let mut out = String::new();
-        out.push_str("stats:\n");
+        out.push_str("timings:\n");
         out.push_str(&format!("  files:     {}\n", self.files));
         out.push_str(&format!("  modules:   {}\n", self.modules));
         out.push_str(&format!("  bytes:     {}\n", self.bytes));
