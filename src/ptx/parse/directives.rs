@@ -99,6 +99,9 @@ impl<'a> Parser<'a> {
 
     /// `.loc file line column[, function_name label[, inlined_at f l c]]`.
     pub(super) fn loc_args(&mut self) -> Result<LocDirective> {
+        if let Some(((file, line, col), inlined_at)) = self.lx.simple_loc() {
+            return Ok(LocDirective { file, line, col, inlined_at });
+        }
         let line_of_loc = self.lx.peek()?.line;
         let file = self.uint32()?;
         let line = self.uint32()?;
