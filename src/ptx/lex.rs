@@ -312,6 +312,7 @@ impl<'a> Lexer<'a> {
 
 /// The end of the bytes from `i` whose class has a bit of `mask`, taking `::`
 /// too when `colons` (words, directives and registers; not numbers).
+#[inline]
 fn scan(bytes: &[u8], mut i: usize, mask: u8, colons: bool) -> usize {
     loop {
         while let Some(&c) = bytes.get(i) {

@@ -160,38 +160,10 @@ impl Lexer<'_> {
             return None;
         }
         let b = self.bytes;
-        let spaces = |mut i: usize| {
-            while b.get(i).is_some_and(|&c| CLASS[c as usize] & SPACE != 0) {
-                i += 1;
-            }
-            i
-        };
-        // A number after at least one space: its value and end.
-        let number = |i: usize| -> Option<(u32, usize)> {
-            let start = spaces(i);
-            let mut j = start;
-            let mut v = 0u32;
-            while let Some(&c) = b.get(j).filter(|c| c.is_ascii_digit()) {
-                if j - start == 9 {
-                    return None;
-                }
-                v = v * 10 + u32::from(c - b'0');
-                j += 1;
-            }
-            // No space, no digit, a leading zero (octal), or a word byte or
-            // '.' after the digits (`0x1F`, `1.5`, `1U`): another token.
-            let octal = b.get(start) == Some(&b'0') && j - start > 1;
-            let joined = b.get(j).is_some_and(|&c| CLASS[c as usize] & (WORD | DOT) != 0);
-            (start > i && j > start && !octal && !joined).then_some((v, j))
-        };
-        // A name token (as the lexer scans a word) after optional spaces.
-        let name = |i: usize| -> Option<(&[u8], usize)> {
-            let start = spaces(i);
-            let end = scan(b, start + 1, WORD | DOT, true);
-            (b.get(start).is_some_and(|&c| is_word_start(c))).then(|| (b.get(start..end).unwrap_or(&[]), end))
-        };
-        let comma = |i: usize| {
-            let j = spaces(i);
+        let number = |i| loc_number(b, i);
+        let name = |i, word: &[u8]| loc_word(b, i, word);
+        let comma = |i| {
+            let j = spaces(b, i);
             (b.get(j) == Some(&b',')).then_some(j + 1)
         };
         let (file, i) = number(self.pos)?;
@@ -202,10 +174,10 @@ impl Lexer<'_> {
             col = c;
             i = j;
             if let Some(j) = comma(i) {
-                let (_, j) = name(j).filter(|(w, _)| *w == b"function_name")?;
-                let (_, j) = name(j)?;
+                let j = name(j, b"function_name")?;
+                let j = name(j, b"")?;
                 let j = comma(j)?;
-                let (_, j) = name(j).filter(|(w, _)| *w == b"inlined_at")?;
+                let j = name(j, b"inlined_at")?;
                 let (f, j) = number(j)?;
                 let (l, j) = number(j)?;
                 let (c, j) = number(j)?;
@@ -215,7 +187,7 @@ impl Lexer<'_> {
         }
         // The line ends, maybe after a `//` comment (Triton writes the source
         // position there).
-        let end = spaces(i);
+        let end = spaces(b, i);
         let comment = b.get(end) == Some(&b'/') && b.get(end + 1) == Some(&b'/');
         if !(comment || matches!(b.get(end), None | Some(b'\n'))) {
             return None;
@@ -223,6 +195,48 @@ impl Lexer<'_> {
         self.pos = end;
         Some(((file, line, col), inlined))
     }
+}
+
+/// The end of the spaces (not newlines) from `i`.
+#[inline(always)]
+fn spaces(b: &[u8], mut i: usize) -> usize {
+    while b.get(i).is_some_and(|&c| CLASS[c as usize] & SPACE != 0) {
+        i += 1;
+    }
+    i
+}
+
+/// A `.loc` number after at least one space: decimal, at most nine digits,
+/// no leading zero, and a token of its own; its value and end.
+#[inline(always)]
+fn loc_number(b: &[u8], i: usize) -> Option<(u32, usize)> {
+    let start = spaces(b, i);
+    let mut j = start;
+    let mut v = 0u32;
+    while let Some(&c) = b.get(j).filter(|c| c.is_ascii_digit()) {
+        if j - start == 9 {
+            return None;
+        }
+        v = v * 10 + u32::from(c - b'0');
+        j += 1;
+    }
+    // No space, no digit, a leading zero (octal), or a word byte or '.'
+    // after the digits (`0x1F`, `1.5`, `1U`): another token.
+    let octal = b.get(start) == Some(&b'0') && j - start > 1;
+    let joined = b.get(j).is_some_and(|&c| CLASS[c as usize] & (WORD | DOT) != 0);
+    (start > i && j > start && !octal && !joined).then_some((v, j))
+}
+
+/// A name token (as the lexer scans a word) after optional spaces, which is
+/// `word` unless `word` is empty; its end.
+#[inline(always)]
+fn loc_word(b: &[u8], i: usize, word: &[u8]) -> Option<usize> {
+    let start = spaces(b, i);
+    if !b.get(start).is_some_and(|&c| is_word_start(c)) {
+        return None;
+    }
+    let end = scan(b, start + 1, WORD | DOT, true);
+    (word.is_empty() || b.get(start..end) == Some(word)).then_some(end)
 }
 
 #[cfg(test)]
