@@ -157,44 +157,26 @@ impl<'a> Parser<'a> {
             return Err(error_at((&t).into(), ErrorKind::LimitExceeded, "operand nested too deeply"));
         }
         let op = match t.kind {
-            Tok::Reg | Tok::Word if fold && t.text != "_" && self.offset_follows()? => {
-                // `sym+8`, `%r1+1`, `%r1+-1`, `%r1+1+2` outside brackets: a base
-                // plus a constant, which ptxas accepts wherever an operand goes.
-                // ptxas takes `+` and then an integer expression: the first
-                // sign must be `+` (`%r1-4` is a syntax error there; `%r1+-4`
-                // is not), later terms may be added or subtracted, and each
-                // number may carry unary signs (`%r1+1--2`).
+            Tok::Reg | Tok::Word if fold && t.text != "_" && self.sign_follows()? => {
+                // `sym+8`, `%r1+1`, `%r1+-1`, `%r1+2*3`, `%r1+(1)` outside
+                // brackets: a base plus an integer constant expression, which
+                // ptxas accepts wherever an operand goes. The sign after the
+                // base must be `+` (`%r1-4` is ptxas's syntax error; `%r1+-4`
+                // is not).
                 let base = if t.kind == Tok::Reg { Operand::Reg(t.text) } else { Operand::Sym(t.text) };
-                let mut offset = 0i64;
-                let mut first = true;
-                while self.offset_follows()? {
-                    let sign = self.lx.next()?;
-                    if first && sign.is(b'-') {
-                        return Err(error_at(
-                            (&sign).into(),
-                            ErrorKind::Malformed,
-                            format!(
-                                "'{}-' outside brackets: ptxas accepts a register or symbol plus an immediate \
-                                 ('{}+-N'), never minus one",
-                                t.text, t.text
-                            ),
-                        ));
-                    }
-                    first = false;
-                    let mut neg = sign.is(b'-');
-                    loop {
-                        if self.eat_punct(b'-')? {
-                            neg = !neg;
-                        } else if !self.eat_punct(b'+')? {
-                            break;
-                        }
-                    }
-                    let n = self.lx.next()?;
-                    let Operand::Int(v) = self.num(&n, neg)? else {
-                        return Err(unexpected(&n, "an integer offset"));
-                    };
-                    offset = offset.wrapping_add(v);
+                let sign = self.lx.next()?;
+                if sign.is(b'-') {
+                    return Err(error_at(
+                        (&sign).into(),
+                        ErrorKind::Malformed,
+                        format!(
+                            "'{}-' outside brackets: ptxas accepts a register or symbol plus an immediate \
+                             ('{}+-N'), never minus one",
+                            t.text, t.text
+                        ),
+                    ));
                 }
+                let offset = self.const_expr(depth + 1)?;
                 Operand::Addr(Box::new(Address { base, offset, extra: Vec::new() }))
             }
             Tok::Reg => Operand::Reg(t.text),
@@ -218,27 +200,30 @@ impl<'a> Parser<'a> {
             Tok::Punct(b'{') => Operand::Vector(self.list(b'}', depth)?),
             Tok::Punct(b'(') => Operand::List(self.list(b')', depth)?),
             Tok::Punct(b'[') => {
-                let base = if self.lx.peek()?.is(b'+') || self.lx.peek()?.is(b'-') {
-                    Operand::Int(0)
-                } else {
-                    self.operand_f(depth + 1, false)?
-                };
-                let mut offset = 0i64;
-                loop {
-                    let p = self.lx.peek()?;
-                    let neg = if p.is(b'+') {
-                        false
-                    } else if p.is(b'-') {
-                        true
+                // `[base]`, `[base+expr]`, or an immediate address `[expr]`
+                // (`[-4]` keeps its old shape: base 0, offset -4).
+                let p = self.lx.peek()?;
+                let (base, mut offset) = if Self::starts_expr(&p) {
+                    let v = self.const_expr(depth + 1)?;
+                    if p.is(b'+') || p.is(b'-') {
+                        (Operand::Int(0), v)
                     } else {
-                        break;
-                    };
-                    self.lx.next()?;
-                    let v = match self.operand(depth + 1)? {
-                        Operand::Int(v) => v,
-                        _ => return Err(unexpected(&p, "an immediate offset")),
-                    };
-                    offset = if neg { offset.wrapping_sub(v) } else { offset.wrapping_add(v) };
+                        (Operand::Int(v), 0)
+                    }
+                } else {
+                    (self.operand_f(depth + 1, false)?, 0)
+                };
+                let p = self.lx.peek()?;
+                if p.is(b'-') {
+                    return Err(error_at(
+                        (&p).into(),
+                        ErrorKind::Malformed,
+                        "'-' after an address base: ptxas accepts the base plus an immediate ('[%rd1+-4]'), \
+                         never minus one",
+                    ));
+                }
+                if self.eat_punct(b'+')? {
+                    offset = self.const_expr(depth + 1)?;
                 }
                 let mut extra = Vec::new();
                 while self.eat_punct(b',')? {
@@ -257,20 +242,10 @@ impl<'a> Parser<'a> {
         Ok(op)
     }
 
-    /// True when `+` or `-` and a number come next (`+-` and a number too).
-    pub(super) fn offset_follows(&mut self) -> Result<bool> {
+    /// True when `+` or `-` comes next.
+    fn sign_follows(&mut self) -> Result<bool> {
         let p = self.lx.peek()?;
-        if !(p.is(b'+') || p.is(b'-')) {
-            return Ok(false);
-        }
-        // Look past the signs without consuming: a cloned lexer is cheap (no allocation).
-        let mut probe = self.lx.clone();
-        probe.next()?;
-        let mut n = probe.next()?;
-        while n.is(b'+') || n.is(b'-') {
-            n = probe.next()?;
-        }
-        Ok(n.kind == Tok::Num)
+        Ok(p.is(b'+') || p.is(b'-'))
     }
 
     /// A `{…}` or `(…)` list, gathered on the parser's scratch stack and moved

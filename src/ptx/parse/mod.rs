@@ -8,6 +8,7 @@ use crate::read::{ErrorKind, Result};
 use smallvec::SmallVec;
 
 mod directives;
+mod expr;
 mod instructions;
 
 /// A state space (`.reg`, `.global`, …).
@@ -430,5 +431,45 @@ mod size_tests {
     fn nodes_stay_small() {
         assert_eq!(std::mem::size_of::<Operand<'_>>(), 24);
         assert!(std::mem::size_of::<Stmt<'_>>() <= 168, "{}", std::mem::size_of::<Stmt<'_>>());
+    }
+}
+
+#[cfg(test)]
+mod loc_tests {
+    use super::*;
+
+    fn parser(s: &str) -> Parser<'_> {
+        Parser { lx: Lexer::new(s), statements: 0, files: Vec::new(), scratch: Vec::new() }
+    }
+
+    /// The `.loc` arguments read byte by byte equal those read token by token
+    /// (forced by a peeked token, which the fast path never skips over), and
+    /// the next token is the same.
+    #[test]
+    fn loc_fast_path_matches_the_tokens() {
+        for s in [
+            "\t1 243 0\n\tld.u32 %r1, [x];",
+            " 1 9\n}",
+            " 3 0 0",
+            "\t1 22 7, function_name $L__info_string3, inlined_at 2 310 9\n\tret;",
+            "\t1 22 7, function_name $L__info_string3, inlined_at 2 310 9 \r\n$L__BB0_1:",
+            "\t1 22 7, function_name $L__info_string3, inlined_at 2 310 9, inlined_at 4 5 6\nret;",
+            " 1 243 0 // c\nret;",
+            " 1 243 0 /* c */ 4\nret;",
+            " 1 243 0 /* c\n */ ret;",
+            " 1 243 // c\nret;",
+            " 1 243 0x10\nret;",
+            " 1 243 010\nret;",
+        ] {
+            let mut fast = parser(s);
+            let a = fast.loc_args().unwrap();
+            let mut slow = parser(s);
+            slow.lx.peek().unwrap();
+            let b = slow.loc_args().unwrap();
+            assert_eq!(a, b, "{s:?}");
+            assert_eq!(fast.lx.next().unwrap(), slow.lx.next().unwrap(), "{s:?}");
+        }
+        let mut p = parser("\t1 22 7, function_name $L__info_string3, inlined_at 2 310 9\n");
+        assert!(p.lx.simple_loc().is_some(), "the usual -lineinfo form takes the fast path");
     }
 }
