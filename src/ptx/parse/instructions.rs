@@ -5,7 +5,6 @@ use super::{Address, Instruction, Operand, Stmt, Stmts};
 use crate::ptx::lex::{error_at, number, Number, Pos, Tok, Token};
 use crate::read::limits::{MAX_PTX_NESTING, MAX_PTX_OPERANDS, MAX_PTX_STATEMENTS};
 use crate::read::{ErrorKind, Result};
-use smallvec::SmallVec;
 
 impl<'a> Parser<'a> {
     pub(super) fn count_stmt(&mut self, pos: Pos) -> Result<()> {
@@ -58,13 +57,13 @@ impl<'a> Parser<'a> {
                             self.skip_statement()?;
                         } else {
                             for v in self.var_decl(Some(d), first, true)? {
-                                out.push(Stmt::Decl(v));
+                                out.push(Stmt::Decl(Box::new(v)));
                             }
                         }
                     }
                     _ if Space::from_dir(t.text).is_some() => {
                         for v in self.var_decl(None, t, true)? {
-                            out.push(Stmt::Decl(v));
+                            out.push(Stmt::Decl(Box::new(v)));
                         }
                     }
                     ".func" | ".callprototype" => self.skip_statement()?,
@@ -126,24 +125,36 @@ impl<'a> Parser<'a> {
         if word.kind != Tok::Word {
             return Err(unexpected(&word, "an instruction"));
         }
-        let mut operands = SmallVec::new();
         if self.eat_punct(b';')? {
-            return Ok(Instruction { guard, op: word.text, operands, pos });
+            return Ok(Instruction { guard, op: word.text, operands: Box::default(), pos });
         }
+        // Gathered on the scratch stack (lists inside an operand use the part
+        // above) and moved into a boxed slice of exactly their length.
+        let start = self.scratch.len();
+        let r = self.instruction_operands(pos, start);
+        if r.is_err() {
+            self.scratch.truncate(start);
+        }
+        r?;
+        let operands = self.scratch.drain(start..).collect();
+        Ok(Instruction { guard, op: word.text, operands, pos })
+    }
+
+    fn instruction_operands(&mut self, pos: Pos, start: usize) -> Result<()> {
         loop {
-            operands.push(self.operand(0)?);
-            if operands.len() > MAX_PTX_OPERANDS {
+            let o = self.operand(0)?;
+            self.scratch.push(o);
+            if self.scratch.len() - start > MAX_PTX_OPERANDS {
                 return Err(error_at(pos, ErrorKind::LimitExceeded, "too many operands"));
             }
             let t = self.lx.next()?;
             if t.is(b';') {
-                break;
+                return Ok(());
             }
             if !t.is(b',') {
                 return Err(unexpected(&t, "',' or ';'"));
             }
         }
-        Ok(Instruction { guard, op: word.text, operands, pos })
     }
 
     pub(super) fn operand(&mut self, depth: usize) -> Result<Operand<'a>> {
