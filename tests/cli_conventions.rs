@@ -65,7 +65,11 @@ fn with_stdin(c: &mut Command, input: &[u8]) -> (i32, String, String) {
     let mut child = c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     {
         use std::io::Write;
-        child.stdin.take().unwrap().write_all(input).unwrap();
+        // A command that fails on its arguments exits without reading stdin:
+        // the pipe is then closed under the write, which is not the test's concern.
+        if let Err(e) = child.stdin.take().unwrap().write_all(input) {
+            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+        }
     }
     let out = child.wait_with_output().unwrap();
     (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())

@@ -46,13 +46,18 @@ pub(crate) struct CallSite {
 pub(crate) struct CallGraph {
     pub sites: Vec<CallSite>,
     pub address_taken: Vec<bool>,
+    /// The sites each function makes or receives, by function index (site
+    /// indices in order).
+    touching: FxHashMap<usize, Vec<usize>>,
+    /// Return slots each callee has (the most any call site passes).
+    rets: FxHashMap<usize, usize>,
 }
 
 impl CallGraph {
     /// The call graph of a PTX module (empty for other modules and for PTX
     /// modules without calls to functions with bodies).
     pub(crate) fn new(m: &Module) -> CallGraph {
-        let mut g = CallGraph { sites: Vec::new(), address_taken: vec![false; m.functions.len()] };
+        let mut g = CallGraph { address_taken: vec![false; m.functions.len()], ..CallGraph::default() };
         if m.source != crate::ir::SourceKind::Ptx {
             return g;
         }
@@ -62,6 +67,25 @@ impl CallGraph {
                     if let Some((callee, params)) = ptx_call_params(m, *callee) {
                         g.sites.push(CallSite { caller, callee, args: args.clone(), params });
                     }
+                }
+            }
+        }
+        // Without a call to summarise, which addresses are taken never matters.
+        if g.sites.is_empty() {
+            return g;
+        }
+        for (i, s) in g.sites.iter().enumerate() {
+            g.touching.entry(s.caller.index()).or_default().push(i);
+            if s.callee != s.caller {
+                g.touching.entry(s.callee.index()).or_default().push(i);
+            }
+            let n = s.args.len().saturating_sub(s.params);
+            let e = g.rets.entry(s.callee.index()).or_default();
+            *e = (*e).max(n);
+        }
+        for (_, f) in m.functions.iter() {
+            for (_, inst) in f.insts.iter() {
+                if let InstKind::Call { args, .. } = &inst.kind {
                     for a in args {
                         g.take_address(*a);
                     }
@@ -103,7 +127,8 @@ impl CallGraph {
         while i < out.len() {
             let h = out[i];
             i += 1;
-            for s in &self.sites {
+            let touching = self.touching.get(&h.index()).map_or(&[][..], |v| v.as_slice());
+            for s in touching.iter().filter_map(|&k| self.sites.get(k)) {
                 let other = if s.callee == h {
                     s.caller
                 } else if s.caller == h {
@@ -129,35 +154,25 @@ impl CallGraph {
             let np = m.functions.try_get(s.callee).map_or(0, |f| f.params.len());
             sum.params.insert(s.callee.index(), vec![Val::Bottom; np]);
         }
-        for (g, n) in self.ret_counts() {
+        for (&g, &n) in &self.rets {
             sum.rets.insert(g, vec![Val::Bottom; n]);
         }
         sum
-    }
-
-    /// Return slots each callee has (the most any call site passes).
-    fn ret_counts(&self) -> FxHashMap<usize, usize> {
-        let mut r: FxHashMap<usize, usize> = FxHashMap::default();
-        for s in &self.sites {
-            let n = s.args.len().saturating_sub(s.params);
-            let e = r.entry(s.callee.index()).or_default();
-            *e = (*e).max(n);
-        }
-        r
     }
 
     /// The stores a function's summary needs: to the argument slots of its
     /// calls and to its own return variables (roots of its slice).
     pub(crate) fn roots(&self, h: FuncH, f: &Function) -> Vec<Value> {
         let mut slots: Vec<usize> = Vec::new();
-        for s in self.sites.iter().filter(|s| s.caller == h) {
+        let touching = self.touching.get(&h.index()).map_or(&[][..], |v| v.as_slice());
+        for s in touching.iter().filter_map(|&k| self.sites.get(k)).filter(|s| s.caller == h) {
             for a in s.args.iter().take(s.params) {
                 if let Value::Inst(x) = a {
                     slots.push(x.index());
                 }
             }
         }
-        if let Some(n) = self.ret_counts().get(&h.index()) {
+        if let Some(n) = self.rets.get(&h.index()) {
             slots.extend(ptx_ret_slots(f, *n));
         }
         if slots.is_empty() {
@@ -199,7 +214,7 @@ impl CallGraph {
                 *slot = slot.join(v);
             }
         }
-        for (g, n) in self.ret_counts() {
+        for (&g, &n) in &self.rets {
             let Some(gh) = FuncH::from_index(g) else { continue };
             let Some(f) = m.functions.try_get(gh) else { continue };
             let mut rets: Vec<Val> = Vec::with_capacity(n);
@@ -228,10 +243,10 @@ fn slot_value(
     let (Some(Some(fv)), Some(f), Value::Inst(a)) = (funcs.get(h.index()), m.functions.try_get(h), slot) else {
         return Val::Top;
     };
-    if fv.escaped.get(a.index()).copied().unwrap_or(true) {
+    if fv.mem.escaped.get(a.index()).copied().unwrap_or(true) {
         return Val::Top;
     }
-    let stores = fv.stores.get(&a.index()).map_or(&[][..], |v| v.as_slice());
+    let stores = fv.mem.stores.get(&a.index()).map_or(&[][..], |v| v.as_slice());
     if stores.is_empty() {
         return Val::Top;
     }

@@ -89,6 +89,19 @@ impl<'m> ConstEval<'m> {
         }
     }
 
+    /// Computes and memoizes the value of `c` ([`ConstEval::value`]) without
+    /// handing out a copy ([`ConstEval::cached`] reads it).
+    pub(crate) fn ensure(&mut self, c: ConstH) {
+        if !self.memo.contains_key(&c) {
+            self.value_depth(c, 0);
+        }
+    }
+
+    /// The value of `c`, once [`ConstEval::ensure`]d or computed.
+    pub(crate) fn cached(&self, c: ConstH) -> Option<&Val> {
+        self.memo.get(&c)
+    }
+
     pub fn value(&mut self, c: ConstH) -> Val {
         self.value_depth(c, 0)
     }

@@ -24,8 +24,10 @@ mod calls;
 pub mod cfg;
 pub mod consteval;
 pub mod dataflow;
+mod flow;
 pub mod knownbits;
 pub mod lattice;
+mod memory;
 pub mod ptxops;
 pub mod uniformity;
 mod value;
@@ -74,7 +76,7 @@ impl Analysis {
                 .funcs
                 .get(f.index())
                 .and_then(|x| x.as_ref())
-                .and_then(|fv| fv.vals.get(h.index()))
+                .and_then(|fv| fv.val(h.index()))
                 .map(|v| v.abs())
                 .unwrap_or(AbsValue::Top),
             Operand::Value(Value::Global(g)) => dataflow::global_address(m, g).abs(),
@@ -215,14 +217,11 @@ impl DepWalk<'_> {
         let Some(inst) = func.insts.try_get(h) else { return };
         match &inst.kind {
             InstKind::Load { ptr } => {
-                let p = match ptr {
-                    Value::Inst(p) => fv.ptrs.get(p.index()).cloned().flatten(),
-                    _ => None,
-                };
-                let Some(p) = p else { return };
-                let lpath: Vec<PathElem> = p.path.iter().map(|x| self.elem(*x)).collect();
-                for x in p.path.clone() {
-                    self.walk(x, Vec::new());
+                let Some(p) = fv.mem.ptrs.of(*ptr) else { return };
+                let ppath = fv.mem.ptrs.path(p);
+                let lpath: Vec<PathElem> = ppath.iter().map(|x| self.elem(*x)).collect();
+                for x in ppath {
+                    self.walk(*x, Vec::new());
                 }
                 let mut full = lpath.clone();
                 full.extend_from_slice(&path);
@@ -233,14 +232,14 @@ impl DepWalk<'_> {
                         }
                     }
                     Root::Alloca(a) => {
-                        for s in fv.stores.get(&a).cloned().unwrap_or_default() {
+                        for s in fv.mem.stores.get(&a).cloned().unwrap_or_default() {
                             let Some(InstKind::Store { ptr: Value::Inst(sp), value }) =
                                 InstH::from_index(s).and_then(|s| func.insts.try_get(s)).map(|i| i.kind.clone())
                             else {
                                 continue;
                             };
-                            let Some(Some(sptr)) = fv.ptrs.get(sp.index()) else { continue };
-                            let spath: Vec<PathElem> = sptr.path.iter().map(|x| self.elem(*x)).collect();
+                            let Some(sptr) = fv.mem.ptrs.get(sp.index()) else { continue };
+                            let spath: Vec<PathElem> = fv.mem.ptrs.path(sptr).iter().map(|x| self.elem(*x)).collect();
                             let overlap = spath.iter().zip(full.iter()).all(|(x, y)| match (x, y) {
                                 (PathElem::Idx(i), PathElem::Idx(j)) => i == j,
                                 _ => true,
@@ -352,7 +351,7 @@ fn summary_value(
         Value::Inst(h) => funcs
             .get(f.index())
             .and_then(|x| x.as_ref())
-            .and_then(|fv| fv.vals.get(h.index()))
+            .and_then(|fv| fv.val(h.index()))
             .cloned()
             .unwrap_or(dataflow::Val::Top),
         Value::Global(g) => dataflow::global_address(m, g),
@@ -376,6 +375,20 @@ fn analyze_functions<'m>(
     steps: &mut u64,
 ) -> (Vec<Option<FuncValues>>, bool) {
     let mut funcs: Vec<Option<FuncValues>> = vec![None; m.functions.len()];
+    // The value operands of each function's PTX facts (one pass over the facts).
+    let mut fact_roots: Vec<Vec<Value>> = Vec::new();
+    if m.source == crate::ir::SourceKind::Ptx && !opts.all_functions {
+        fact_roots.resize(m.functions.len(), Vec::new());
+        for x in &m.facts {
+            let (crate::ir::FactKind::Ptx(p), Some(r)) = (&x.kind, fact_roots.get_mut(x.function.index())) else {
+                continue;
+            };
+            r.extend(p.op.value_operands().into_iter().filter_map(|o| match o {
+                Operand::Value(v) => Some(v),
+                Operand::Imm(_) => None,
+            }));
+        }
+    }
     for &h in order {
         let Some(f) = m.functions.try_get(h) else { continue };
         if f.is_declaration || f.blocks.is_empty() {
@@ -385,20 +398,7 @@ fn analyze_functions<'m>(
         // fact operands (and the call summaries) depend on (DXIL and SPIR-V
         // keep the whole function).
         let slice = (m.source == crate::ir::SourceKind::Ptx && !opts.all_functions).then(|| {
-            let mut roots: Vec<Value> = m
-                .facts
-                .iter()
-                .filter(|x| x.function == h)
-                .filter_map(|x| match &x.kind {
-                    crate::ir::FactKind::Ptx(p) => Some(p.op.value_operands()),
-                    _ => None,
-                })
-                .flatten()
-                .filter_map(|o| match o {
-                    Operand::Value(v) => Some(v),
-                    Operand::Imm(_) => None,
-                })
-                .collect();
+            let mut roots: Vec<Value> = fact_roots.get(h.index()).cloned().unwrap_or_default();
             roots.extend(ptxops::access_roots(m, f));
             roots.extend(graph.roots(h, f));
             dataflow::backward_slice(f, &roots)

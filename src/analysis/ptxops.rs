@@ -54,12 +54,18 @@ pub(crate) fn kernel_param(f: &Function, i: u32) -> Val {
 
 /// The address (and size) operands of the PTX memory accesses of `f`
 /// ([`crate::ir::AccessForm`]), whose values `ptx-access-misaligned` reads.
-pub(crate) fn access_roots<'f>(m: &'f Module, f: &'f Function) -> impl Iterator<Item = Value> + 'f {
-    f.mem_accesses.iter().flat_map(move |&(h, word)| {
-        let form = m.op_names.get(word as usize).and_then(|w| AccessForm::parse(w));
+pub(crate) fn access_roots(m: &Module, f: &Function) -> Vec<Value> {
+    // Instruction words repeat: each is parsed once.
+    let mut forms: rustc_hash::FxHashMap<u32, Option<AccessForm>> = rustc_hash::FxHashMap::default();
+    let mut out = Vec::new();
+    for &(h, word) in &f.mem_accesses {
+        let form =
+            *forms.entry(word).or_insert_with(|| m.op_names.get(word as usize).and_then(|w| AccessForm::parse(w)));
+        let Some(fm) = form else { continue };
         let ops = f.insts.try_get(h).map_or(&[][..], |i| access_operands(&i.kind));
-        form.into_iter().flat_map(|fm| fm.slots().collect::<Vec<_>>()).filter_map(move |s| ops.get(s).copied())
-    })
+        out.extend(fm.slots().filter_map(|s| ops.get(s).copied()));
+    }
+    out
 }
 
 /// Most unknown bits a position or length (its low 8 bits, as PTX reads it)

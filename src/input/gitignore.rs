@@ -1,6 +1,6 @@
 //! `.gitignore` and `.git/info/exclude` inside a git work tree, as git reads
 //! them: per directory, the last matching pattern decides, `!` re-includes,
-//! a trailing `/` matches directories only ([`GitIgnores`], used by
+//! a trailing `/` matches directories only (`GitIgnores`, used by
 //! [`super::filters::ProjectFilters`]; `--no-ignore` turns it off).
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};

@@ -310,7 +310,7 @@ fn wgmma(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Wgmma {
 /// The address operand of an `mbarrier.*` instruction: the first operand, or
 /// the second after a destination register (`state`, `_`, a predicate).
 fn mbarrier_address(ins: &Instruction<'_>, values: &[Value]) -> Option<Operand> {
-    match ins.operands.as_slice() {
+    match &ins.operands[..] {
         [Syn::Addr(_), ..] => operand_of(values, 0),
         [Syn::Reg(_) | Syn::Sym(_) | Syn::Sink, Syn::Addr(_), ..] => operand_of(values, 0),
         _ => None,

@@ -3,6 +3,8 @@
 
 use crate::read::{ErrorKind, ReadError, Result};
 
+mod fast;
+
 /// Token classes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tok {
@@ -17,7 +19,8 @@ pub enum Tok {
     Num,
     /// A string literal including its quotes.
     Str,
-    /// One punctuation byte (`, ; { } [ ] ( ) + - < > @ ! | = :`).
+    /// One punctuation byte (`, ; { } [ ] ( ) + - < > @ ! | = : * / % & ^ ~ ?`;
+    /// the last ones are constant-expression operators).
     Punct(u8),
     /// End of input.
     Eof,
@@ -74,6 +77,11 @@ const WORD: u8 = 1;
 const START: u8 = 2;
 const PUNCT: u8 = 4;
 const SPACE: u8 = 8;
+const DOT: u8 = 16;
+/// Bytes the byte skips pass without a look at their neighbours: word bytes,
+/// and spaces other than a newline; `,` where it ends nothing.
+const PLAIN: u8 = 32;
+const COMMA: u8 = 64;
 
 static CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
@@ -106,11 +114,26 @@ static CLASS: [u8; 256] = {
                 | b'='
                 | b':'
                 | b'*'
+                | b'/'
+                | b'%'
+                | b'&'
+                | b'^'
+                | b'~'
+                | b'?'
         ) {
             c |= PUNCT;
         }
         if matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c) {
             c |= SPACE;
+        }
+        if b == b'.' {
+            c |= DOT;
+        }
+        if c & (WORD | SPACE) != 0 {
+            c |= PLAIN;
+        }
+        if b == b',' {
+            c |= COMMA;
         }
         t[i] = c;
         i += 1;
@@ -214,167 +237,65 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// Skips the rest of a balanced `{ … }` whose `{` was just consumed, byte
-    /// by byte (`.section` bodies of debug builds are megabytes of `.b8`).
-    /// Returns `false` with nothing consumed when something in it would be a
-    /// token error (an unknown byte, an unterminated string or comment, a `%`
-    /// or `.` starting no name) or the input ends: the caller then skips with
-    /// tokens, which reports that error where it is.
-    pub fn skip_block(&mut self) -> bool {
-        if self.peeked.is_some() {
-            return false;
-        }
-        let b = self.bytes;
-        let at = |i: usize| b.get(i).copied().unwrap_or(0);
-        let (mut i, mut line, mut line_start, mut depth) = (self.pos, self.line, self.line_start, 1u32);
-        let word = |mut i: usize, dots: bool| loop {
-            let c = at(i);
-            if is_word_byte(c) || (dots && c == b'.') {
-                i += 1;
-            } else if c == b':' && at(i + 1) == b':' {
-                i += 2;
-            } else {
-                return i;
-            }
-        };
-        loop {
-            if i >= b.len() {
-                return false;
-            }
-            let c = at(i);
-            match c {
-                b'\n' => {
-                    i += 1;
-                    line = line.saturating_add(1);
-                    line_start = i;
-                }
-                b'{' => {
-                    depth = depth.saturating_add(1);
-                    i += 1;
-                }
-                b'}' => {
-                    depth -= 1;
-                    i += 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                b'/' if at(i + 1) == b'/' => {
-                    let rest = b.get(i..).unwrap_or(&[]);
-                    i += rest.iter().position(|&x| x == b'\n').unwrap_or(rest.len());
-                }
-                b'/' if at(i + 1) == b'*' => {
-                    i += 2;
-                    loop {
-                        if i >= b.len() {
-                            return false;
-                        }
-                        match at(i) {
-                            b'*' if at(i + 1) == b'/' => {
-                                i += 2;
-                                break;
-                            }
-                            b'\n' => {
-                                i += 1;
-                                line = line.saturating_add(1);
-                                line_start = i;
-                            }
-                            _ => i += 1,
-                        }
-                    }
-                }
-                b'"' => {
-                    i += 1;
-                    loop {
-                        match at(i) {
-                            b'"' if i < b.len() => {
-                                i += 1;
-                                break;
-                            }
-                            b'\\' if i + 1 < b.len() && at(i + 1) != b'\n' => i += 2,
-                            b'\n' => return false,
-                            _ if i >= b.len() => return false,
-                            _ => i += 1,
-                        }
-                    }
-                }
-                b'%' if is_word_byte(at(i + 1)) => i = word(i + 1, true),
-                b'.' if is_word_start(at(i + 1)) => i = word(i + 1, false),
-                _ if is_word_byte(c) => i = word(i, true),
-                _ if CLASS[c as usize] & (SPACE | PUNCT) != 0 => i += 1,
-                _ => return false,
-            }
-        }
-        self.pos = i;
-        self.line = line;
-        self.line_start = line_start;
-        true
-    }
-
-    /// Word bytes from `self.pos`; `dots` also takes `.`, and `::` is always taken.
-    fn scan_word(&mut self, dots: bool) {
+    fn lex(&mut self) -> Result<Token<'a>> {
+        // Spaces and newlines here; comments (rare) through `skip_trivia`.
         let bytes = self.bytes;
         let mut i = self.pos;
         loop {
             match bytes.get(i) {
-                Some(&b) if is_word_byte(b) || (dots && b == b'.') => i += 1,
-                Some(b':') if bytes.get(i + 1) == Some(&b':') => i += 2,
+                Some(&c) if CLASS[c as usize] & SPACE != 0 => i += 1,
+                Some(b'\n') => {
+                    i += 1;
+                    self.line = self.line.saturating_add(1);
+                    self.line_start = i;
+                }
+                Some(b'/') if matches!(bytes.get(i + 1), Some(b'/' | b'*')) => {
+                    self.pos = i;
+                    self.skip_trivia()?;
+                    i = self.pos;
+                }
                 _ => break,
             }
         }
         self.pos = i;
-    }
-
-    fn lex(&mut self) -> Result<Token<'a>> {
-        self.skip_trivia()?;
         let start = self.here();
-        let s = self.pos;
-        let b = self.at(s);
-        let kind = if s >= self.bytes.len() {
-            Tok::Eof
-        } else if is_word_start(b) {
-            self.scan_word(true);
-            Tok::Word
+        let s = i;
+        let Some(&b) = bytes.get(s) else {
+            return Ok(Token { kind: Tok::Eof, text: "", pos: start.offset, line: start.line, col: start.col });
+        };
+        let class = CLASS[b as usize];
+        let (kind, end) = if class & START != 0 {
+            (Tok::Word, scan(bytes, s + 1, WORD | DOT, true))
+        } else if class & PUNCT != 0 && b != b'%' {
+            (Tok::Punct(b), s + 1)
         } else if b == b'.' && is_word_start(self.at(s + 1)) {
-            self.pos += 1;
-            self.scan_word(false);
-            Tok::Dir
+            (Tok::Dir, scan(bytes, s + 1, WORD, true))
         } else if b == b'%' {
-            self.pos += 1;
-            // `%r1`, `%tid.x`, and names that are digits (`%1`), which ptxas accepts.
-            if !is_word_byte(self.at(self.pos)) {
-                return Err(error_at(start, ErrorKind::Malformed, "expected a register name after '%'"));
+            // `%r1`, `%tid.x`, and names that are digits (`%1`), which ptxas
+            // accepts; `%` alone is the remainder operator (`7 % 4`).
+            if is_word_byte(self.at(s + 1)) {
+                (Tok::Reg, scan(bytes, s + 1, WORD | DOT, true))
+            } else {
+                (Tok::Punct(b'%'), s + 1)
             }
-            self.scan_word(true);
-            Tok::Reg
         } else if b.is_ascii_digit() {
-            self.pos += 1;
-            while let Some(&c) = self.bytes.get(self.pos) {
-                if !(is_word_byte(c) || c == b'.') {
-                    break;
-                }
-                self.pos += 1;
-            }
-            Tok::Num
+            (Tok::Num, scan(bytes, s + 1, WORD | DOT, false))
         } else if b == b'"' {
-            self.pos += 1;
+            let mut j = s + 1;
             loop {
-                match self.at(self.pos) {
-                    b'"' => {
-                        self.pos += 1;
+                match self.at(j) {
+                    b'"' if j < bytes.len() => {
+                        j += 1;
                         break;
                     }
-                    b'\\' if self.pos + 1 < self.bytes.len() && self.at(self.pos + 1) != b'\n' => self.pos += 2,
-                    b'\n' | 0 if self.pos >= self.bytes.len() || self.at(self.pos) == b'\n' => {
+                    b'\\' if j + 1 < bytes.len() && self.at(j + 1) != b'\n' => j += 2,
+                    b'\n' | 0 if j >= bytes.len() || self.at(j) == b'\n' => {
                         return Err(error_at(start, ErrorKind::Malformed, "unterminated string"));
                     }
-                    _ => self.pos += 1,
+                    _ => j += 1,
                 }
             }
-            Tok::Str
-        } else if CLASS[b as usize] & PUNCT != 0 {
-            self.pos += 1;
-            Tok::Punct(b)
+            (Tok::Str, j)
         } else {
             let what = if b.is_ascii_graphic() {
                 format!("unexpected character '{}'", b as char)
@@ -383,8 +304,28 @@ impl<'a> Lexer<'a> {
             };
             return Err(error_at(start, ErrorKind::Malformed, what));
         };
-        let text = self.text.get(s..self.pos).unwrap_or("");
+        self.pos = end;
+        let text = self.text.get(s..end).unwrap_or("");
         Ok(Token { kind, text, pos: start.offset, line: start.line, col: start.col })
+    }
+}
+
+/// The end of the bytes from `i` whose class has a bit of `mask`, taking `::`
+/// too when `colons` (words, directives and registers; not numbers).
+#[inline]
+fn scan(bytes: &[u8], mut i: usize, mask: u8, colons: bool) -> usize {
+    loop {
+        while let Some(&c) = bytes.get(i) {
+            if CLASS[c as usize] & mask == 0 {
+                break;
+            }
+            i += 1;
+        }
+        if colons && bytes.get(i) == Some(&b':') && bytes.get(i + 1) == Some(&b':') {
+            i += 2;
+        } else {
+            return i;
+        }
     }
 }
 
@@ -485,41 +426,6 @@ mod tests {
         assert_eq!(number("010"), Some(Number::Int(8)));
         assert_eq!(number("1.5"), Some(Number::F64(1.5f64.to_bits())));
         assert_eq!(number("0xZZ"), None);
-    }
-
-    /// Skipping a block byte by byte ends where skipping it token by token
-    /// does (same offset, line and column of the next token), and declines
-    /// whatever the token lexer would report as an error.
-    #[test]
-    fn skip_block_matches_the_tokens() {
-        fn by_tokens(s: &str) -> Token<'_> {
-            let mut l = Lexer::new(s);
-            let mut depth = 1;
-            while depth > 0 {
-                let t = l.next().unwrap();
-                match t.kind {
-                    Tok::Punct(b'{') => depth += 1,
-                    Tok::Punct(b'}') => depth -= 1,
-                    Tok::Eof => panic!("unbalanced"),
-                    _ => {}
-                }
-            }
-            l.next().unwrap()
-        }
-        for s in [
-            "\t.b8 1,2 // }\n\t.b32 $L__x, \"a}\\\"{\" { .b8 0x0f } /* }\n */ }\nnext",
-            "$L__info_string0: .b8 95,90,78 .b64 %rd1.x::y }\n .loc",
-            "}after",
-        ] {
-            let mut l = Lexer::new(s);
-            assert!(l.skip_block(), "{s}");
-            assert_eq!(l.next().unwrap(), by_tokens(s), "{s}");
-        }
-        for s in ["a # }", "\"open\n }", "/* never closed }", "% }", ". }", "a . }", "{ }"] {
-            let mut l = Lexer::new(s);
-            assert!(!l.skip_block(), "{s}");
-            assert_eq!(l.pos, 0);
-        }
     }
 
     #[test]

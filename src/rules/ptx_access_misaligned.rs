@@ -166,10 +166,15 @@ fn describe(v: &AbsValue, align: u64, what: &str, certainty: Certainty) -> Strin
 /// Runs the rule.
 pub fn check(cx: &mut RuleContext<'_>) {
     let m = cx.m;
+    // Each instruction word parsed once per module (a module has a few
+    // hundred distinct words and tens of thousands of accesses).
+    let mut forms: Vec<Option<Option<AccessForm>>> = vec![None; m.op_names.len()];
     for (fh, f) in m.functions.iter() {
         for &(inst, word) in &f.mem_accesses {
-            let Some(text) = m.op_names.get(word as usize) else { continue };
-            let Some(form) = AccessForm::parse(text) else { continue };
+            let (Some(text), Some(memo)) = (m.op_names.get(word as usize), forms.get_mut(word as usize)) else {
+                continue;
+            };
+            let Some(form) = *memo.get_or_insert_with(|| AccessForm::parse(text)) else { continue };
             let Some(i) = f.insts.try_get(inst) else { continue };
             let ops = access_operands(&i.kind);
             let align = match form.align {

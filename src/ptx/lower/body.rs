@@ -216,7 +216,7 @@ pub(super) fn lower_body<'a>(
                 }
                 if let Some(base) = base {
                     let guarded = ins.guard.is_some();
-                    let target = match ins.operands.as_slice() {
+                    let target = match &ins.operands[..] {
                         [Operand::Sym(l)] => Some(*l),
                         _ => None,
                     };
@@ -231,7 +231,7 @@ pub(super) fn lower_body<'a>(
                                 Term::Br(l, scope)
                             }
                         }
-                        ("brx", _) => match ins.operands.as_slice() {
+                        ("brx", _) => match &ins.operands[..] {
                             [_, Operand::Sym(t)] => Term::Switch(t),
                             _ => {
                                 return Err(error_at(

@@ -99,6 +99,9 @@ impl<'a> Parser<'a> {
 
     /// `.loc file line column[, function_name label[, inlined_at f l c]]`.
     pub(super) fn loc_args(&mut self) -> Result<LocDirective> {
+        if let Some(((file, line, col), inlined_at)) = self.lx.simple_loc() {
+            return Ok(LocDirective { file, line, col, inlined_at });
+        }
         let line_of_loc = self.lx.peek()?.line;
         let file = self.uint32()?;
         let line = self.uint32()?;
@@ -210,8 +213,12 @@ impl<'a> Parser<'a> {
             }
             if self.lx.peek()?.is(b'=') {
                 d.init = true;
-                // Skip the initializer up to the next ',' or ';' at depth 0.
+                // Skip the initializer up to the next ',' or ';' at depth 0:
+                // byte by byte, or token by token where a byte would be a
+                // token error (which the token skip then reports in place).
                 self.lx.next()?;
+                // After a byte skip the loop below meets the ',' or ';' at once.
+                self.lx.skip_initializer();
                 let mut depth = 0u32;
                 loop {
                     let t = self.lx.peek()?;

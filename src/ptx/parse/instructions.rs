@@ -5,7 +5,6 @@ use super::{Address, Instruction, Operand, Stmt, Stmts};
 use crate::ptx::lex::{error_at, number, Number, Pos, Tok, Token};
 use crate::read::limits::{MAX_PTX_NESTING, MAX_PTX_OPERANDS, MAX_PTX_STATEMENTS};
 use crate::read::{ErrorKind, Result};
-use smallvec::SmallVec;
 
 impl<'a> Parser<'a> {
     pub(super) fn count_stmt(&mut self, pos: Pos) -> Result<()> {
@@ -58,13 +57,13 @@ impl<'a> Parser<'a> {
                             self.skip_statement()?;
                         } else {
                             for v in self.var_decl(Some(d), first, true)? {
-                                out.push(Stmt::Decl(v));
+                                out.push(Stmt::Decl(Box::new(v)));
                             }
                         }
                     }
                     _ if Space::from_dir(t.text).is_some() => {
                         for v in self.var_decl(None, t, true)? {
-                            out.push(Stmt::Decl(v));
+                            out.push(Stmt::Decl(Box::new(v)));
                         }
                     }
                     ".func" | ".callprototype" => self.skip_statement()?,
@@ -126,24 +125,36 @@ impl<'a> Parser<'a> {
         if word.kind != Tok::Word {
             return Err(unexpected(&word, "an instruction"));
         }
-        let mut operands = SmallVec::new();
         if self.eat_punct(b';')? {
-            return Ok(Instruction { guard, op: word.text, operands, pos });
+            return Ok(Instruction { guard, op: word.text, operands: Box::default(), pos });
         }
+        // Gathered on the scratch stack (lists inside an operand use the part
+        // above) and moved into a boxed slice of exactly their length.
+        let start = self.scratch.len();
+        let r = self.instruction_operands(pos, start);
+        if r.is_err() {
+            self.scratch.truncate(start);
+        }
+        r?;
+        let operands = self.scratch.drain(start..).collect();
+        Ok(Instruction { guard, op: word.text, operands, pos })
+    }
+
+    fn instruction_operands(&mut self, pos: Pos, start: usize) -> Result<()> {
         loop {
-            operands.push(self.operand(0)?);
-            if operands.len() > MAX_PTX_OPERANDS {
+            let o = self.operand(0)?;
+            self.scratch.push(o);
+            if self.scratch.len() - start > MAX_PTX_OPERANDS {
                 return Err(error_at(pos, ErrorKind::LimitExceeded, "too many operands"));
             }
             let t = self.lx.next()?;
             if t.is(b';') {
-                break;
+                return Ok(());
             }
             if !t.is(b',') {
                 return Err(unexpected(&t, "',' or ';'"));
             }
         }
-        Ok(Instruction { guard, op: word.text, operands, pos })
     }
 
     pub(super) fn operand(&mut self, depth: usize) -> Result<Operand<'a>> {
@@ -157,44 +168,26 @@ impl<'a> Parser<'a> {
             return Err(error_at((&t).into(), ErrorKind::LimitExceeded, "operand nested too deeply"));
         }
         let op = match t.kind {
-            Tok::Reg | Tok::Word if fold && t.text != "_" && self.offset_follows()? => {
-                // `sym+8`, `%r1+1`, `%r1+-1`, `%r1+1+2` outside brackets: a base
-                // plus a constant, which ptxas accepts wherever an operand goes.
-                // ptxas takes `+` and then an integer expression: the first
-                // sign must be `+` (`%r1-4` is a syntax error there; `%r1+-4`
-                // is not), later terms may be added or subtracted, and each
-                // number may carry unary signs (`%r1+1--2`).
+            Tok::Reg | Tok::Word if fold && t.text != "_" && self.sign_follows()? => {
+                // `sym+8`, `%r1+1`, `%r1+-1`, `%r1+2*3`, `%r1+(1)` outside
+                // brackets: a base plus an integer constant expression, which
+                // ptxas accepts wherever an operand goes. The sign after the
+                // base must be `+` (`%r1-4` is ptxas's syntax error; `%r1+-4`
+                // is not).
                 let base = if t.kind == Tok::Reg { Operand::Reg(t.text) } else { Operand::Sym(t.text) };
-                let mut offset = 0i64;
-                let mut first = true;
-                while self.offset_follows()? {
-                    let sign = self.lx.next()?;
-                    if first && sign.is(b'-') {
-                        return Err(error_at(
-                            (&sign).into(),
-                            ErrorKind::Malformed,
-                            format!(
-                                "'{}-' outside brackets: ptxas accepts a register or symbol plus an immediate \
-                                 ('{}+-N'), never minus one",
-                                t.text, t.text
-                            ),
-                        ));
-                    }
-                    first = false;
-                    let mut neg = sign.is(b'-');
-                    loop {
-                        if self.eat_punct(b'-')? {
-                            neg = !neg;
-                        } else if !self.eat_punct(b'+')? {
-                            break;
-                        }
-                    }
-                    let n = self.lx.next()?;
-                    let Operand::Int(v) = self.num(&n, neg)? else {
-                        return Err(unexpected(&n, "an integer offset"));
-                    };
-                    offset = offset.wrapping_add(v);
+                let sign = self.lx.next()?;
+                if sign.is(b'-') {
+                    return Err(error_at(
+                        (&sign).into(),
+                        ErrorKind::Malformed,
+                        format!(
+                            "'{}-' outside brackets: ptxas accepts a register or symbol plus an immediate \
+                             ('{}+-N'), never minus one",
+                            t.text, t.text
+                        ),
+                    ));
                 }
+                let offset = self.const_expr(depth + 1)?;
                 Operand::Addr(Box::new(Address { base, offset, extra: Vec::new() }))
             }
             Tok::Reg => Operand::Reg(t.text),
@@ -218,27 +211,30 @@ impl<'a> Parser<'a> {
             Tok::Punct(b'{') => Operand::Vector(self.list(b'}', depth)?),
             Tok::Punct(b'(') => Operand::List(self.list(b')', depth)?),
             Tok::Punct(b'[') => {
-                let base = if self.lx.peek()?.is(b'+') || self.lx.peek()?.is(b'-') {
-                    Operand::Int(0)
-                } else {
-                    self.operand_f(depth + 1, false)?
-                };
-                let mut offset = 0i64;
-                loop {
-                    let p = self.lx.peek()?;
-                    let neg = if p.is(b'+') {
-                        false
-                    } else if p.is(b'-') {
-                        true
+                // `[base]`, `[base+expr]`, or an immediate address `[expr]`
+                // (`[-4]` keeps its old shape: base 0, offset -4).
+                let p = self.lx.peek()?;
+                let (base, mut offset) = if Self::starts_expr(&p) {
+                    let v = self.const_expr(depth + 1)?;
+                    if p.is(b'+') || p.is(b'-') {
+                        (Operand::Int(0), v)
                     } else {
-                        break;
-                    };
-                    self.lx.next()?;
-                    let v = match self.operand(depth + 1)? {
-                        Operand::Int(v) => v,
-                        _ => return Err(unexpected(&p, "an immediate offset")),
-                    };
-                    offset = if neg { offset.wrapping_sub(v) } else { offset.wrapping_add(v) };
+                        (Operand::Int(v), 0)
+                    }
+                } else {
+                    (self.operand_f(depth + 1, false)?, 0)
+                };
+                let p = self.lx.peek()?;
+                if p.is(b'-') {
+                    return Err(error_at(
+                        (&p).into(),
+                        ErrorKind::Malformed,
+                        "'-' after an address base: ptxas accepts the base plus an immediate ('[%rd1+-4]'), \
+                         never minus one",
+                    ));
+                }
+                if self.eat_punct(b'+')? {
+                    offset = self.const_expr(depth + 1)?;
                 }
                 let mut extra = Vec::new();
                 while self.eat_punct(b',')? {
@@ -257,20 +253,10 @@ impl<'a> Parser<'a> {
         Ok(op)
     }
 
-    /// True when `+` or `-` and a number come next (`+-` and a number too).
-    pub(super) fn offset_follows(&mut self) -> Result<bool> {
+    /// True when `+` or `-` comes next.
+    fn sign_follows(&mut self) -> Result<bool> {
         let p = self.lx.peek()?;
-        if !(p.is(b'+') || p.is(b'-')) {
-            return Ok(false);
-        }
-        // Look past the signs without consuming: a cloned lexer is cheap (no allocation).
-        let mut probe = self.lx.clone();
-        probe.next()?;
-        let mut n = probe.next()?;
-        while n.is(b'+') || n.is(b'-') {
-            n = probe.next()?;
-        }
-        Ok(n.kind == Tok::Num)
+        Ok(p.is(b'+') || p.is(b'-'))
     }
 
     /// A `{…}` or `(…)` list, gathered on the parser's scratch stack and moved
