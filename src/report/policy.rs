@@ -90,9 +90,9 @@ pub fn render_quiet(report: &RunReport, color: bool) -> String {
     out
 }
 
-/// `--statistics`: one line per rule with its count, most frequent first,
-/// then the total.
-pub fn statistics(report: &RunReport) -> String {
+/// Per rule: its number of findings and the highest level it reported at,
+/// most frequent first (ties by rule id).
+fn rule_counts(report: &RunReport) -> Vec<(&str, (usize, Level))> {
     let mut by_rule: BTreeMap<&str, (usize, Level)> = BTreeMap::new();
     for d in &report.diagnostics {
         let e = by_rule.entry(d.rule.as_str()).or_insert((0, d.level));
@@ -101,6 +101,13 @@ pub fn statistics(report: &RunReport) -> String {
     }
     let mut rows: Vec<_> = by_rule.into_iter().collect();
     rows.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
+    rows
+}
+
+/// `--statistics`: one line per rule with its count, most frequent first,
+/// then the total.
+pub fn statistics(report: &RunReport) -> String {
+    let rows = rule_counts(report);
     let width = rows.iter().map(|(_, (n, _))| n.to_string().len()).max().unwrap_or(1);
     let mut out = String::new();
     for (rule, (n, level)) in &rows {
@@ -115,14 +122,7 @@ pub fn statistics(report: &RunReport) -> String {
 /// array, most frequent rule first, of `{"rule", "level", "count"}` (the
 /// highest level the rule reported at).
 pub fn statistics_json(report: &RunReport) -> String {
-    let mut by_rule: BTreeMap<&str, (usize, Level)> = BTreeMap::new();
-    for d in &report.diagnostics {
-        let e = by_rule.entry(d.rule.as_str()).or_insert((0, d.level));
-        e.0 += 1;
-        e.1 = e.1.max(d.level);
-    }
-    let mut rows: Vec<_> = by_rule.into_iter().collect();
-    rows.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
+    let rows = rule_counts(report);
     #[derive(serde::Serialize)]
     struct Row<'a> {
         rule: &'a str,
