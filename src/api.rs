@@ -129,16 +129,8 @@ pub fn run_inputs_and_stdin(
     let mut report = if inputs.inputs.is_empty() { RunReport::default() } else { run_inputs(inputs, opts) };
     report.files.extend(stdin_report.files);
     report.diagnostics.extend(stdin_report.diagnostics);
-    let (s, t) = (&mut report.stats, stdin_report.stats);
-    s.files += t.files;
-    s.bytes += t.bytes;
-    s.modules += t.modules;
-    s.seconds += t.seconds;
-    s.analysis_seconds += t.analysis_seconds;
-    let keep = s.slowest.len().max(1);
-    s.slowest.extend(t.slowest);
-    s.slowest.sort_by(|a, b| b.1.total_cmp(&a.1));
-    s.slowest.truncate(keep);
+    report.stats.seconds += stdin_report.stats.seconds;
+    report.stats.add_work(stdin_report.stats);
     report.sort();
     Ok(report)
 }

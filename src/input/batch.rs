@@ -36,9 +36,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-/// How many of the slowest inputs `--stats` lists.
-pub const SLOWEST: usize = 5;
-
 /// Options of a batch run.
 #[derive(Debug, Clone, Default)]
 pub struct BatchOptions {

@@ -20,7 +20,7 @@
 //!   number of inputs. It also keeps the
 //!   tally, the statistics and the progress bar.
 
-use super::batch::{Batch, Outcome, Resolver, SLOWEST};
+use super::batch::{Batch, Outcome, Resolver};
 use super::discover::{self, Input};
 use crate::report::stream::{self, Chunk, CollectSink, GithubSink, JsonSink, Output, Prerender, Sink, Tally};
 use crate::report::{self, Format, Stats};
@@ -87,20 +87,7 @@ impl Done {
             let chunk = self.chunk.get_or_insert_with(Chunk::default);
             stream::prerender(prerender, &display, &o.files, &own, chunk);
         }
-        add_slowest(&mut s.slowest, vec![(display, o.seconds)]);
-    }
-}
-
-/// Merges `more` into the slowest-inputs list (slowest first, then by path; at most [`SLOWEST`]).
-fn add_slowest(list: &mut Vec<(String, f64)>, more: Vec<(String, f64)>) {
-    let worst = |list: &Vec<(String, f64)>| list.get(SLOWEST - 1).map(|l| l.1);
-    for item in more {
-        if worst(list).is_some_and(|w| item.1 < w) {
-            continue;
-        }
-        list.push(item);
-        list.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        list.truncate(SLOWEST);
+        s.add_slowest(vec![(display, o.seconds)]);
     }
 }
 
@@ -191,13 +178,7 @@ struct Totals {
 impl Totals {
     fn add(&mut self, done: Done, sink: &mut dyn Sink) {
         self.tally.merge(&done.tally);
-        let (s, d) = (&mut self.stats, done.stats);
-        s.files += d.files;
-        s.bytes += d.bytes;
-        s.modules += d.modules;
-        s.read_seconds += d.read_seconds;
-        s.analysis_seconds += d.analysis_seconds;
-        add_slowest(&mut s.slowest, d.slowest);
+        self.stats.add_work(done.stats);
         if self.error.is_some() {
             return;
         }

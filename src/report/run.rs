@@ -44,6 +44,9 @@ impl fmt::Display for Format {
     }
 }
 
+/// How many of the slowest inputs `--timings` lists.
+pub const SLOWEST: usize = 5;
+
 /// Throughput figures of a run.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Stats {
@@ -70,6 +73,30 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// Adds another part of the run's per-input work: files, bytes,
+    /// modules, read and analysis seconds, and its slowest inputs.
+    pub fn add_work(&mut self, other: Stats) {
+        self.files += other.files;
+        self.bytes += other.bytes;
+        self.modules += other.modules;
+        self.read_seconds += other.read_seconds;
+        self.analysis_seconds += other.analysis_seconds;
+        self.add_slowest(other.slowest);
+    }
+
+    /// Merges `more` into the slowest-inputs list (slowest first, then by
+    /// path; at most [`SLOWEST`]).
+    pub fn add_slowest(&mut self, more: Vec<(String, f64)>) {
+        for item in more {
+            if self.slowest.get(SLOWEST - 1).is_some_and(|w| item.1 < w.1) {
+                continue;
+            }
+            self.slowest.push(item);
+            self.slowest.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            self.slowest.truncate(SLOWEST);
+        }
+    }
+
     /// Modules per second (0 when nothing was timed).
     pub fn modules_per_second(&self) -> f64 {
         if self.seconds > 0.0 {
