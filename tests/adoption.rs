@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{fixtures, irlint, run, shared, TempDir};
+use common::{fixtures, irlint, run, shared, TempDir, PTX_WITH_LOC};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -181,24 +181,6 @@ fn inline_suppression_in_embedded_spirv_source() {
         "{out}"
     );
 }
-
-/// A Triton-style kernel: PTX naming its Python source with `.file`/`.loc`,
-/// one invalid tcgen05 form on source line 3.
-const PTX_WITH_LOC: &str = ".version 8.8
-.target sm_100a
-.address_size 64
-\t.file\t1 \"kernel.py\"
-
-.visible .entry k()
-{
-\t.reg .pred \t%p<2>;
-\t.reg .b32 \t%r<12>;
-\t.reg .b64 \t%rd<6>;
-\t.loc\t1 3 0
-\ttcgen05.mma.cta_group::1.kind::f16.block_scale [%r1], %rd2, %rd3, %r2, [%r4], [%r5], %p1;
-\tret;
-}
-";
 
 #[test]
 fn inline_suppression_in_ptx_loc_source_read_from_disk() {

@@ -5,27 +5,9 @@
 
 mod common;
 
-use common::{irlint, run, TempDir};
+use common::{irlint, run, TempDir, PTX_WITH_LOC};
 use std::path::Path;
 use std::process::{Command, Stdio};
-
-/// PTX naming its Python source (`.file`/`.loc`), with one invalid tcgen05
-/// form (`atom-tcgen05-kind`, an error by default) on source line 3.
-const PTX: &str = ".version 8.8
-.target sm_100a
-.address_size 64
-\t.file\t1 \"kernel.py\"
-
-.visible .entry k()
-{
-\t.reg .pred \t%p<2>;
-\t.reg .b32 \t%r<12>;
-\t.reg .b64 \t%rd<6>;
-\t.loc\t1 3 0
-\ttcgen05.mma.cta_group::1.kind::f16.block_scale [%r1], %rd2, %rd3, %r2, [%r4], [%r5], %p1;
-\tret;
-}
-";
 
 const RULE: &str = "atom-tcgen05-kind";
 
@@ -36,7 +18,7 @@ fn json(stdout: &str) -> serde_json::Value {
 /// A directory with `kernel.ptx` and its `kernel.py`.
 fn kernel_dir(tag: &str) -> TempDir {
     let d = TempDir::new(tag);
-    std::fs::write(d.path().join("kernel.ptx"), PTX).unwrap();
+    std::fs::write(d.path().join("kernel.ptx"), PTX_WITH_LOC).unwrap();
     std::fs::write(d.path().join("kernel.py"), "import triton\n\ndef k(): pass\n").unwrap();
     d
 }
@@ -124,7 +106,7 @@ fn exclude_and_extend_exclude_on_the_command_line() {
     let d = TempDir::new("conv-exclude");
     for sub in ["a", "b", "c"] {
         std::fs::create_dir_all(d.path().join(sub)).unwrap();
-        std::fs::write(d.path().join(sub).join("k.ptx"), PTX).unwrap();
+        std::fs::write(d.path().join(sub).join("k.ptx"), PTX_WITH_LOC).unwrap();
     }
     std::fs::write(d.path().join("irlint.toml"), "exclude = [\"a\"]\n").unwrap();
     let files = |extra: &[&str]| -> Vec<String> {
@@ -262,8 +244,8 @@ fn check_without_a_path_checks_the_working_directory() {
 fn the_nearest_config_applies_and_is_not_merged_with_its_parents() {
     let d = TempDir::new("conv-nested-config");
     std::fs::create_dir_all(d.path().join("sub")).unwrap();
-    std::fs::write(d.path().join("k.ptx"), PTX).unwrap();
-    std::fs::write(d.path().join("sub/k.ptx"), PTX).unwrap();
+    std::fs::write(d.path().join("k.ptx"), PTX_WITH_LOC).unwrap();
+    std::fs::write(d.path().join("sub/k.ptx"), PTX_WITH_LOC).unwrap();
     std::fs::write(d.path().join("irlint.toml"), "[rules]\natom = \"off\"\n").unwrap();
     std::fs::write(d.path().join("sub/irlint.toml"), "[rules]\nwgmma = \"off\"\n").unwrap();
     let (code, out, err) = run(irlint().current_dir(d.path()).args(["check", "--format", "json"]));
@@ -334,7 +316,7 @@ fn stdin_is_checked_like_a_named_input() {
     // --stdin-filename names it, and its name gives its kind and its messages.
     let (code, out, _) = with_stdin(
         irlint().current_dir(d.path()).args(["check", "-", "--stdin-filename", "kernel.ptx", "--format", "json"]),
-        PTX.as_bytes(),
+        PTX_WITH_LOC.as_bytes(),
     );
     assert_eq!(code, 1, "{out}");
     let v = json(&out);
@@ -347,7 +329,7 @@ fn stdin_is_checked_like_a_named_input() {
     std::fs::write(d.path().join("irlint.toml"), "[rules]\natom = \"off\"\n").unwrap();
     let (code, _, _) = with_stdin(
         irlint().current_dir(d.path()).args(["check", "-", "--stdin-filename", "kernel.ptx"]),
-        PTX.as_bytes(),
+        PTX_WITH_LOC.as_bytes(),
     );
     assert_eq!(code, 0);
     // Beside named files, and labelled as `atoms` labels it.

@@ -128,3 +128,21 @@ pub fn ptxas() -> Option<PathBuf> {
     let s = String::from_utf8(out.stdout).ok()?;
     s.lines().next().map(PathBuf::from).filter(|p| p.is_file())
 }
+
+/// A Triton-style kernel: PTX naming its Python source (`kernel.py`) with
+/// `.file`/`.loc`, one invalid tcgen05 form (`atom-tcgen05-kind`) on source line 3.
+pub const PTX_WITH_LOC: &str = ".version 8.8
+.target sm_100a
+.address_size 64
+\t.file\t1 \"kernel.py\"
+
+.visible .entry k()
+{
+\t.reg .pred \t%p<2>;
+\t.reg .b32 \t%r<12>;
+\t.reg .b64 \t%rd<6>;
+\t.loc\t1 3 0
+\ttcgen05.mma.cta_group::1.kind::f16.block_scale [%r1], %rd2, %rd3, %r2, [%r4], [%r5], %p1;
+\tret;
+}
+";
