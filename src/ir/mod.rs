@@ -20,6 +20,7 @@
 
 pub mod facts;
 pub mod handle;
+pub mod inst;
 pub mod module;
 pub mod print;
 pub mod ptx;
