@@ -8,7 +8,7 @@
 use super::knownbits::KnownBits;
 use super::lattice::{either_bottom, lift1, lift2, mask, pairwise, AbsValue};
 use super::value::Val;
-use crate::ir::{access_operands, AccessForm, Function, Module, OpSemantics, Value};
+use crate::ir::{access_operands, Function, Module, OpSemantics, Value};
 
 /// The value of an `InstKind::Other` with these semantics and operands, of
 /// width `bits` (⊤ when opaque, or when the operands do not fit the form).
@@ -55,13 +55,9 @@ pub(crate) fn kernel_param(f: &Function, i: u32) -> Val {
 /// The address (and size) operands of the PTX memory accesses of `f`
 /// ([`crate::ir::AccessForm`]), whose values `ptx-access-misaligned` reads.
 pub(crate) fn access_roots(m: &Module, f: &Function) -> Vec<Value> {
-    // Instruction words repeat: each is parsed once.
-    let mut forms: rustc_hash::FxHashMap<u32, Option<AccessForm>> = rustc_hash::FxHashMap::default();
     let mut out = Vec::new();
     for &(h, word) in &f.mem_accesses {
-        let form =
-            *forms.entry(word).or_insert_with(|| m.op_names.get(word as usize).and_then(|w| AccessForm::parse(w)));
-        let Some(fm) = form else { continue };
+        let Some(fm) = m.op_access(word) else { continue };
         let ops = f.insts.try_get(h).map_or(&[][..], |i| access_operands(&i.kind));
         out.extend(fm.slots().filter_map(|s| ops.get(s).copied()));
     }

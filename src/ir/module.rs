@@ -315,6 +315,10 @@ pub struct Module {
     /// What the dataflow computes of an `InstKind::Other`, by opcode
     /// (parallel to `op_names`; empty, all opaque, for DXIL and SPIR-V).
     pub op_semantics: Vec<OpSemantics>,
+    /// PTX: the memory access of each word of `op_names` that a recorded
+    /// access ([`Function::mem_accesses`]) uses, parsed once by the lowering
+    /// (parallel to `op_names`; `None` for other words, empty for DXIL and SPIR-V).
+    pub op_access: Vec<Option<super::AccessForm>>,
     /// SPIR-V `BuiltIn` decorations of globals, `(global, BuiltIn value)`:
     /// the uniformity analysis tells thread ids from workgroup ids by them.
     pub builtins: Vec<(GlobalH, u32)>,
@@ -360,6 +364,7 @@ impl Module {
             op_names: Vec::new(),
             global_align: Vec::new(),
             op_semantics: Vec::new(),
+            op_access: Vec::new(),
             builtins: Vec::new(),
         }
     }
@@ -367,6 +372,12 @@ impl Module {
     /// What the dataflow computes of an `InstKind::Other` with this opcode.
     pub fn op_semantics(&self, opcode: u32) -> OpSemantics {
         self.op_semantics.get(opcode as usize).copied().unwrap_or_default()
+    }
+
+    /// The memory access of the instruction word `opcode` names, when a
+    /// recorded access uses it ([`Module::op_access`]).
+    pub fn op_access(&self, opcode: u32) -> Option<super::AccessForm> {
+        self.op_access.get(opcode as usize).copied().flatten()
     }
 
     /// The alignment of a global's address in bytes, when the front end

@@ -222,6 +222,7 @@ impl<'a> Cx<'a> {
         let i = self.m.op_names.len() as u32;
         self.m.op_names.push(name.to_string());
         self.m.op_semantics.push(op_semantics(name));
+        self.m.op_access.push(None);
         self.op_names.insert(name, i);
         i
     }

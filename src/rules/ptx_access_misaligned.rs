@@ -5,7 +5,7 @@
 use super::atom_ptx::ptx_line;
 use super::{finding_value, judge, or_list, At, Finding, RuleContext, RuleMeta};
 use crate::analysis::AbsValue;
-use crate::ir::{access_operands, AccessAlign, AccessForm, Operand};
+use crate::ir::{access_operands, AccessAlign, Operand};
 use crate::report::{Certainty, FindingValue, Level};
 
 /// Rule metadata.
@@ -166,15 +166,9 @@ fn describe(v: &AbsValue, align: u64, what: &str, certainty: Certainty) -> Strin
 /// Runs the rule.
 pub fn check(cx: &mut RuleContext<'_>) {
     let m = cx.m;
-    // Each instruction word parsed once per module (a module has a few
-    // hundred distinct words and tens of thousands of accesses).
-    let mut forms: Vec<Option<Option<AccessForm>>> = vec![None; m.op_names.len()];
     for (fh, f) in m.functions.iter() {
         for &(inst, word) in &f.mem_accesses {
-            let (Some(text), Some(memo)) = (m.op_names.get(word as usize), forms.get_mut(word as usize)) else {
-                continue;
-            };
-            let Some(form) = *memo.get_or_insert_with(|| AccessForm::parse(text)) else { continue };
+            let (Some(text), Some(form)) = (m.op_names.get(word as usize), m.op_access(word)) else { continue };
             let Some(i) = f.insts.try_get(inst) else { continue };
             let ops = access_operands(&i.kind);
             let align = match form.align {

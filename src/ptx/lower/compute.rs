@@ -139,6 +139,9 @@ impl<'c, 'a> Body<'c, 'a> {
             && form.addresses.iter().flatten().all(|&i| matches!(srcs.get(i), Some(Operand::Addr(_))));
         if fits {
             let word = self.cx.op_name(ins.op);
+            if let Some(slot) = self.cx.m.op_access.get_mut(word as usize) {
+                *slot = Some(form);
+            }
             self.f.mem_accesses.push((h, word));
         }
     }
