@@ -3,7 +3,7 @@
 
 use super::body::{Body, Slot};
 use super::ops::{OpInfo, OpKind};
-use crate::ir::{BinOp, CastOp, InstKind, Span, TypeH, Value};
+use crate::ir::{BinOp, CastOp, InstKind, Operands, Span, TypeH, Value};
 use crate::ptx::facts;
 use crate::ptx::parse::{Instruction, Operand};
 use crate::ptx::Opcode;
@@ -79,7 +79,7 @@ impl<'c, 'a> Body<'c, 'a> {
                             }
                             None => self.cx.void(),
                         };
-                        let mut operands = Vec::with_capacity(srcs.len());
+                        let mut operands = Operands::new();
                         for s in srcs {
                             self.flatten(s, imm_ty, &mut operands);
                         }
@@ -115,7 +115,8 @@ impl<'c, 'a> Body<'c, 'a> {
             for (k, d) in dests.iter().enumerate() {
                 let Some(var) = *d else { continue };
                 let ty = self.var_ty(var);
-                let part = self.emit(ty, InstKind::ExtractValue { agg: result, indices: vec![k as u32] });
+                let part =
+                    self.emit(ty, InstKind::ExtractValue { agg: result, indices: smallvec::smallvec![k as u32] });
                 let v = self.guarded(var, part, guard);
                 self.write(var, v);
             }
@@ -158,7 +159,7 @@ impl<'c, 'a> Body<'c, 'a> {
     pub(super) fn call(&mut self, ins: &Instruction<'a>, ty: TypeH) {
         // call{.uni} (rets), callee, (args){, prototype};  — rets and args are .param names.
         let mut it = ins.operands.iter().peekable();
-        let mut rets = Vec::new();
+        let mut rets = Operands::new();
         if let Some(Operand::List(r)) = it.peek() {
             for o in r {
                 self.flatten(o, ty, &mut rets);
@@ -169,13 +170,14 @@ impl<'c, 'a> Body<'c, 'a> {
             Some(o) => self.value(o, ty),
             None => self.cx.undef(ty),
         };
-        let mut args = Vec::new();
+        let mut args = Operands::new();
         if let Some(Operand::List(a)) = it.next() {
             for o in a {
                 self.flatten(o, ty, &mut args);
             }
         }
         args.extend(rets);
+        let args = args.into_vec();
         let void = self.cx.void();
         self.emit(void, InstKind::Call { callee, args, dx_op: None });
     }
