@@ -3,13 +3,13 @@
 use super::body::{Body, Scope, Slot};
 use super::names::BASE_SCOPES;
 use crate::ir::{BinOp, DebugLoc, InstKind, Operands, TypeH, UnOp, Value};
-use crate::ptx::parse::{Address, LocDirective, Operand, Stmt};
+use crate::ptx::parse::{Address, LocDirective, Operand, Stmt, Stmts};
 use crate::read::Result;
 
 impl<'c, 'a> Body<'c, 'a> {
     // ---- statements -----------------------------------------------------------------
 
-    pub(super) fn stmt(&mut self, s: &Stmt<'a>) -> Result<()> {
+    pub(super) fn stmt(&mut self, s: &Stmt<'a>, stmts: &Stmts<'a>) -> Result<()> {
         match s {
             Stmt::Open(_) => {
                 self.scopes.push(Scope::default());
@@ -28,7 +28,7 @@ impl<'c, 'a> Body<'c, 'a> {
             Stmt::Decl(d) => self.declare(d)?,
             Stmt::Loc(l) => self.set_loc(l),
             Stmt::Label(..) | Stmt::BranchTargets(..) => {}
-            Stmt::Inst(ins) => self.inst(ins)?,
+            Stmt::Inst(ins) => self.inst(&stmts.inst(ins))?,
         }
         Ok(())
     }
