@@ -164,7 +164,7 @@ pub(super) fn lower_body<'a>(
     for s in stmts.iter() {
         match s {
             Stmt::Inst(ins) if control(ins.op).is_some() => {
-                if let Some(Operand::Sym(l)) = ins.operands.last() {
+                if let Some(Operand::Sym(l)) = stmts.operands(ins).last() {
                     targets.insert(l);
                 }
             }
@@ -217,7 +217,7 @@ pub(super) fn lower_body<'a>(
                 insts += 1;
                 let base = control(ins.op);
                 if base.is_none() {
-                    if let Some(o) = ins.operands.first() {
+                    if let Some(o) = stmts.operands(ins).first() {
                         written_names(o, &mut |name| {
                             let k = dom_names.len() as u32;
                             let id = *dom_names.entry(name).or_insert(k);
@@ -234,7 +234,7 @@ pub(super) fn lower_body<'a>(
                 }
                 if let Some(base) = base {
                     let guarded = ins.guard.is_some();
-                    let target = match &ins.operands[..] {
+                    let target = match stmts.operands(ins) {
                         [Operand::Sym(l)] => Some(*l),
                         _ => None,
                     };
@@ -249,7 +249,7 @@ pub(super) fn lower_body<'a>(
                                 Term::Br(l, scope)
                             }
                         }
-                        ("brx", _) => match &ins.operands[..] {
+                        ("brx", _) => match stmts.operands(ins) {
                             [_, Operand::Sym(t)] => Term::Switch(t),
                             _ => {
                                 return Err(error_at(
@@ -384,7 +384,7 @@ pub(super) fn lower_body<'a>(
         body.blocks[i].sealed = body.blocks[i].unfilled == 0;
         for k in p.first..p.end {
             let Some(s) = stmts.get(k) else { continue };
-            body.stmt(s)?;
+            body.stmt(s, &stmts)?;
             if body.over_budget {
                 return Err(ssa_budget_error(s, fd.pos));
             }

@@ -5,12 +5,12 @@ use super::body::{Body, Slot};
 use super::ops::{OpInfo, OpKind};
 use crate::ir::{BinOp, CastOp, InstKind, Operands, Span, TypeH, Value};
 use crate::ptx::facts;
-use crate::ptx::parse::{Instruction, Operand};
+use crate::ptx::parse::{InstRef, Operand};
 use crate::ptx::Opcode;
 use crate::read::Result;
 
 impl<'c, 'a> Body<'c, 'a> {
-    pub(super) fn inst(&mut self, ins: &Instruction<'a>) -> Result<()> {
+    pub(super) fn inst(&mut self, ins: &InstRef<'_, 'a>) -> Result<()> {
         self.sp = Span { offset: u64::from(ins.pos.offset), id: ins.pos.line, loc: self.sp.loc };
         let (word, info) = self.cx.op_info(ins.op);
         let bool_ty = self.cx.int(1);
@@ -26,7 +26,7 @@ impl<'c, 'a> Body<'c, 'a> {
             return Ok(());
         }
         let dests = if info.no_dest { None } else { ins.operands.first().and_then(|o| self.dest_vars(o)) };
-        let srcs = if dests.is_some() { ins.operands.get(1..).unwrap_or(&[]) } else { &ins.operands[..] };
+        let srcs = if dests.is_some() { ins.operands.get(1..).unwrap_or(&[]) } else { ins.operands };
         let imm_ty = info.imm_ty;
         if let (OpKind::Mov, Some(d), [src]) = (info.kind, &dests, srcs) {
             if d.len() > 1 {
@@ -127,7 +127,7 @@ impl<'c, 'a> Body<'c, 'a> {
     /// Records a memory access ([`crate::ir::AccessForm`]) lowered to `v`, when its
     /// written operands give the slots the form reads: addresses where it
     /// has them, and one value for every operand up to the last slot.
-    fn record_access(&mut self, word: u32, ins: &Instruction<'a>, srcs: &[Operand<'a>], v: Value) {
+    fn record_access(&mut self, word: u32, ins: &InstRef<'_, 'a>, srcs: &[Operand<'a>], v: Value) {
         let Value::Inst(h) = v else { return };
         let Some(form) = self.cx.word_access(word) else { return };
         let Some(last) = form.slots().max() else { return };
@@ -156,7 +156,7 @@ impl<'c, 'a> Body<'c, 'a> {
         self.emit(ty, InstKind::Select { cond, if_true, if_false })
     }
 
-    pub(super) fn call(&mut self, ins: &Instruction<'a>, ty: TypeH) {
+    pub(super) fn call(&mut self, ins: &InstRef<'_, 'a>, ty: TypeH) {
         // call{.uni} (rets), callee, (args){, prototype};  — rets and args are .param names.
         let mut it = ins.operands.iter().peekable();
         let mut rets = Operands::new();
