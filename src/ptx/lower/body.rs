@@ -50,7 +50,9 @@ pub(super) struct Pre<'a> {
 #[derive(Default)]
 pub(super) struct Blk {
     pub(super) phis: Vec<InstH>,
-    pub(super) body: Vec<InstH>,
+    /// Its instructions after the phis: a range of `Body::body_insts` (a
+    /// block's are made while it is filled, blocks one after another).
+    pub(super) body: (u32, u32),
     pub(super) sealed: bool,
     pub(super) unfilled: u32,
     /// Phis made here before the block was sealed: (register, index in `phis`).
@@ -98,6 +100,8 @@ pub(super) struct Body<'c, 'a> {
     pub(super) cx: &'c mut Cx<'a>,
     pub(super) f: Function,
     pub(super) blocks: Vec<Blk>,
+    /// Every block's instructions after its phis, block after block.
+    pub(super) body_insts: Vec<InstH>,
     pub(super) vars: Vec<TypeH>,
     pub(super) scopes: Vec<Scope<'a>>,
     /// What the outermost scope says of each name looked up since its last
@@ -344,6 +348,7 @@ pub(super) fn lower_body<'a>(
     }
     // ---- pass 2: fill blocks -------------------------------------------------------
     let mut body = Body {
+        body_insts: Vec::with_capacity(insts.saturating_add(pres.len()).min(MAX_VALUES)),
         cx,
         f,
         blocks,
@@ -379,6 +384,7 @@ pub(super) fn lower_body<'a>(
     }
     for (i, p) in pres.iter().enumerate() {
         body.cur = i;
+        let start = body.body_insts.len() as u32;
         body.cond = None;
         body.switch_value = None;
         body.blocks[i].sealed = body.blocks[i].unfilled == 0;
@@ -396,6 +402,7 @@ pub(super) fn lower_body<'a>(
             return Err(error_at(fd.pos, ErrorKind::LimitExceeded, "too many instructions in one function"));
         }
         body.terminate(i, p.term, p.term_pos);
+        body.blocks[i].body = (start, body.body_insts.len() as u32);
         body.blocks[i].filled = true;
         let succs = body.blocks[i].succs.clone();
         for s in succs {
@@ -446,14 +453,16 @@ impl<'c, 'a> Body<'c, 'a> {
 
     pub(super) fn emit(&mut self, ty: TypeH, kind: InstKind) -> Value {
         let h = self.f.insts.append(Inst { ty, kind, span: self.sp });
-        self.blocks[self.cur].body.push(h);
+        self.body_insts.push(h);
         Value::Inst(h)
     }
 
+    /// The terminator of block `b`, the block being filled.
     pub(super) fn emit_term(&mut self, b: usize, kind: InstKind) {
+        debug_assert_eq!(b, self.cur);
         let ty = self.cx.void();
         let h = self.f.insts.append(Inst { ty, kind, span: self.sp });
-        self.blocks[b].body.push(h);
+        self.body_insts.push(h);
     }
 
     pub(super) fn terminate(&mut self, i: usize, term: Term<'a>, pos: Pos) {

@@ -488,12 +488,14 @@ impl<'c, 'a> Body<'c, 'a> {
         }
         for (i, b) in self.blocks.iter_mut().enumerate() {
             let Some(ir) = b.ir else { continue };
-            let mut insts: Vec<InstH> = Vec::with_capacity(b.phis.len() + b.body.len());
+            let body = self.body_insts.get(b.body.0 as usize..b.body.1 as usize).unwrap_or(&[]);
+            let extra = if i == 0 { self.entry_allocas.len() } else { 0 };
+            let mut insts: Vec<InstH> = Vec::with_capacity(b.phis.len() + extra + body.len());
             insts.extend(b.phis.iter().copied().filter(|h| !renum.dead(*h)));
             if i == 0 {
                 insts.append(&mut self.entry_allocas);
             }
-            insts.append(&mut b.body);
+            insts.extend_from_slice(body);
             self.f.blocks[ir].insts = insts;
         }
         if repl.any {
