@@ -337,18 +337,20 @@ pub(super) fn lower_body<'a>(
     cx.ssa_work = cx.ssa_work.saturating_add(spent);
     let mut f = f;
     f.is_declaration = false;
-    // A quarter more than the instructions for phis, address adds and
-    // terminators; past that the arena grows as usual.
+    // Room for two IR instructions per PTX one (address adds, packs and
+    // member reads, selects of guarded writes, phis) and the terminators;
+    // past that the arena grows as usual. What is reserved and not written
+    // takes no memory (its pages are never touched).
+    let room = insts.saturating_mul(2).saturating_add(pres.len()).min(MAX_VALUES);
     if f.insts.is_empty() {
-        let n = insts.saturating_add(insts / 4).saturating_add(pres.len());
-        f.insts = crate::ir::Arena::with_capacity(n.min(MAX_VALUES));
+        f.insts = crate::ir::Arena::with_capacity(room);
     }
     for b in blocks.iter_mut() {
         b.ir = Some(f.blocks.append(Default::default()));
     }
     // ---- pass 2: fill blocks -------------------------------------------------------
     let mut body = Body {
-        body_insts: Vec::with_capacity(insts.saturating_add(pres.len()).min(MAX_VALUES)),
+        body_insts: Vec::with_capacity(room),
         cx,
         f,
         blocks,

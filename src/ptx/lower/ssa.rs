@@ -223,7 +223,7 @@ impl<'c, 'a> Body<'c, 'a> {
 
     fn new_local(&mut self, v: usize) -> usize {
         if self.var_local.len() <= v {
-            self.var_local.resize(v + 1, u32::MAX);
+            self.var_local.resize(self.vars.len().max(v + 1), u32::MAX);
         }
         let l = self.locals.len();
         self.locals.push(Local { text: "", name: u32::MAX, block: u32::MAX, value: Value::Arg(u32::MAX) });
