@@ -100,6 +100,10 @@ pub(super) struct Body<'c, 'a> {
     /// found above and cached), keyed by block and register (`ssa::def_key`):
     /// one table for the body, not one per block.
     pub(super) defs: FxHashMap<u64, Value>,
+    /// Each register's latest entry of `defs` (block, value), kept out of the
+    /// table: reads and writes within the block being filled hash nothing
+    /// (`u32::MAX`: none yet); see `ssa::Body::set_def`.
+    pub(super) last_def: Vec<(u32, Value)>,
     /// Phis to complete: (register, index in `phis`, block).
     pub(super) work: Vec<(u32, u32, usize)>,
     pub(super) phis: Vec<InstH>,
@@ -119,6 +123,8 @@ pub(super) struct Body<'c, 'a> {
     pub(super) dom_names: FxHashMap<&'a str, u32>,
     /// Register → name id (`u32::MAX`: not yet known).
     pub(super) var_name: Vec<u32>,
+    /// Register → the name it was first read or written as (empty: not yet).
+    pub(super) var_str: Vec<&'a str>,
 }
 
 /// Lowers the body `stmts` of `fd` into `f` (which carries the signature),
@@ -336,7 +342,8 @@ pub(super) fn lower_body<'a>(
         cur: 0,
         sp: span(fd.pos),
         loc: None,
-        defs: FxHashMap::with_capacity_and_hasher(insts.min(1 << 20), Default::default()),
+        defs: FxHashMap::default(),
+        last_def: Vec::new(),
         work: Vec::new(),
         phis: Vec::new(),
         phi_ops: Vec::new(),
@@ -349,6 +356,7 @@ pub(super) fn lower_body<'a>(
         dom,
         dom_names,
         var_name: Vec::new(),
+        var_str: Vec::new(),
     };
     for (i, p) in fd.params.iter().enumerate() {
         body.scopes[0].names.insert(p.name, Slot::Param(i as u32));
