@@ -582,6 +582,10 @@ pub(crate) fn analyze_function_slice<'m>(
             _ => {
                 let new = eng.eval(h, &cfg);
                 let old = &eng.fv.vals[pi];
+                // The same value again (most re-evaluations): nothing to join.
+                if new == *old {
+                    continue;
+                }
                 let mut joined = if matches!(old, Val::Bottom) { new } else { old.join(&new) };
                 if &joined != old {
                     if joined.has_known_bits() {

@@ -253,6 +253,7 @@ impl AbsValue {
         match (self, other) {
             (AbsValue::Bottom, x) | (x, AbsValue::Bottom) => x.clone(),
             (AbsValue::Top, _) | (_, AbsValue::Top) => AbsValue::Top,
+            (AbsValue::Set(a), AbsValue::Set(b)) if a == b => AbsValue::Set(a.clone()),
             (AbsValue::Set(a), AbsValue::Set(b)) => {
                 let mut v = a.clone();
                 v.extend_from_slice(b);
