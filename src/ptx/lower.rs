@@ -5,6 +5,7 @@
 mod body;
 mod compute;
 mod dom;
+mod names;
 mod operands;
 mod ops;
 mod ssa;

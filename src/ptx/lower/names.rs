@@ -1,0 +1,185 @@
+//! Names: declarations, scoped lookup, register ranges, destination registers.
+
+use super::body::{Body, Scope, Slot};
+use super::span;
+use crate::ir::{Inst, InstKind, Value};
+use crate::ptx::lex::error_at;
+use crate::ptx::parse::{Operand, Space, VarDecl};
+use crate::read::limits::MAX_PTX_REGISTERS;
+use crate::read::{ErrorKind, Result};
+use smallvec::SmallVec;
+
+/// The scopes whose answers [`Body::lookup`] remembers: the parameters'
+/// and the function body's.
+pub(super) const BASE_SCOPES: usize = 2;
+
+impl<'c, 'a> Body<'c, 'a> {
+    pub(super) fn declare(&mut self, d: &VarDecl<'a>) -> Result<()> {
+        let ty = self.cx.decl_type(d);
+        let scope = self.scopes.len() - 1;
+        if scope < BASE_SCOPES {
+            self.base_changed();
+        }
+        if d.space == Space::Reg {
+            let count = d.range.unwrap_or(1);
+            let base = self.vars.len();
+            if base.saturating_add(count as usize) > MAX_PTX_REGISTERS {
+                return Err(error_at(d.pos, ErrorKind::LimitExceeded, "too many registers in one function"));
+            }
+            self.vars.resize(base + count as usize, ty);
+            let base = base as u32;
+            if d.range.is_some() {
+                self.scopes[scope].ranges.insert(d.name, (base, count));
+            } else {
+                self.scopes[scope].names.insert(d.name, Slot::Var(base));
+            }
+        } else if d.space == Space::Shared {
+            // A `.shared` variable has static storage, one per CTA, as at module
+            // scope (nvcc declares its demoted `__shared__` arrays here): a global
+            // visible in this scope, with its alignment.
+            let v = self.cx.add_global(d);
+            self.scopes[scope].names.insert(d.name, Slot::Sym(v));
+        } else {
+            // A local or param variable: an address, allocated at entry.
+            let k = InstKind::Alloca { ty };
+            let pty = self.cx.ptr(ty, d.space.address_space());
+            let h = self.f.insts.append(Inst { ty: pty, kind: k, span: span(d.pos) });
+            self.entry_allocas.push(h);
+            self.scopes[scope].names.insert(d.name, Slot::Sym(Value::Inst(h)));
+        }
+        Ok(())
+    }
+
+    /// The slot a name stands for, innermost scope first. What the base
+    /// scopes (the parameters' and the function body's, where nearly every
+    /// register is declared) say of a name is remembered until they change:
+    /// most names are read many times, and are then found with one hash of
+    /// the whole name instead of one per scope.
+    pub(super) fn lookup(&mut self, name: &'a str) -> Option<Slot> {
+        let base = self.scopes.len().min(BASE_SCOPES);
+        let (outer, inner) = self.scopes.split_at(base);
+        for s in inner.iter().rev() {
+            if let Some(slot) = scope_lookup(s, name) {
+                return Some(slot);
+            }
+        }
+        // `%r123` of a range the body scope declares: the range is found by
+        // its prefix among the few used last, without hashing the name.
+        if let (Some((prefix, n)), Some(top)) = (split_register(name), outer.last()) {
+            if let Some(key) = prefix_key(prefix) {
+                let gen = self.outer_gen;
+                if let Some(&(_, _, base, count)) = self.recent_ranges.iter().find(|e| e.0 == key && e.1 == gen) {
+                    if n < count {
+                        return Some(Slot::Var(base + n));
+                    }
+                } else if let Some(&(base, count)) = top.ranges.get(prefix) {
+                    let k = self.recent_next % self.recent_ranges.len();
+                    self.recent_ranges[k] = (key, gen, base, count);
+                    self.recent_next = k + 1;
+                    if n < count {
+                        return Some(Slot::Var(base + n));
+                    }
+                }
+            }
+        }
+        if let Some(&(gen, slot)) = self.outer_names.get(name) {
+            if gen == self.outer_gen {
+                return slot;
+            }
+        }
+        let slot = outer.iter().rev().find_map(|s| scope_lookup(s, name));
+        self.outer_names.insert(name, (self.outer_gen, slot));
+        slot
+    }
+
+    /// Forgets what the base scopes said of every name (stale entries are
+    /// recomputed when next read: clearing the table could cost O(names) per
+    /// declaration).
+    pub(super) fn base_changed(&mut self) {
+        self.outer_gen = self.outer_gen.wrapping_add(1);
+    }
+
+    /// The registers an operand defines: one per element (`None` for `_` or a non-register).
+    /// (Inline up to four: no allocation for the usual one destination.)
+    pub(super) fn dest_vars(&mut self, op: &Operand<'a>) -> Option<SmallVec<[Option<u32>; 4]>> {
+        let mut out = SmallVec::new();
+        match op {
+            Operand::Reg(_) | Operand::Sym(_) | Operand::Sink => out.push(self.dest_var(op)?),
+            Operand::Vector(items) => {
+                for o in items {
+                    out.push(self.dest_var(o)?);
+                }
+            }
+            Operand::Pair(a, b) => {
+                out.push(self.dest_var(a)?);
+                out.push(self.dest_var(b)?);
+            }
+            _ => return None,
+        }
+        Some(out)
+    }
+
+    /// The register one destination element defines (`Some(None)` for `_`).
+    fn dest_var(&mut self, o: &Operand<'a>) -> Option<Option<u32>> {
+        match o {
+            Operand::Reg(n) | Operand::Sym(n) => match self.lookup(n) {
+                Some(Slot::Var(v)) => {
+                    self.note_name(v, n);
+                    Some(Some(v))
+                }
+                _ => None,
+            },
+            Operand::Sink => Some(None),
+            _ => None,
+        }
+    }
+}
+
+/// What one scope says of a name: an element of a register range (`%r123`
+/// of `.reg .b32 %r<200>`), else a name declared there.
+fn scope_lookup(s: &Scope<'_>, name: &str) -> Option<Slot> {
+    if !s.ranges.is_empty() {
+        if let Some((prefix, n)) = split_register(name) {
+            if let Some((base, count)) = s.ranges.get(prefix) {
+                if n < *count {
+                    return Some(Slot::Var(base + n));
+                }
+            }
+        }
+    }
+    if s.names.is_empty() {
+        return None;
+    }
+    s.names.get(name).copied()
+}
+
+/// `%r123` → ("%r", 123): the trailing decimal digits (no leading zero, a
+/// u32) and what precedes them.
+fn split_register(name: &str) -> Option<(&str, u32)> {
+    let b = name.as_bytes();
+    let mut digits = b.len();
+    while digits > 0 && b[digits - 1].is_ascii_digit() {
+        digits -= 1;
+    }
+    let (prefix, num) = name.split_at(digits);
+    let n = match num.as_bytes() {
+        [] | [b'0', _, ..] => return None,
+        d if d.len() <= 10 => u32::try_from(d.iter().fold(0u64, |n, &c| n * 10 + u64::from(c - b'0'))).ok()?,
+        _ => return None,
+    };
+    Some((prefix, n))
+}
+
+/// A range prefix of up to 7 bytes as one word (its length in the top byte);
+/// `None` for a longer one.
+fn prefix_key(prefix: &str) -> Option<u64> {
+    let b = prefix.as_bytes();
+    if b.len() > 7 {
+        return None;
+    }
+    let mut k = (b.len() as u64) << 56;
+    for (i, &c) in b.iter().enumerate() {
+        k |= u64::from(c) << (8 * i);
+    }
+    Some(k)
+}
