@@ -278,8 +278,8 @@ fn aggregates_extract_insert_and_casts() {
     let x = b.bin(BinOp::Shl, tid, c3);
     let ins = b.inst(st, InstKind::InsertValue { agg: undef, value: x, indices: vec![1] });
     let ins2 = b.inst(st, InstKind::InsertValue { agg: ins, value: c5, indices: vec![0] });
-    let e1 = b.inst(i32t, InstKind::ExtractValue { agg: ins2, indices: vec![1] });
-    let e0 = b.inst(i32t, InstKind::ExtractValue { agg: ins2, indices: vec![0] });
+    let e1 = b.inst(i32t, InstKind::ExtractValue { agg: ins2, indices: vec![1].into() });
+    let e0 = b.inst(i32t, InstKind::ExtractValue { agg: ins2, indices: vec![0].into() });
     let i64t = b.i64t;
     let z = b.inst(i64t, InstKind::Cast { op: CastOp::ZExt, value: e1 });
     let i16t = b.ty(Type::Int { bits: 16 });

@@ -405,7 +405,7 @@ fn decoded_values_match_disassembly_details() {
     assert_eq!(m.constants[u].kind, ConstKind::Undef);
     assert!(matches!(&m.types[insts[4].ty], Type::Struct { name: Some(n), .. } if n == "dx.types.ResRet.v8f32"));
     // %6 = extractvalue %5, 0 : <8 x float>
-    assert!(matches!(insts[5].kind, InstKind::ExtractValue { ref indices, .. } if indices == &[0]));
+    assert!(matches!(insts[5].kind, InstKind::ExtractValue { ref indices, .. } if indices[..] == [0]));
     let Type::Vector { elem, count: 8 } = m.types[insts[5].ty] else { panic!("{:?}", m.types[insts[5].ty]) };
     assert_eq!(m.types[elem], Type::Float { bits: 32 });
     // %7 = shl i32 %3, 5

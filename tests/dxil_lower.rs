@@ -267,7 +267,7 @@ fn sm610_module(phi_other: bool) -> (LlvmModule, FuncH) {
     };
     let (i12, u, a4) = (b.cint(32, 12), b.cundef(i32t), b.cint(32, 4));
     let ld = f.call(resret, vload, 303, &mut b, vec![handle, i12, u, a4]);
-    let vec = f.push(v8, InstKind::ExtractValue { agg: ld, indices: vec![0] });
+    let vec = f.push(v8, InstKind::ExtractValue { agg: ld, indices: vec![0].into() });
     let (i64c, e8) = (b.cint(32, 64), b.cint(32, 8));
     f.call(void, vstore, 304, &mut b, vec![handle, i64c, e8, vec, a4]);
     let (s16, l0, a128) = (b.cint(32, 16), b.cint(32, 0), b.cint(32, 128));

@@ -79,7 +79,7 @@ impl B {
     }
 
     fn other(&mut self, b: BlockH, opcode: u32, operands: Vec<Value>) -> Value {
-        self.push(b, self.i32, InstKind::Other { opcode, operands })
+        self.push(b, self.i32, InstKind::Other { opcode, operands: operands.into() })
     }
 
     /// A SPIR-V module-scope variable of `space` (with a BuiltIn when given).

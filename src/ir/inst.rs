@@ -3,6 +3,13 @@
 
 use super::module::{BlockH, InstH, Span, TypeH, Value};
 
+/// The value operands of an opaque instruction ([`InstKind::Other`]): up to
+/// three inline, no allocation for the usual ones.
+pub type Operands = smallvec::SmallVec<[Value; 3]>;
+
+/// A constant member path ([`InstKind::ExtractValue`]): up to two inline.
+pub type Indices = smallvec::SmallVec<[u32; 2]>;
+
 /// Integer/float binary operators (LLVM binop codes; SPIR-V maps onto them).
 #[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -159,7 +166,7 @@ pub enum InstKind {
         /// Aggregate.
         agg: Value,
         /// Constant member path.
-        indices: Vec<u32>,
+        indices: Indices,
     },
     /// Aggregate with one member replaced.
     InsertValue {
@@ -263,7 +270,7 @@ pub enum InstKind {
         /// Opcode in the front end's numbering.
         opcode: u32,
         /// Value operands.
-        operands: Vec<Value>,
+        operands: Operands,
     },
 }
 
@@ -292,5 +299,20 @@ impl InstKind {
             }
             _ => Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Inline operands and member paths cost no instruction size: an
+    /// instruction stays 72 bytes (the arena holds millions of them).
+    #[test]
+    fn inline_operands_keep_instructions_small() {
+        assert_eq!(std::mem::size_of::<Operands>(), 40);
+        assert!(std::mem::size_of::<Indices>() <= 24);
+        assert_eq!(std::mem::size_of::<InstKind>(), 48);
+        assert_eq!(std::mem::size_of::<Inst>(), 72);
     }
 }

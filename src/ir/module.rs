@@ -4,7 +4,7 @@
 use super::facts::{Fact, Resource};
 use super::handle::{Arena, Handle};
 // Instructions are defined in `inst.rs` and part of this data model.
-pub use super::inst::{BinOp, Block, CastOp, CmpPred, Inst, InstKind, UnOp};
+pub use super::inst::{BinOp, Block, CastOp, CmpPred, Indices, Inst, InstKind, Operands, UnOp};
 
 /// Handle to a [`Type`].
 pub type TypeH = Handle<Type>;

@@ -2,7 +2,7 @@
 //! `ldmatrix`/`stmatrix`, `tcgen05.mma*`, block-scaled `mma.sync`/`mma.sp` and
 //! `cp.async.bulk.tensor`, with the inputs the atom verifiers take (`docs/atoms.md`).
 
-use super::parse::{Instruction, Operand as Syn};
+use super::parse::{InstRef, Operand as Syn};
 use super::Opcode;
 use crate::ir::{
     BlockScaledMma, Fact, FactKind, FuncH, InstH, InstKind, LdStMatrix, Mbarrier, MmaKind, Operand, PtxMatrixOp, PtxOp,
@@ -88,7 +88,7 @@ fn operand_of(values: &[Value], i: usize) -> Option<Operand> {
 /// Recognises a matrix instruction lowered to `kind` at `inst`.
 pub(crate) fn recognise(
     op: &Opcode<'_>,
-    ins: &Instruction<'_>,
+    ins: &InstRef<'_, '_>,
     inst: InstH,
     kind: &InstKind,
     target: Option<PtxTarget>,
@@ -113,7 +113,7 @@ pub(crate) fn recognise(
     Some(Pending { inst, op: PtxMatrixOp { word: ins.op.to_string(), target, op: payload } })
 }
 
-fn ldst(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> LdStMatrix {
+fn ldst(op: &Opcode<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> LdStMatrix {
     let store = op.base() == "stmatrix";
     let (mut m, mut n, mut num) = (0, 0, 0);
     let mut format = Vec::new();
@@ -147,7 +147,7 @@ fn ldst(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> LdStMatrix 
     }
 }
 
-fn tcgen05(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Tcgen05Mma {
+fn tcgen05(op: &Opcode<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> Tcgen05Mma {
     // `.ws` is part of the instruction name `tcgen05.mma.ws`: anywhere else ptxas
     // does not know it. `.sp` and every other modifier may come in any order.
     let ws = op.mods().nth(1) == Some("ws");
@@ -231,7 +231,7 @@ fn scalar_type_word(x: &str) -> bool {
 /// `mma.sync.aligned.kind::mxf8f6f4.sp::ordered_metadata.block_scale…`, as CUTLASS
 /// writes it) except the two sequences: the layouts (`row.col`) and the types
 /// (D, A, B, C, scale).
-fn block_mma(op: &Opcode<'_>, ins: &Instruction<'_>) -> BlockScaledMma {
+fn block_mma(op: &Opcode<'_>, ins: &InstRef<'_, '_>) -> BlockScaledMma {
     let (mut m, mut n, mut k) = (0, 0, 0);
     let mut types = Vec::new();
     let mut layouts = Vec::new();
@@ -274,7 +274,7 @@ fn block_mma(op: &Opcode<'_>, ins: &Instruction<'_>) -> BlockScaledMma {
 /// after `d`; A in registers takes one value per register.
 /// Every modifier but the instruction name (`wgmma.mma_async`) may come in any
 /// order; the types are a sequence (D, A, B) and `.popc` ends the b1 operation.
-fn wgmma(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Wgmma {
+fn wgmma(op: &Opcode<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> Wgmma {
     let (mut m, mut n, mut k) = (0, 0, 0);
     let mut types = Vec::new();
     let mut bit_op = Vec::new();
@@ -309,15 +309,15 @@ fn wgmma(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Wgmma {
 
 /// The address operand of an `mbarrier.*` instruction: the first operand, or
 /// the second after a destination register (`state`, `_`, a predicate).
-fn mbarrier_address(ins: &Instruction<'_>, values: &[Value]) -> Option<Operand> {
-    match &ins.operands[..] {
+fn mbarrier_address(ins: &InstRef<'_, '_>, values: &[Value]) -> Option<Operand> {
+    match ins.operands {
         [Syn::Addr(_), ..] => operand_of(values, 0),
         [Syn::Reg(_) | Syn::Sym(_) | Syn::Sink, Syn::Addr(_), ..] => operand_of(values, 0),
         _ => None,
     }
 }
 
-fn tensor_copy(op: &Opcode<'_>, ins: &Instruction<'_>, values: &[Value]) -> Option<TensorCopy> {
+fn tensor_copy(op: &Opcode<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> Option<TensorCopy> {
     let t = op.text;
     let family = ["cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor"]
         .into_iter()

@@ -4,6 +4,9 @@
 use crate::read::{ErrorKind, ReadError, Result};
 
 mod fast;
+mod line;
+
+pub use line::Line;
 
 /// Token classes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -30,7 +30,13 @@ pub(super) struct Cx<'a> {
     pub globals: FxHashMap<&'a str, Value>,
     /// The parsed `.target`.
     pub target: Option<crate::ir::PtxTarget>,
-    op_info: FxHashMap<&'a str, ops::OpInfo<'a>>,
+    /// Instruction word → index into `infos` (and `accesses`, `word_ops`).
+    op_info: FxHashMap<&'a str, u32>,
+    infos: Vec<ops::OpInfo<'a>>,
+    /// The memory access each word makes, if any.
+    accesses: Vec<Option<crate::ir::AccessForm>>,
+    /// Each word's index in `m.op_names`, given when first needed (`u32::MAX`: not yet).
+    word_ops: Vec<u32>,
     t_bool: Option<TypeH>,
     t_i32: Option<TypeH>,
     t_i64: Option<TypeH>,
@@ -104,14 +110,41 @@ impl<'a> Cx<'a> {
         t
     }
 
-    /// The cached facts about an instruction word.
-    fn op_info(&mut self, word: &'a str) -> ops::OpInfo<'a> {
-        if let Some(i) = self.op_info.get(word) {
-            return *i;
+    /// The cached facts about an instruction word, with the word's index
+    /// for [`Cx::word_op`] and [`Cx::word_access`].
+    fn op_info(&mut self, word: &'a str) -> (u32, ops::OpInfo<'a>) {
+        if let Some(&k) = self.op_info.get(word) {
+            if let Some(i) = self.infos.get(k as usize) {
+                return (k, *i);
+            }
         }
         let i = ops::OpInfo::new(self, word);
-        self.op_info.insert(word, i);
-        i
+        let k = self.infos.len() as u32;
+        self.infos.push(i);
+        self.accesses.push(crate::ir::AccessForm::parse(word));
+        self.word_ops.push(u32::MAX);
+        self.op_info.insert(word, k);
+        (k, i)
+    }
+
+    /// The memory access of the word with index `k` (from [`Cx::op_info`]).
+    fn word_access(&self, k: u32) -> Option<crate::ir::AccessForm> {
+        self.accesses.get(k as usize).copied().flatten()
+    }
+
+    /// [`Cx::op_name`] of the word `word` with index `k` (from [`Cx::op_info`]),
+    /// hashed once per word.
+    fn word_op(&mut self, k: u32, word: &'a str) -> u32 {
+        if let Some(&n) = self.word_ops.get(k as usize) {
+            if n != u32::MAX {
+                return n;
+            }
+        }
+        let n = self.op_name(word);
+        if let Some(slot) = self.word_ops.get_mut(k as usize) {
+            *slot = n;
+        }
+        n
     }
 
     pub fn float(&mut self, bits: u16) -> TypeH {
@@ -166,11 +199,9 @@ impl<'a> Cx<'a> {
     }
 
     fn constant(&mut self, ty: TypeH, tag: u8, bits: u64, kind: ConstKind) -> Value {
-        if let Some(c) = self.consts.get(&(ty, tag, bits)) {
-            return Value::Const(*c);
-        }
-        let c = self.m.constants.append(Constant { ty, kind, spec_id: None });
-        self.consts.insert((ty, tag, bits), c);
+        let consts = &mut self.m.constants;
+        let c =
+            *self.consts.entry((ty, tag, bits)).or_insert_with(|| consts.append(Constant { ty, kind, spec_id: None }));
         Value::Const(c)
     }
 
@@ -308,6 +339,9 @@ pub(super) fn lower<'a>(pm: PtxModule<'a>) -> Result<Module> {
         globals: FxHashMap::default(),
         files: FxHashMap::default(),
         op_info: FxHashMap::default(),
+        infos: Vec::new(),
+        accesses: Vec::new(),
+        word_ops: Vec::new(),
         target: pm.target.iter().find_map(|t| crate::ir::PtxTarget::parse(t, pm.version.unwrap_or((0, 0)))),
         t_bool: None,
         t_i32: None,

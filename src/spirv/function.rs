@@ -423,7 +423,10 @@ impl Lowerer<'_> {
                 InstKind::Shuffle { a, b, mask: Value::Const(c) }
             }
             80 => InstKind::Composite { elements: self.values(args) },
-            81 => InstKind::ExtractValue { agg: self.value(arg(0)), indices: args.get(1..).unwrap_or(&[]).to_vec() },
+            81 => InstKind::ExtractValue {
+                agg: self.value(arg(0)),
+                indices: crate::ir::Indices::from_slice(args.get(1..).unwrap_or(&[])),
+            },
             82 => InstKind::InsertValue {
                 agg: self.value(arg(1)),
                 value: self.value(arg(0)),
@@ -466,7 +469,7 @@ impl Lowerer<'_> {
                     args: self.values(args.get(1..).unwrap_or(&[])),
                     dx_op: None,
                 },
-                _ => InstKind::Other { opcode: op, operands: self.values(args.get(1..).unwrap_or(&[])) },
+                _ => InstKind::Other { opcode: op, operands: self.values(args.get(1..).unwrap_or(&[])).into() },
             },
             12 => {
                 // OpExtInst: set, instruction number, then operands (ids).
@@ -486,7 +489,7 @@ impl Lowerer<'_> {
                         operands.extend(args.iter().filter_map(|&i| self.try_value(i)));
                     }
                 }
-                InstKind::Other { opcode: op, operands }
+                InstKind::Other { opcode: op, operands: operands.into() }
             }
         }
     }

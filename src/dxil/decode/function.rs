@@ -254,7 +254,7 @@ impl Decoder {
                 let opc = self.lit(ops, &mut i)?;
                 match binop(opc, self.is_fp(ty)) {
                     Some(op) => (ty, InstKind::Binary { op, lhs, rhs }),
-                    None => (ty, InstKind::Other { opcode: code, operands: vec![lhs, rhs] }),
+                    None => (ty, InstKind::Other { opcode: code, operands: smallvec::smallvec![lhs, rhs] }),
                 }
             }
             // CAST [val(+ty), destty, castop]
@@ -264,7 +264,7 @@ impl Decoder {
                 let opc = self.lit(ops, &mut i)?;
                 match castop(opc) {
                     Some(op) => (dest, InstKind::Cast { op, value }),
-                    None => (dest, InstKind::Other { opcode: code, operands: vec![value] }),
+                    None => (dest, InstKind::Other { opcode: code, operands: smallvec::smallvec![value] }),
                 }
             }
             // GEP [inbounds, ty, ptr(+ty), idx(+ty)...]; old forms without the first two.
@@ -446,7 +446,7 @@ impl Decoder {
             // EXTRACTVAL [agg(+ty), idx...]
             26 => {
                 let (agg, mut ty) = self.vtp(ops, &mut i, &mut fwd)?;
-                let mut indices = Vec::with_capacity(ops.len() - i);
+                let mut indices = crate::ir::Indices::with_capacity(ops.len() - i);
                 for &ix in &ops[i..] {
                     ty = self.member(ty, ix).ok_or_else(|| self.bad("extractvalue index is out of range"))?;
                     indices.push(ix as u32);
@@ -463,7 +463,7 @@ impl Decoder {
             // CALL [paramattrs, cc, fnty?, callee(+ty), args...]
             34 => self.call(ops, &mut fwd)?,
             // FENCE [ordering, scope]
-            36 => (self.void(), InstKind::Other { opcode: code, operands: Vec::new() }),
+            36 => (self.void(), InstKind::Other { opcode: code, operands: Default::default() }),
             // CMPXCHG_OLD [ptr(+ty), cmp, new, ...] / CMPXCHG [ptr(+ty), cmp(+ty), new, ...]
             37 | 46 => {
                 let (ptr, pty) = self.vtp(ops, &mut i, &mut fwd)?;
@@ -489,7 +489,7 @@ impl Decoder {
                 let vty = self.ty(self.lit(ops, &mut i)?)?;
                 let valist = self.val(ops, &mut i, vty, &mut fwd)?;
                 let ty = self.ty(self.lit(ops, &mut i)?)?;
-                (ty, InstKind::Other { opcode: code, operands: vec![valist] })
+                (ty, InstKind::Other { opcode: code, operands: smallvec::smallvec![valist] })
             }
             // DEBUG_LOC [line, col, scope+1, ia+1]
             35 => {

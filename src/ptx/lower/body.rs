@@ -101,6 +101,10 @@ pub(super) struct Body<'c, 'a> {
     /// found above and cached), keyed by block and register (`ssa::def_key`):
     /// one table for the body, not one per block.
     pub(super) defs: FxHashMap<u64, Value>,
+    /// Each register's latest entry of `defs` (block, value), kept out of the
+    /// table: reads and writes within the block being filled hash nothing
+    /// (`u32::MAX`: none yet); see `ssa::Body::set_def`.
+    pub(super) last_def: Vec<(u32, Value)>,
     /// Phis to complete: (register, index in `phis`, block).
     pub(super) work: Vec<(u32, u32, usize)>,
     pub(super) phis: Vec<InstH>,
@@ -120,6 +124,8 @@ pub(super) struct Body<'c, 'a> {
     pub(super) dom_names: FxHashMap<&'a str, u32>,
     /// Register → name id (`u32::MAX`: not yet known).
     pub(super) var_name: Vec<u32>,
+    /// Register → the name it was first read or written as (empty: not yet).
+    pub(super) var_str: Vec<&'a str>,
 }
 
 /// Lowers the body `stmts` of `fd` into `f` (which carries the signature),
@@ -146,7 +152,7 @@ pub(super) fn lower_body<'a>(
     for s in stmts.iter() {
         match s {
             Stmt::Inst(ins) if control(ins.op).is_some() => {
-                if let Some(Operand::Sym(l)) = ins.operands.last() {
+                if let Some(Operand::Sym(l)) = stmts.operands(ins).last() {
                     targets.insert(l);
                 }
             }
@@ -199,7 +205,7 @@ pub(super) fn lower_body<'a>(
                 insts += 1;
                 let base = control(ins.op);
                 if base.is_none() {
-                    if let Some(o) = ins.operands.first() {
+                    if let Some(o) = stmts.operands(ins).first() {
                         written_names(o, &mut |name| {
                             let k = dom_names.len() as u32;
                             let id = *dom_names.entry(name).or_insert(k);
@@ -216,7 +222,7 @@ pub(super) fn lower_body<'a>(
                 }
                 if let Some(base) = base {
                     let guarded = ins.guard.is_some();
-                    let target = match &ins.operands[..] {
+                    let target = match stmts.operands(ins) {
                         [Operand::Sym(l)] => Some(*l),
                         _ => None,
                     };
@@ -231,7 +237,7 @@ pub(super) fn lower_body<'a>(
                                 Term::Br(l, scope)
                             }
                         }
-                        ("brx", _) => match &ins.operands[..] {
+                        ("brx", _) => match stmts.operands(ins) {
                             [_, Operand::Sym(t)] => Term::Switch(t),
                             _ => {
                                 return Err(error_at(
@@ -338,7 +344,8 @@ pub(super) fn lower_body<'a>(
         cur: 0,
         sp: span(fd.pos),
         loc: None,
-        defs: FxHashMap::with_capacity_and_hasher(insts.min(1 << 20), Default::default()),
+        defs: FxHashMap::default(),
+        last_def: Vec::new(),
         work: Vec::new(),
         phis: Vec::new(),
         phi_ops: Vec::new(),
@@ -351,6 +358,7 @@ pub(super) fn lower_body<'a>(
         dom,
         dom_names,
         var_name: Vec::new(),
+        var_str: Vec::new(),
     };
     for (i, p) in fd.params.iter().enumerate() {
         body.scopes[0].names.insert(p.name, Slot::Param(i as u32));
@@ -365,7 +373,7 @@ pub(super) fn lower_body<'a>(
         body.blocks[i].sealed = body.blocks[i].unfilled == 0;
         for k in p.first..p.end {
             let Some(s) = stmts.get(k) else { continue };
-            body.stmt(s)?;
+            body.stmt(s, &stmts)?;
             if body.over_budget {
                 return Err(ssa_budget_error(s, fd.pos));
             }

@@ -3,17 +3,16 @@
 
 use super::body::{Body, Slot};
 use super::ops::{OpInfo, OpKind};
-use crate::ir::{AccessForm, BinOp, CastOp, InstKind, Span, TypeH, Value};
+use crate::ir::{BinOp, CastOp, InstKind, Operands, Span, TypeH, Value};
 use crate::ptx::facts;
-use crate::ptx::parse::{Instruction, Operand};
+use crate::ptx::parse::{InstRef, Operand};
 use crate::ptx::Opcode;
 use crate::read::Result;
 
 impl<'c, 'a> Body<'c, 'a> {
-    pub(super) fn inst(&mut self, ins: &Instruction<'a>) -> Result<()> {
+    pub(super) fn inst(&mut self, ins: &InstRef<'_, 'a>) -> Result<()> {
         self.sp = Span { offset: u64::from(ins.pos.offset), id: ins.pos.line, loc: self.sp.loc };
-        let op = Opcode::new(ins.op);
-        let info = self.cx.op_info(ins.op);
+        let (word, info) = self.cx.op_info(ins.op);
         let bool_ty = self.cx.int(1);
         let guard = ins.guard.map(|(name, neg)| (self.name_value(name, bool_ty), neg));
         if info.control {
@@ -27,7 +26,7 @@ impl<'c, 'a> Body<'c, 'a> {
             return Ok(());
         }
         let dests = if info.no_dest { None } else { ins.operands.first().and_then(|o| self.dest_vars(o)) };
-        let srcs = if dests.is_some() { ins.operands.get(1..).unwrap_or(&[]) } else { &ins.operands[..] };
+        let srcs = if dests.is_some() { ins.operands.get(1..).unwrap_or(&[]) } else { ins.operands };
         let imm_ty = info.imm_ty;
         if let (OpKind::Mov, Some(d), [src]) = (info.kind, &dests, srcs) {
             if d.len() > 1 {
@@ -61,7 +60,7 @@ impl<'c, 'a> Body<'c, 'a> {
                         let value = self.value(&ins.operands[1], imm_ty);
                         let void = self.cx.void();
                         let h = self.emit(void, InstKind::Store { ptr, value });
-                        self.record_access(info.access, ins, srcs, h);
+                        self.record_access(word, ins, srcs, h);
                         None
                     }
                     (OpKind::Call, _) => {
@@ -80,18 +79,19 @@ impl<'c, 'a> Body<'c, 'a> {
                             }
                             None => self.cx.void(),
                         };
-                        let mut operands = Vec::with_capacity(srcs.len());
+                        let mut operands = Operands::new();
                         for s in srcs {
                             self.flatten(s, imm_ty, &mut operands);
                         }
                         let v = if matches!(info.kind, OpKind::Ld | OpKind::LdParam) && operands.len() == 1 {
                             self.emit(rty, InstKind::Load { ptr: operands[0] })
                         } else {
-                            let opcode = self.cx.op_name(ins.op);
+                            let opcode = self.cx.word_op(word, ins.op);
                             self.emit(rty, InstKind::Other { opcode, operands })
                         };
-                        self.record_access(info.access, ins, srcs, v);
+                        self.record_access(word, ins, srcs, v);
                         if let (Value::Inst(h), true) = (v, info.maybe_fact) {
+                            let op = Opcode::new(ins.op);
                             if let Some(p) = facts::recognise(&op, ins, h, &self.f.insts[h].kind, self.cx.target) {
                                 self.facts.push(p);
                             }
@@ -115,7 +115,8 @@ impl<'c, 'a> Body<'c, 'a> {
             for (k, d) in dests.iter().enumerate() {
                 let Some(var) = *d else { continue };
                 let ty = self.var_ty(var);
-                let part = self.emit(ty, InstKind::ExtractValue { agg: result, indices: vec![k as u32] });
+                let part =
+                    self.emit(ty, InstKind::ExtractValue { agg: result, indices: smallvec::smallvec![k as u32] });
                 let v = self.guarded(var, part, guard);
                 self.write(var, v);
             }
@@ -123,12 +124,12 @@ impl<'c, 'a> Body<'c, 'a> {
         Ok(())
     }
 
-    /// Records a memory access ([`AccessForm`]) lowered to `v`, when its
+    /// Records a memory access ([`crate::ir::AccessForm`]) lowered to `v`, when its
     /// written operands give the slots the form reads: addresses where it
     /// has them, and one value for every operand up to the last slot.
-    fn record_access(&mut self, form: Option<AccessForm>, ins: &Instruction<'a>, srcs: &[Operand<'a>], v: Value) {
+    fn record_access(&mut self, word: u32, ins: &InstRef<'_, 'a>, srcs: &[Operand<'a>], v: Value) {
         let Value::Inst(h) = v else { return };
-        let Some(form) = form else { return };
+        let Some(form) = self.cx.word_access(word) else { return };
         let Some(last) = form.slots().max() else { return };
         let single = |o: &Operand<'_>| match o {
             Operand::Addr(a) => a.extra.is_empty(),
@@ -138,7 +139,7 @@ impl<'c, 'a> Body<'c, 'a> {
         let fits = srcs.get(..=last).is_some_and(|s| s.iter().all(single))
             && form.addresses.iter().flatten().all(|&i| matches!(srcs.get(i), Some(Operand::Addr(_))));
         if fits {
-            let word = self.cx.op_name(ins.op);
+            let word = self.cx.word_op(word, ins.op);
             if let Some(slot) = self.cx.m.op_access.get_mut(word as usize) {
                 *slot = Some(form);
             }
@@ -155,10 +156,10 @@ impl<'c, 'a> Body<'c, 'a> {
         self.emit(ty, InstKind::Select { cond, if_true, if_false })
     }
 
-    pub(super) fn call(&mut self, ins: &Instruction<'a>, ty: TypeH) {
+    pub(super) fn call(&mut self, ins: &InstRef<'_, 'a>, ty: TypeH) {
         // call{.uni} (rets), callee, (args){, prototype};  — rets and args are .param names.
         let mut it = ins.operands.iter().peekable();
-        let mut rets = Vec::new();
+        let mut rets = Operands::new();
         if let Some(Operand::List(r)) = it.peek() {
             for o in r {
                 self.flatten(o, ty, &mut rets);
@@ -169,13 +170,14 @@ impl<'c, 'a> Body<'c, 'a> {
             Some(o) => self.value(o, ty),
             None => self.cx.undef(ty),
         };
-        let mut args = Vec::new();
+        let mut args = Operands::new();
         if let Some(Operand::List(a)) = it.next() {
             for o in a {
                 self.flatten(o, ty, &mut args);
             }
         }
         args.extend(rets);
+        let args = args.into_vec();
         let void = self.cx.void();
         self.emit(void, InstKind::Call { callee, args, dx_op: None });
     }

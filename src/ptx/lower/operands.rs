@@ -2,14 +2,14 @@
 
 use super::body::{Body, Scope, Slot};
 use super::names::BASE_SCOPES;
-use crate::ir::{BinOp, DebugLoc, InstKind, TypeH, UnOp, Value};
-use crate::ptx::parse::{Address, LocDirective, Operand, Stmt};
+use crate::ir::{BinOp, DebugLoc, InstKind, Operands, TypeH, UnOp, Value};
+use crate::ptx::parse::{Address, LocDirective, Operand, Stmt, Stmts};
 use crate::read::Result;
 
 impl<'c, 'a> Body<'c, 'a> {
     // ---- statements -----------------------------------------------------------------
 
-    pub(super) fn stmt(&mut self, s: &Stmt<'a>) -> Result<()> {
+    pub(super) fn stmt(&mut self, s: &Stmt<'a>, stmts: &Stmts<'a>) -> Result<()> {
         match s {
             Stmt::Open(_) => {
                 self.scopes.push(Scope::default());
@@ -28,7 +28,7 @@ impl<'c, 'a> Body<'c, 'a> {
             Stmt::Decl(d) => self.declare(d)?,
             Stmt::Loc(l) => self.set_loc(l),
             Stmt::Label(..) | Stmt::BranchTargets(..) => {}
-            Stmt::Inst(ins) => self.inst(ins)?,
+            Stmt::Inst(ins) => self.inst(&stmts.inst(ins))?,
         }
         Ok(())
     }
@@ -137,7 +137,7 @@ impl<'c, 'a> Body<'c, 'a> {
                         if name.contains("64") || name.contains("globaltimer") || name == "%gridid" { 64 } else { 32 };
                     let t = self.cx.int(bits);
                     let op = self.cx.op_name(name);
-                    return self.emit(t, InstKind::Other { opcode: op, operands: Vec::new() });
+                    return self.emit(t, InstKind::Other { opcode: op, operands: Operands::new() });
                 }
                 self.cx.undef(ty)
             }
@@ -158,7 +158,7 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     /// Flattens source operands into values (addresses with their extra operands).
-    pub(super) fn flatten(&mut self, op: &Operand<'a>, ty: TypeH, out: &mut Vec<Value>) {
+    pub(super) fn flatten(&mut self, op: &Operand<'a>, ty: TypeH, out: &mut Operands) {
         match op {
             Operand::Vector(items) | Operand::List(items) => items.iter().for_each(|o| self.flatten(o, ty, out)),
             Operand::Pair(a, b) => {

@@ -31,8 +31,6 @@ pub(super) struct OpInfo<'a> {
     pub kind: OpKind,
     /// A matrix instruction that may become a fact.
     pub maybe_fact: bool,
-    /// The memory access the word makes, if any.
-    pub access: Option<crate::ir::AccessForm>,
 }
 
 /// The modelled operations, decided once per instruction word.
@@ -132,7 +130,6 @@ impl<'a> OpInfo<'a> {
             imm_ty: cx.scalar(last),
             kind,
             maybe_fact: matches!(base, "ldmatrix" | "stmatrix" | "tcgen05" | "mma" | "cp" | "mbarrier" | "wgmma"),
-            access: crate::ir::AccessForm::parse(word),
         }
     }
 }

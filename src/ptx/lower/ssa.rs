@@ -162,21 +162,41 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     /// Remembers the name of register `var` (read or written as `name`) for
-    /// the phi placement of [`super::dom`].
+    /// the phi placement of [`super::dom`]; its id there is looked up only
+    /// when a read reaches a join (`above`), not once per register.
     #[inline]
-    pub(super) fn note_name(&mut self, var: u32, name: &str) {
-        if self.dom.is_none() || self.var_name.get(var as usize).is_some_and(|&k| k != u32::MAX) {
+    pub(super) fn note_name(&mut self, var: u32, name: &'a str) {
+        if self.dom.is_none() || self.var_str.get(var as usize).is_some_and(|s| !s.is_empty()) {
             return;
         }
         self.note_new_name(var, name);
     }
 
-    fn note_new_name(&mut self, var: u32, name: &str) {
+    fn note_new_name(&mut self, var: u32, name: &'a str) {
         let v = var as usize;
-        if self.var_name.len() <= v {
-            self.var_name.resize(self.vars.len().max(v + 1), u32::MAX);
+        if self.var_str.len() <= v {
+            self.var_str.resize(self.vars.len().max(v + 1), "");
         }
-        self.var_name[v] = self.dom_names.get(name).copied().unwrap_or(NEVER_WRITTEN);
+        self.var_str[v] = name;
+    }
+
+    /// The id in `dom` of the name register `var` was first seen as
+    /// (`NEVER_WRITTEN` when no instruction writes it); `None` when it was
+    /// never seen.
+    fn name_id(&mut self, var: u32) -> Option<u32> {
+        let v = var as usize;
+        if let Some(&k) = self.var_name.get(v) {
+            if k != u32::MAX {
+                return Some(k);
+            }
+        }
+        let s = *self.var_str.get(v).filter(|s| !s.is_empty())?;
+        let k = self.dom_names.get(s).copied().unwrap_or(NEVER_WRITTEN);
+        if self.var_name.len() <= v {
+            self.var_name.resize(self.var_str.len().max(v + 1), u32::MAX);
+        }
+        self.var_name[v] = k;
+        Some(k)
     }
 
     /// The immediate dominator of `b` when a read of `var` at the join (or
@@ -184,10 +204,8 @@ impl<'c, 'a> Body<'c, 'a> {
     /// may write `var` has `b` in its iterated dominance frontier, and the
     /// dominator is filled (its end value is final). `None`: make the phi.
     fn above(&mut self, b: usize, var: u32) -> Option<usize> {
-        let name = *self.var_name.get(var as usize)?;
-        if name == u32::MAX {
-            return None;
-        }
+        self.dom.as_ref()?;
+        let name = self.name_id(var)?;
         let dom = self.dom.as_mut()?;
         let d = dom.idom(b)?;
         if !self.blocks.get(d).is_some_and(|x| x.filled) {
@@ -236,13 +254,40 @@ impl<'c, 'a> Body<'c, 'a> {
         self.set_def(self.cur, var, v);
     }
 
-    /// The value of `var` known at the end of block `b` (written or cached).
+    /// The value of `var` known at the end of block `b` (written or cached):
+    /// the register's latest entry in `last_def`, else the table.
+    #[inline]
     fn def(&self, b: usize, var: u32) -> Option<Value> {
+        if let Some(&(db, v)) = self.last_def.get(var as usize) {
+            if db == b as u32 {
+                return Some(v);
+            }
+        }
+        if self.defs.is_empty() {
+            return None;
+        }
         self.defs.get(&def_key(b, var)).copied()
     }
 
+    /// Records the value of `var` at the end of `b`. The register's dense
+    /// slot holds its entry for the block being filled (where nearly every
+    /// read and write goes) or its first one; an entry it gives up, and
+    /// entries for other blocks, go to the table.
+    #[inline]
     fn set_def(&mut self, b: usize, var: u32, v: Value) {
-        self.defs.insert(def_key(b, var), v);
+        let i = var as usize;
+        if self.last_def.len() <= i {
+            self.last_def.resize(self.vars.len().max(i + 1), (u32::MAX, Value::Arg(u32::MAX)));
+        }
+        let slot = &mut self.last_def[i];
+        if slot.0 == b as u32 || slot.0 == u32::MAX {
+            *slot = (b as u32, v);
+        } else if b == self.cur {
+            let (ob, ov) = std::mem::replace(slot, (b as u32, v));
+            self.defs.insert(def_key(ob as usize, var), ov);
+        } else {
+            self.defs.insert(def_key(b, var), v);
+        }
     }
 
     /// The one predecessor of `b` when `b` passes every value through: filled,

@@ -1,8 +1,8 @@
 //! Function bodies: statements, instructions and their operands.
 
 use super::{unexpected, Parser, Space, LINKAGE};
-use super::{Address, Instruction, Operand, Stmt, Stmts};
-use crate::ptx::lex::{error_at, number, Number, Pos, Tok, Token};
+use super::{Address, Operand, Stmt, Stmts};
+use crate::ptx::lex::{error_at, number, Line, Number, Pos, Tok, Token};
 use crate::read::limits::{MAX_PTX_NESTING, MAX_PTX_OPERANDS, MAX_PTX_STATEMENTS};
 use crate::read::{ErrorKind, Result};
 
@@ -22,6 +22,21 @@ impl<'a> Parser<'a> {
         out.push(Stmt::Open((&open).into()));
         let mut depth = 1usize;
         while depth > 0 {
+            // The usual one-line instruction or label, straight from the bytes.
+            let start = self.scratch.len();
+            match self.lx.fast_line(&mut self.scratch) {
+                Some(Line::Inst { guard, op, pos }) => {
+                    self.count_stmt(pos)?;
+                    out.push_inst(guard, op, self.scratch.drain(start..), pos);
+                    continue;
+                }
+                Some(Line::Label(name, pos)) => {
+                    self.count_stmt(pos)?;
+                    out.push(Stmt::Label(name, pos));
+                    continue;
+                }
+                None => {}
+            }
             let t = self.lx.next()?;
             let pos: Pos = (&t).into();
             self.count_stmt(pos)?;
@@ -100,8 +115,9 @@ impl<'a> Parser<'a> {
                     }
                 }
                 Tok::Word | Tok::Punct(b'@') => {
-                    let i = self.instruction(t)?;
-                    out.push(Stmt::Inst(i));
+                    let start = self.scratch.len();
+                    let (guard, op, pos) = self.instruction(t)?;
+                    out.push_inst(guard, op, self.scratch.drain(start..), pos);
                 }
                 _ => return Err(unexpected(&t, "an instruction, label, directive or '}'")),
             }
@@ -109,7 +125,10 @@ impl<'a> Parser<'a> {
         Ok(out)
     }
 
-    pub(super) fn instruction(&mut self, first: Token<'a>) -> Result<Instruction<'a>> {
+    /// An instruction whose first token (its word or `@`) was read: its
+    /// guard, word and position; its operands are pushed on the scratch stack.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn instruction(&mut self, first: Token<'a>) -> Result<(Option<(&'a str, bool)>, &'a str, Pos)> {
         let pos: Pos = (&first).into();
         let mut guard = None;
         let mut word = first;
@@ -126,18 +145,17 @@ impl<'a> Parser<'a> {
             return Err(unexpected(&word, "an instruction"));
         }
         if self.eat_punct(b';')? {
-            return Ok(Instruction { guard, op: word.text, operands: Box::default(), pos });
+            return Ok((guard, word.text, pos));
         }
         // Gathered on the scratch stack (lists inside an operand use the part
-        // above) and moved into a boxed slice of exactly their length.
+        // above, and move into a boxed slice of exactly their length).
         let start = self.scratch.len();
         let r = self.instruction_operands(pos, start);
         if r.is_err() {
             self.scratch.truncate(start);
         }
         r?;
-        let operands = self.scratch.drain(start..).collect();
-        Ok(Instruction { guard, op: word.text, operands, pos })
+        Ok((guard, word.text, pos))
     }
 
     fn instruction_operands(&mut self, pos: Pos, start: usize) -> Result<()> {
@@ -295,13 +313,18 @@ impl<'a> Parser<'a> {
     pub(super) fn num(&mut self, t: &Token<'a>, neg: bool) -> Result<Operand<'a>> {
         let v =
             number(t.text).ok_or_else(|| error_at(t.into(), ErrorKind::Malformed, format!("bad number {}", t.text)))?;
-        Ok(match v {
-            Number::Int(x) => {
-                let x = x as i64;
-                Operand::Int(if neg { x.wrapping_neg() } else { x })
-            }
-            Number::F32(b) => Operand::Float(u64::from(if neg { b ^ 0x8000_0000 } else { b }), 32),
-            Number::F64(b) => Operand::Float(if neg { b ^ (1 << 63) } else { b }, 64),
-        })
+        Ok(number_operand(v, neg))
+    }
+}
+
+/// The immediate operand of a number token's value, negated after a `-`.
+pub(crate) fn number_operand<'a>(v: Number, neg: bool) -> Operand<'a> {
+    match v {
+        Number::Int(x) => {
+            let x = x as i64;
+            Operand::Int(if neg { x.wrapping_neg() } else { x })
+        }
+        Number::F32(b) => Operand::Float(u64::from(if neg { b ^ 0x8000_0000 } else { b }), 32),
+        Number::F64(b) => Operand::Float(if neg { b ^ (1 << 63) } else { b }, 64),
     }
 }

@@ -10,6 +10,8 @@ mod directives;
 mod expr;
 mod instructions;
 
+pub(crate) use instructions::number_operand;
+
 /// A state space (`.reg`, `.global`, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Space {
@@ -134,15 +136,29 @@ pub struct Address<'a> {
     pub extra: Vec<Operand<'a>>,
 }
 
-/// An instruction statement.
-#[derive(Debug, Clone, PartialEq)]
+/// An instruction statement as stored in [`Stmts`]: its operands are in the
+/// body's operand arena ([`Stmts::inst`] gives them with it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Instruction<'a> {
     /// Guard predicate `@%p` (`true` when negated `@!%p`).
     pub guard: Option<(&'a str, bool)>,
     /// Instruction word with every modifier (`ld.global.v4.b32`).
     pub op: &'a str,
+    /// Where its operands are: arena chunk, first index there, count.
+    operands: (u32, u32, u32),
+    /// Where it starts (the guard, when present).
+    pub pos: Pos,
+}
+
+/// An instruction with its operands, as the lowering reads it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InstRef<'s, 'a> {
+    /// Guard predicate `@%p` (`true` when negated `@!%p`).
+    pub guard: Option<(&'a str, bool)>,
+    /// Instruction word with every modifier (`ld.global.v4.b32`).
+    pub op: &'a str,
     /// Operands in order.
-    pub operands: Box<[Operand<'a>]>,
+    pub operands: &'s [Operand<'a>],
     /// Where it starts (the guard, when present).
     pub pos: Pos,
 }
@@ -169,19 +185,31 @@ pub enum Stmt<'a> {
 /// The statements of a function body, in chunks of [`Stmts::CHUNK`]: a long
 /// body is never copied to grow, and the lowering frees the chunks it has
 /// passed ([`Stmts::release_before`]), so the syntax tree of a large function
-/// shrinks while its IR grows.
+/// shrinks while its IR grows. The instructions' operands are in an arena of
+/// chunks beside them (no allocation per instruction), released with them.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Stmts<'a> {
     chunks: Vec<Vec<Stmt<'a>>>,
     len: usize,
     /// Chunks released so far (each call only looks at the new ones).
     released: usize,
+    /// Operands of the instructions, in chunks of at least [`Stmts::OPERAND_CHUNK`]:
+    /// an instruction's are consecutive in one chunk.
+    operands: Vec<Vec<Operand<'a>>>,
+    /// For each statement chunk, the operand chunk its first instruction's
+    /// operands go to or after.
+    operand_marks: Vec<u32>,
+    /// Operand chunks released so far.
+    operands_released: usize,
 }
 
 impl<'a> Stmts<'a> {
     /// Statements per chunk (160 KB: above glibc's initial mmap threshold,
     /// so a released chunk goes back to the system at once).
     pub const CHUNK: usize = 2048;
+
+    /// Operands per arena chunk (at least; 192 KB, above the mmap threshold).
+    pub const OPERAND_CHUNK: usize = 8192;
 
     /// Appends a statement.
     pub fn push(&mut self, s: Stmt<'a>) {
@@ -193,9 +221,46 @@ impl<'a> Stmts<'a> {
                 let mut c = if last.is_none() { Vec::new() } else { Vec::with_capacity(Self::CHUNK) };
                 c.push(s);
                 self.chunks.push(c);
+                self.operand_marks.push(self.operands.len().saturating_sub(1) as u32);
             }
         }
         self.len += 1;
+    }
+
+    /// Appends an instruction with its operands.
+    pub fn push_inst(
+        &mut self,
+        guard: Option<(&'a str, bool)>,
+        op: &'a str,
+        operands: impl ExactSizeIterator<Item = Operand<'a>>,
+        pos: Pos,
+    ) {
+        let n = operands.len();
+        let fits = self.operands.last().is_some_and(|c| c.len() + n <= c.capacity().max(Self::OPERAND_CHUNK));
+        if !fits {
+            // As statements: the first chunk grows as needed, the others are
+            // allocated whole (larger for an instruction of more operands).
+            let c = if self.operands.is_empty() { Vec::new() } else { Vec::with_capacity(Self::OPERAND_CHUNK.max(n)) };
+            self.operands.push(c);
+        }
+        let k = self.operands.len() - 1;
+        let chunk = &mut self.operands[k];
+        let start = chunk.len();
+        chunk.extend(operands);
+        let range = (k as u32, start as u32, n as u32);
+        self.push(Stmt::Inst(Instruction { guard, op, operands: range, pos }));
+    }
+
+    /// The operands of an instruction of these statements (empty once released).
+    pub fn operands(&self, ins: &Instruction<'a>) -> &[Operand<'a>] {
+        let (k, start, n) = ins.operands;
+        let (start, n) = (start as usize, n as usize);
+        self.operands.get(k as usize).and_then(|c| c.get(start..start + n)).unwrap_or(&[])
+    }
+
+    /// An instruction of these statements with its operands.
+    pub fn inst<'s>(&'s self, ins: &Instruction<'a>) -> InstRef<'s, 'a> {
+        InstRef { guard: ins.guard, op: ins.op, operands: self.operands(ins), pos: ins.pos }
     }
 
     /// Number of statements (released ones included).
@@ -218,13 +283,25 @@ impl<'a> Stmts<'a> {
         self.chunks.iter().flatten()
     }
 
-    /// Frees the chunks that hold only statements before `i`.
+    /// Frees the chunks that hold only statements before `i`, and the
+    /// operand chunks that hold only their operands.
     pub fn release_before(&mut self, i: usize) {
         let upto = (i / Self::CHUNK).min(self.chunks.len());
+        if upto <= self.released {
+            return;
+        }
         for c in self.chunks.get_mut(self.released..upto).unwrap_or(&mut []) {
             *c = Vec::new();
         }
-        self.released = self.released.max(upto);
+        self.released = upto;
+        let ops_upto = match self.operand_marks.get(upto) {
+            Some(&m) => (m as usize).min(self.operands.len()),
+            None => self.operands.len(),
+        };
+        for c in self.operands.get_mut(self.operands_released..ops_upto).unwrap_or(&mut []) {
+            *c = Vec::new();
+        }
+        self.operands_released = self.operands_released.max(ops_upto);
     }
 }
 
@@ -397,13 +474,16 @@ pub fn parse(text: &str) -> Result<PtxModule<'_>> {
 }
 
 #[cfg(test)]
+mod fast_tests;
+
+#[cfg(test)]
 mod size_tests {
     use super::*;
 
     /// The syntax tree of a function body is in memory while it is lowered:
-    /// keep its nodes small. An instruction's operands are one exact-size
-    /// boxed slice and a declaration is boxed, so a statement is 80 bytes (it
-    /// was 168 with four operands inline, and half the statements of a
+    /// keep its nodes small. An instruction's operands are in the body's
+    /// arena and a declaration is boxed, so a statement is 72 bytes (it was
+    /// 168 with four operands inline, and half the statements of a
     /// `-lineinfo` build are `.loc` lines of 28 bytes).
     #[test]
     fn statements_are_chunked_and_released() {
@@ -428,10 +508,42 @@ mod size_tests {
         assert_eq!(s.iter().count(), (n - 2 * c) as usize);
     }
 
+    /// An instruction's operands are read back from the arena until its
+    /// statement chunk is released; the operand chunks only earlier
+    /// statements used are freed with them, the ones later statements use stay.
+    #[test]
+    fn operands_are_chunked_and_released_with_their_statements() {
+        let n = 3 * Stmts::CHUNK;
+        let ops = |i: usize| (0..5).map(move |k| Operand::Int((5 * i + k) as i64));
+        let mut s = Stmts::default();
+        for i in 0..n {
+            s.push_inst(None, "add.s32", ops(i), Pos { offset: i as u32, line: 1, col: 1 });
+        }
+        fn read<'a>(s: &Stmts<'a>, i: usize) -> Vec<Operand<'a>> {
+            match s.get(i) {
+                Some(Stmt::Inst(ins)) => s.inst(ins).operands.to_vec(),
+                _ => Vec::new(),
+            }
+        }
+        for i in 0..n {
+            assert_eq!(read(&s, i), ops(i).collect::<Vec<_>>(), "{i}");
+        }
+        // 5 operands of 3 x 2048 instructions: 30720 operands in 4 chunks.
+        assert_eq!(s.operands.len(), 4);
+        s.release_before(2 * Stmts::CHUNK);
+        let freed = s.operands.iter().filter(|c| c.capacity() == 0).count();
+        assert_eq!(freed, 2, "chunks 0 and 1 hold only operands of statements 0..4096");
+        for i in 2 * Stmts::CHUNK..n {
+            assert_eq!(read(&s, i), ops(i).collect::<Vec<_>>(), "{i}");
+        }
+        s.release_before(n);
+        assert!(s.operands.iter().all(|c| c.capacity() == 0));
+    }
+
     #[test]
     fn nodes_stay_small() {
         assert_eq!(std::mem::size_of::<Operand<'_>>(), 24);
-        assert!(std::mem::size_of::<Stmt<'_>>() <= 80, "{}", std::mem::size_of::<Stmt<'_>>());
+        assert!(std::mem::size_of::<Stmt<'_>>() <= 72, "{}", std::mem::size_of::<Stmt<'_>>());
     }
 }
 

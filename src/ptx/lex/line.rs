@@ -1,0 +1,285 @@
+//! The byte-level fast path for the usual statement of a function body, all
+//! on one line: an instruction `[@[!]%p] word op, op, …;` whose operands are
+//! registers, symbols, `_`, numbers, `-N`, `!%p`, `[base]`, `[base+N]`,
+//! `[base+-N]` and `{…}` of such plain items; and a label `name:`. It reads
+//! them as the token path does (the same texts, values and position, with no
+//! token, `Result` or peek per item) and otherwise declines, having consumed
+//! only the spaces, newlines and `//` comments before the statement, for the
+//! token path to read it (and report any error where it is).
+
+use super::{is_word_byte, number, scan, Lexer, Number, Pos, CLASS, DOT, SPACE, START, WORD};
+use crate::ptx::parse::{number_operand, Address, Operand};
+use crate::read::limits::MAX_PTX_OPERANDS;
+
+/// A statement read by [`Lexer::fast_line`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// An instruction (its operands were pushed on the caller's stack).
+    Inst {
+        /// Guard predicate and whether it is negated.
+        guard: Option<(&'a str, bool)>,
+        /// Instruction word.
+        op: &'a str,
+        /// Where it starts (the guard, when present).
+        pos: Pos,
+    },
+    /// A label not followed by a directive (`.branchtargets`, …).
+    Label(&'a str, Pos),
+}
+
+impl<'a> Lexer<'a> {
+    /// Reads the next statement by the fast path when it has the usual
+    /// shape, pushing an instruction's operands on `out`; `None` (with `out`
+    /// as it was) otherwise.
+    pub fn fast_line(&mut self, out: &mut Vec<Operand<'a>>) -> Option<Line<'a>> {
+        if self.peeked.is_some() {
+            return None;
+        }
+        self.skip_plain_trivia();
+        let start = out.len();
+        let mut r = Reader { b: self.bytes, text: self.text, i: self.pos };
+        match r.statement(out, start) {
+            Some(kind) => {
+                let pos = self.here();
+                self.pos = r.i;
+                Some(match kind {
+                    Kind::Inst(guard, op) => Line::Inst { guard, op, pos },
+                    Kind::Label(name) => Line::Label(name, pos),
+                })
+            }
+            None => {
+                out.truncate(start);
+                None
+            }
+        }
+    }
+
+    /// Skips spaces, newlines and `//` comments (what the token lexer skips
+    /// the same way before a token); stops at a `/*` comment, which may be
+    /// unterminated.
+    fn skip_plain_trivia(&mut self) {
+        let b = self.bytes;
+        let mut i = self.pos;
+        loop {
+            match b.get(i) {
+                Some(&c) if CLASS[c as usize] & SPACE != 0 => i += 1,
+                Some(b'\n') => {
+                    i += 1;
+                    self.line = self.line.saturating_add(1);
+                    self.line_start = i;
+                }
+                Some(b'/') if b.get(i + 1) == Some(&b'/') => {
+                    let rest = b.get(i..).unwrap_or(&[]);
+                    i += rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
+                }
+                _ => break,
+            }
+        }
+        self.pos = i;
+    }
+}
+
+enum Kind<'a> {
+    Inst(Option<(&'a str, bool)>, &'a str),
+    Label(&'a str),
+}
+
+/// A cursor over the bytes of one line.
+struct Reader<'a> {
+    b: &'a [u8],
+    text: &'a str,
+    i: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn at(&self) -> u8 {
+        self.b.get(self.i).copied().unwrap_or(0)
+    }
+
+    fn spaces(&mut self) {
+        while CLASS[self.at() as usize] & SPACE != 0 {
+            self.i += 1;
+        }
+    }
+
+    /// Spaces, then the byte `c` (consumed).
+    fn eat(&mut self, c: u8) -> bool {
+        self.spaces();
+        let hit = self.at() == c;
+        self.i += usize::from(hit);
+        hit
+    }
+
+    /// A word token (`ld.global.u32`, `$L__BB0_2`, `_`).
+    fn word(&mut self) -> Option<&'a str> {
+        let s = self.i;
+        if CLASS[self.at() as usize] & START == 0 {
+            return None;
+        }
+        self.i = scan(self.b, s + 1, WORD | DOT, true);
+        self.text.get(s..self.i)
+    }
+
+    /// A register token (`%r1`, `%tid.x`).
+    fn reg(&mut self) -> Option<&'a str> {
+        let s = self.i;
+        if self.at() != b'%' || !is_word_byte(self.b.get(s + 1).copied().unwrap_or(0)) {
+            return None;
+        }
+        self.i = scan(self.b, s + 1, WORD | DOT, true);
+        self.text.get(s..self.i)
+    }
+
+    /// A register or a word (a predicate after `@` or `!`).
+    fn reg_or_word(&mut self) -> Option<&'a str> {
+        self.spaces();
+        if self.at() == b'%' {
+            self.reg()
+        } else {
+            self.word()
+        }
+    }
+
+    /// A number token's value.
+    fn number(&mut self) -> Option<Number> {
+        let s = self.i;
+        if !self.at().is_ascii_digit() {
+            return None;
+        }
+        self.i = scan(self.b, s + 1, WORD | DOT, false);
+        number(self.text.get(s..self.i)?)
+    }
+
+    fn statement(&mut self, out: &mut Vec<Operand<'a>>, start: usize) -> Option<Kind<'a>> {
+        let mut guard = None;
+        if self.at() == b'@' {
+            self.i += 1;
+            let neg = self.eat(b'!');
+            guard = Some((self.reg_or_word()?, neg));
+            self.spaces();
+        }
+        let op = self.word()?;
+        self.spaces();
+        match self.at() {
+            b';' => {
+                self.i += 1;
+                return Some(Kind::Inst(guard, op));
+            }
+            b':' if guard.is_none() => {
+                // A label, unless a directive follows (`.branchtargets`,
+                // `.callprototype`, `.calltargets`), maybe on a later line;
+                // the token after it must start as one that lexes (the token
+                // path looks at it here, and would report its error).
+                self.i += 1;
+                let mut j = self.i;
+                loop {
+                    match self.b.get(j) {
+                        Some(b'\n') => j += 1,
+                        Some(&c) if CLASS[c as usize] & SPACE != 0 => j += 1,
+                        Some(b'/') if self.b.get(j + 1) == Some(&b'/') => {
+                            let rest = self.b.get(j..).unwrap_or(&[]);
+                            j += rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
+                        }
+                        _ => break,
+                    }
+                }
+                return match self.b.get(j) {
+                    None | Some(b'@' | b'{' | b'}' | b'%' | b';') => Some(Kind::Label(op)),
+                    Some(&c) if CLASS[c as usize] & START != 0 => Some(Kind::Label(op)),
+                    _ => None,
+                };
+            }
+            _ => {}
+        }
+        loop {
+            let o = self.operand(out)?;
+            out.push(o);
+            if out.len() - start > MAX_PTX_OPERANDS {
+                return None;
+            }
+            self.spaces();
+            match self.at() {
+                b',' => self.i += 1,
+                b';' => {
+                    self.i += 1;
+                    return Some(Kind::Inst(guard, op));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// An operand, or `None` for anything but the plain forms (or a plain
+    /// form followed by `+`, `-` or `|`, checked by the caller).
+    fn operand(&mut self, out: &mut Vec<Operand<'a>>) -> Option<Operand<'a>> {
+        self.spaces();
+        match self.at() {
+            b'{' => {
+                self.i += 1;
+                let mark = out.len();
+                loop {
+                    let o = self.item()?;
+                    out.push(o);
+                    if out.len() - mark > MAX_PTX_OPERANDS {
+                        return None;
+                    }
+                    self.spaces();
+                    match self.at() {
+                        b',' => self.i += 1,
+                        b'}' => {
+                            self.i += 1;
+                            break;
+                        }
+                        _ => return None,
+                    }
+                }
+                Some(Operand::Vector(out.drain(mark..).collect()))
+            }
+            b'[' => {
+                self.i += 1;
+                self.spaces();
+                let base = match self.at() {
+                    b'%' => Operand::Reg(self.reg()?),
+                    _ => match self.word()? {
+                        "_" => Operand::Sink,
+                        w => Operand::Sym(w),
+                    },
+                };
+                let mut offset = 0;
+                if self.eat(b'+') {
+                    let neg = self.eat(b'-');
+                    self.spaces();
+                    let Number::Int(v) = self.number()? else { return None };
+                    offset = if neg { (v as i64).wrapping_neg() } else { v as i64 };
+                }
+                if !self.eat(b']') {
+                    return None;
+                }
+                Some(Operand::Addr(Box::new(Address { base, offset, extra: Vec::new() })))
+            }
+            _ => self.item(),
+        }
+    }
+
+    /// A register, symbol, `_`, number, `-N` or `!%p`.
+    fn item(&mut self) -> Option<Operand<'a>> {
+        self.spaces();
+        Some(match self.at() {
+            b'%' => Operand::Reg(self.reg()?),
+            b'-' => {
+                self.i += 1;
+                self.spaces();
+                number_operand(self.number()?, true)
+            }
+            b'!' => {
+                self.i += 1;
+                Operand::NotReg(self.reg_or_word()?)
+            }
+            c if c.is_ascii_digit() => number_operand(self.number()?, false),
+            _ => match self.word()? {
+                "_" => Operand::Sink,
+                w => Operand::Sym(w),
+            },
+        })
+    }
+}

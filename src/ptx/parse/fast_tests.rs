@@ -1,0 +1,191 @@
+//! The one-line fast path of the lexer (`Lexer::fast_line`) against the
+//! token path: where it reads a statement, the token path reads the same one
+//! and stops at the same place; where it declines, the token path reads the
+//! text as it would have from the start (same statement or same error).
+
+use super::{Address, Operand, Parser};
+use crate::ptx::lex::{Lexer, Line, Pos, Tok};
+use crate::read::Result;
+
+fn parser(s: &str) -> Parser<'_> {
+    Parser { lx: Lexer::new(s), statements: 0, files: Vec::new(), scratch: Vec::new() }
+}
+
+/// A statement as read: a label, or an instruction with its operands.
+#[derive(Debug, PartialEq)]
+enum Read<'a> {
+    Label(&'a str, Pos),
+    Inst(Option<(&'a str, bool)>, &'a str, Vec<Operand<'a>>, Pos),
+}
+
+/// One statement by the token path, as `Parser::body` reads it (`None` for
+/// what the fast path never takes: other statements, labelled directives).
+fn by_tokens<'a>(p: &mut Parser<'a>) -> Result<Option<Read<'a>>> {
+    let t = p.lx.next()?;
+    if t.kind == Tok::Word && p.lx.peek()?.is(b':') {
+        p.lx.next()?;
+        let n = p.lx.peek()?;
+        return Ok((n.kind != Tok::Dir).then(|| Read::Label(t.text, (&t).into())));
+    }
+    if t.kind == Tok::Word || t.is(b'@') {
+        let (guard, op, pos) = p.instruction(t)?;
+        return Ok(Some(Read::Inst(guard, op, std::mem::take(&mut p.scratch), pos)));
+    }
+    Ok(None)
+}
+
+fn by_bytes<'a>(p: &mut Parser<'a>) -> Option<Read<'a>> {
+    let mut ops = Vec::new();
+    Some(match p.lx.fast_line(&mut ops)? {
+        Line::Inst { guard, op, pos } => Read::Inst(guard, op, ops, pos),
+        Line::Label(name, pos) => {
+            assert!(ops.is_empty());
+            Read::Label(name, pos)
+        }
+    })
+}
+
+/// Checks `s`; true when the fast path read it.
+fn agree(s: &str) -> bool {
+    let mut fast = parser(s);
+    let mut slow = parser(s);
+    let want = by_tokens(&mut slow);
+    match by_bytes(&mut fast) {
+        Some(got) => {
+            assert_eq!(Ok(Some(got)), want, "{s:?}");
+            assert_eq!(fast.lx.next(), slow.lx.next(), "{s:?}: the next token");
+            true
+        }
+        None => {
+            assert_eq!(by_tokens(&mut fast), want, "{s:?}: after declining");
+            false
+        }
+    }
+}
+
+#[test]
+fn fast_lines_read_as_the_tokens_do() {
+    for s in [
+        "\tadd.s32 \t%r2, %r1, 1;\n\tret;",
+        "  \n\t// c\n@%p1 bra $L__BB0_2;",
+        "@!%p2 st.global.v2.u32 [%rd1+8], {%r1, %r2};",
+        "ld.global.u32 %r2, [%rd1+-8];",
+        "ld.param.u64 %rd1, [k_param_0];",
+        "mov.b64 %rd2, {%r1, _};",
+        "setp.ne.s32 %p1, %r1, -1;",
+        "mov.f32 %f1, 0f3F800000;",
+        "mov.f64 %fd1, -0d3FF0000000000000;",
+        "selp.b32 %r1, 1, 0, !%p3;",
+        "ret;",
+        "$L__BB0_2:\n\tret;",
+        "$L__BB0_2 :  // c\n",
+        "tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2;",
+        "add.s32%r1,%r2,0x10;",
+    ] {
+        assert!(agree(s), "{s:?} takes the fast path");
+    }
+    for s in [
+        "add.s32 %r1, %r2,\n 3;",
+        "add.s32 %r1, %r2, 3 // c\n;",
+        "mov.u64 %rd1, sym+8;",
+        "ld.u32 %r1, [%rd1-8];",
+        "ld.u32 %r1, [%rd1+2*4];",
+        "ld.u32 %r1, [8];",
+        "setp.eq.s32 %p1|%p2, %r1, 0;",
+        "call (%r1), f, (%r2);",
+        "add.s32 %r1, %r2, 0xZZ;",
+        "add.s32 %r1, %r2, # ;",
+        "$L__x: .branchtargets $L__a, $L__b;",
+        "$L__x:\n .callprototype ()_ (.param .b32 _);",
+        "/* c */ ret;",
+        "mov.b32 %r1, {};",
+        "ld.u32 %r1, [%rd1+1.5];",
+        "add.s32 %r1, %r2, 1",
+    ] {
+        assert!(!agree(s), "{s:?} declines");
+    }
+}
+
+/// On random lines over the bytes that matter, the fast path agrees with
+/// the token path (reads the same statement, stopping at the same place) or
+/// declines and leaves the same statement or error to the token path.
+#[test]
+fn fast_lines_agree_on_random_text() {
+    const OPERANDS: &[&str] =
+        &["%r1", "_", "sym", "8", "-3", "!%p1", "[%rd1]", "[%rd1+8]", "[x + -4]", "{%r1, %r2}", "0f3F800000", "%tid.x"];
+    const NOISE: &[&str] = &[
+        "@",
+        "!",
+        "%p1",
+        ":",
+        ",",
+        ";",
+        " ",
+        "\t",
+        "\n",
+        "[",
+        "]",
+        "+",
+        "-",
+        "{",
+        "}",
+        "|",
+        "// c",
+        "1.5",
+        "#",
+        "(",
+        ")",
+        ".reg",
+        "%",
+        "::",
+        "0xZZ",
+        "/*",
+        "*/",
+        "99999999999999999999999",
+        "\"s\"",
+        "ret",
+        "\0",
+    ];
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut fast = 0;
+    for _ in 0..30_000 {
+        let mut pieces: Vec<&str> = vec![["", "@%p1 ", "@!%p2 ", "$L__BB0_1:\n"][next() as usize % 4], "mov.b32 "];
+        let n = next() as usize % 5;
+        for k in 0..n {
+            if k > 0 {
+                pieces.push(", ");
+            }
+            pieces.push(OPERANDS[next() as usize % OPERANDS.len()]);
+        }
+        pieces.push(";");
+        for _ in 0..next() % 3 {
+            let at = next() as usize % (pieces.len() + 1);
+            pieces.insert(at, NOISE[next() as usize % NOISE.len()]);
+        }
+        if agree(&pieces.concat()) {
+            fast += 1;
+        }
+    }
+    assert!(fast > 10_000, "{fast} lines took the fast path");
+}
+
+#[test]
+fn operands_keep_their_values() {
+    let mut p = parser("@!%p1 ld.global.v2.u32 {%r1, _}, [%rd2+-16], 4294967296, -7, sym;");
+    let Some(Read::Inst(guard, op, ops, pos)) = by_bytes(&mut p) else { panic!("fast path declined") };
+    assert_eq!(guard, Some(("%p1", true)));
+    assert_eq!(op, "ld.global.v2.u32");
+    assert_eq!((pos.line, pos.col), (1, 1));
+    assert_eq!(ops[0], Operand::Vector(vec![Operand::Reg("%r1"), Operand::Sink].into()));
+    let addr = Address { base: Operand::Reg("%rd2"), offset: -16, extra: vec![] };
+    assert_eq!(ops[1], Operand::Addr(Box::new(addr)));
+    assert_eq!(ops[2], Operand::Int(1 << 32));
+    assert_eq!(ops[3], Operand::Int(-7));
+    assert_eq!(ops[4], Operand::Sym("sym"));
+}
