@@ -87,12 +87,15 @@ impl<'a> Opcode<'a> {
 
     /// The part before the first dot (`tcgen05`, `ld`).
     pub fn base(&self) -> &'a str {
-        self.text.split('.').next().unwrap_or(self.text)
+        let end = self.text.bytes().position(|b| b == b'.').unwrap_or(self.text.len());
+        self.text.get(..end).unwrap_or(self.text)
     }
 
-    /// The modifiers after the base, in written order.
+    /// The modifiers after the base, in written order (as `split('.').skip(1)`,
+    /// with a byte loop: words are short).
     pub fn mods(&self) -> impl Iterator<Item = &'a str> + Clone {
-        self.text.split('.').skip(1)
+        let rest = self.text.bytes().position(|b| b == b'.').and_then(|i| self.text.get(i + 1..));
+        Mods { rest }
     }
 
     /// True when `m` (without its dot) is one of the modifiers.
@@ -113,6 +116,30 @@ impl<'a> Opcode<'a> {
     /// The last modifier (usually the type: `s32`).
     pub fn last(&self) -> Option<&'a str> {
         self.text.rsplit('.').next().filter(|_| self.text.contains('.'))
+    }
+}
+
+/// The dot-separated parts of the rest of a word (`None`: no more).
+#[derive(Clone)]
+struct Mods<'a> {
+    rest: Option<&'a str>,
+}
+
+impl<'a> Iterator for Mods<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let rest = self.rest?;
+        match rest.bytes().position(|b| b == b'.') {
+            Some(i) => {
+                self.rest = rest.get(i + 1..);
+                rest.get(..i)
+            }
+            None => {
+                self.rest = None;
+                Some(rest)
+            }
+        }
     }
 }
 
@@ -153,6 +180,12 @@ mod tests {
         assert_eq!(o.find("kind::"), Some("kind::f16"));
         assert_eq!(o.last(), Some("kind::f16"));
         assert_eq!(Opcode::new("ret").last(), None);
+        // The modifiers are what `split('.').skip(1)` gives, empty parts included.
+        for w in ["ret", "ld.global.v4.b32", "a..b.", "x.", ".y", "", "bar.sync.0", "é.ü"] {
+            let want: Vec<&str> = w.split('.').skip(1).collect();
+            assert_eq!(Opcode::new(w).mods().collect::<Vec<_>>(), want, "{w:?}");
+            assert_eq!(Opcode::new(w).base(), w.split('.').next().unwrap_or(w), "{w:?}");
+        }
         assert_eq!(scalar_type("s32"), Some((b's', 32)));
         assert_eq!(scalar_type("f16x2"), None);
         assert_eq!(scalar_type("pred"), Some((b'p', 1)));

@@ -105,14 +105,13 @@ pub(super) struct Body<'c, 'a> {
     pub(super) vars: Vec<TypeH>,
     pub(super) scopes: Vec<Scope<'a>>,
     /// What the outermost scope says of each name looked up since its last
-    /// declaration (see `operands::Body::lookup`).
+    /// declaration (see `names::Body::lookup`).
     pub(super) outer_names: FxHashMap<&'a str, (u32, Option<Slot>)>,
     /// Bumped by every declaration in the base scopes (and when they change).
     pub(super) outer_gen: u32,
-    /// Register ranges of the body scope found last: (prefix key, generation,
-    /// first register, count); see `operands::Body::lookup`.
+    /// Register ranges of the body scope found last, direct-mapped by prefix:
+    /// (prefix key, generation, first register, count); see `names::Body::lookup`.
     pub(super) recent_ranges: [(u64, u32, u32, u32); 8],
-    pub(super) recent_next: usize,
     pub(super) cur: usize,
     pub(super) sp: Span,
     pub(super) loc: Option<(LocDirective, LocH)>,
@@ -359,7 +358,6 @@ pub(super) fn lower_body<'a>(
         outer_names: FxHashMap::default(),
         outer_gen: 0,
         recent_ranges: [(u64::MAX, u32::MAX, 0, 0); 8],
-        recent_next: 0,
         cur: 0,
         sp: span(fd.pos),
         loc: None,

@@ -64,18 +64,22 @@ impl<'c, 'a> Body<'c, 'a> {
             }
         }
         // `%r123` of a range the body scope declares: the range is found by
-        // its prefix among the few used last, without hashing the name.
+        // its prefix in a small direct-mapped memo, without hashing the name.
         if let (Some((prefix, n)), Some(top)) = (split_register(name), outer.last()) {
             if let Some(key) = prefix_key(prefix) {
                 let gen = self.outer_gen;
-                if let Some(&(_, _, base, count)) = self.recent_ranges.iter().find(|e| e.0 == key && e.1 == gen) {
-                    if n < count {
-                        return Some(Slot::Var(base + n));
+                let k = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 61) as usize % self.recent_ranges.len();
+                let e = self.recent_ranges[k];
+                let range = if e.0 == key && e.1 == gen {
+                    Some((e.2, e.3))
+                } else {
+                    let r = top.ranges.get(prefix).copied();
+                    if let Some((base, count)) = r {
+                        self.recent_ranges[k] = (key, gen, base, count);
                     }
-                } else if let Some(&(base, count)) = top.ranges.get(prefix) {
-                    let k = self.recent_next % self.recent_ranges.len();
-                    self.recent_ranges[k] = (key, gen, base, count);
-                    self.recent_next = k + 1;
+                    r
+                };
+                if let Some((base, count)) = range {
                     if n < count {
                         return Some(Slot::Var(base + n));
                     }
@@ -157,17 +161,26 @@ fn scope_lookup(s: &Scope<'_>, name: &str) -> Option<Slot> {
 /// u32) and what precedes them.
 fn split_register(name: &str) -> Option<(&str, u32)> {
     let b = name.as_bytes();
-    let mut digits = b.len();
-    while digits > 0 && b[digits - 1].is_ascii_digit() {
-        digits -= 1;
+    let mut i = b.len();
+    let mut n = 0u64;
+    let mut scale = 1u64;
+    while i > 0 {
+        let d = b[i - 1].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        if b.len() - i == 10 {
+            return None;
+        }
+        n += u64::from(d) * scale;
+        scale *= 10;
+        i -= 1;
     }
-    let (prefix, num) = name.split_at(digits);
-    let n = match num.as_bytes() {
-        [] | [b'0', _, ..] => return None,
-        d if d.len() <= 10 => u32::try_from(d.iter().fold(0u64, |n, &c| n * 10 + u64::from(c - b'0'))).ok()?,
-        _ => return None,
-    };
-    Some((prefix, n))
+    // No digit, or a leading zero before others.
+    if i == b.len() || (b.len() - i > 1 && b[i] == b'0') {
+        return None;
+    }
+    Some((name.get(..i)?, u32::try_from(n).ok()?))
 }
 
 /// A range prefix of up to 7 bytes as one word (its length in the top byte);

@@ -23,11 +23,12 @@ impl<'a> Parser<'a> {
         let mut depth = 1usize;
         while depth > 0 {
             // The usual one-line instruction or label, straight from the bytes.
-            let start = self.scratch.len();
-            match self.lx.fast_line(&mut self.scratch) {
+            let stack = out.operand_stack();
+            let start = stack.len();
+            match self.lx.fast_line(stack) {
                 Some(Line::Inst { guard, op, pos }) => {
                     self.count_stmt(pos)?;
-                    out.push_inst(guard, op, self.scratch.drain(start..), pos);
+                    out.push_inst_pushed(guard, op, start, pos);
                     continue;
                 }
                 Some(Line::Label(name, pos)) => {

@@ -251,6 +251,31 @@ impl<'a> Stmts<'a> {
         self.push(Stmt::Inst(Instruction { guard, op, operands: range, pos }));
     }
 
+    /// The operand stack of the arena, for a reader that pushes an
+    /// instruction's operands there (then [`Stmts::push_inst_pushed`]) or
+    /// truncates it to where it was.
+    pub fn operand_stack(&mut self) -> &mut Vec<Operand<'a>> {
+        // Room for the usual instruction in the chunk (one of more operands
+        // than that grows it).
+        const ROOM: usize = 64;
+        let room = self.operands.last().is_some_and(|c| c.len() + ROOM <= c.capacity().max(Self::OPERAND_CHUNK));
+        if !room {
+            let c = if self.operands.is_empty() { Vec::new() } else { Vec::with_capacity(Self::OPERAND_CHUNK) };
+            self.operands.push(c);
+        }
+        let k = self.operands.len() - 1;
+        &mut self.operands[k]
+    }
+
+    /// Appends an instruction whose operands are those pushed on
+    /// [`Stmts::operand_stack`] from `start` on.
+    pub fn push_inst_pushed(&mut self, guard: Option<(&'a str, bool)>, op: &'a str, start: usize, pos: Pos) {
+        let k = self.operands.len().saturating_sub(1);
+        let n = self.operands.get(k).map_or(0, |c| c.len().saturating_sub(start));
+        let range = (k as u32, start as u32, n as u32);
+        self.push(Stmt::Inst(Instruction { guard, op, operands: range, pos }));
+    }
+
     /// The operands of an instruction of these statements (empty once released).
     pub fn operands(&self, ins: &Instruction<'a>) -> &[Operand<'a>] {
         let (k, start, n) = ins.operands;
