@@ -237,6 +237,12 @@ impl<'c, 'a> Body<'c, 'a> {
             self.var_local.resize(self.vars.len().max(v + 1), u32::MAX);
         }
         let l = self.locals.len();
+        if self.locals.capacity() == l {
+            // Room for every declared register the body may meet, at most one
+            // per instruction slot, once (unwritten room takes no memory).
+            let more = self.vars.len().min(self.body_insts.capacity()).max(l + 16) - l;
+            self.locals.reserve(more);
+        }
         self.locals.push(Local { text: "", name: u32::MAX, block: u32::MAX, value: Value::Arg(u32::MAX) });
         self.var_local[v] = l as u32;
         l
