@@ -39,6 +39,8 @@ pub(super) struct Cx<'a> {
     word_ops: Vec<u32>,
     /// The word asked last and its index.
     last_word: Option<(&'a str, u32)>,
+    /// `i32` and `i64` constants below 64, once made (see [`Cx::const_int`]).
+    small_ints: [[Option<ConstH>; 64]; 2],
     /// The tuple type asked last (see [`Cx::tuple_of`]).
     last_tuple: Option<(Vec<TypeH>, TypeH)>,
     t_bool: Option<TypeH>,
@@ -241,9 +243,25 @@ impl<'a> Cx<'a> {
 
     /// An integer constant masked to the type's width.
     pub fn const_int(&mut self, ty: TypeH, v: u64) -> Value {
+        // 32- and 64-bit constants below 64 (offsets, shifts, masks, counts)
+        // from a table, without hashing.
+        let small = match (v < 64, Some(ty)) {
+            (true, t) if t == self.t_i32 => Some(0),
+            (true, t) if t == self.t_i64 => Some(1),
+            _ => None,
+        };
+        if let Some(s) = small {
+            if let Some(c) = self.small_ints[s][v as usize] {
+                return Value::Const(c);
+            }
+        }
         let bits = self.m.int_bits(ty).unwrap_or(64);
         let v = if bits >= 64 { v } else { v & ((1u64 << bits) - 1) };
-        self.constant(ty, 0, v, ConstKind::Int(v))
+        let r = self.constant(ty, 0, v, ConstKind::Int(v));
+        if let (Some(s), Value::Const(c)) = (small, r) {
+            self.small_ints[s][v as usize] = Some(c);
+        }
+        r
     }
 
     /// A float constant from its bits.
@@ -378,6 +396,7 @@ pub(super) fn lower<'a>(pm: PtxModule<'a>) -> Result<Module> {
         word_ops: Vec::new(),
         last_word: None,
         last_tuple: None,
+        small_ints: [[None; 64]; 2],
         target: pm.target.iter().find_map(|t| crate::ir::PtxTarget::parse(t, pm.version.unwrap_or((0, 0)))),
         t_bool: None,
         t_i32: None,
