@@ -136,10 +136,11 @@ fn class1_a_constant_address_keeps_its_finding_in_any_loop_nest() {
 // ---------------------------------------------------------------------------
 // Class 7: SSA construction cost
 
-/// `regs` registers set at the top, `blocks` single-predecessor blocks (each
-/// after a guarded branch to it; with `dummy`, each writes one more register),
-/// then one read of every register.
-fn chain_then_reads(blocks: usize, regs: usize, dummy: bool) -> String {
+/// `regs` registers set at the top (with `twice`, set again under a guard:
+/// two writers), `blocks` single-predecessor blocks (each after a guarded
+/// branch to it; with `dummy`, each writes one more register), then one read
+/// of every register.
+fn chain_then_reads(blocks: usize, regs: usize, dummy: bool, twice: bool) -> String {
     let mut s = String::from(HEADER);
     let _ = writeln!(
         s,
@@ -148,6 +149,13 @@ fn chain_then_reads(blocks: usize, regs: usize, dummy: bool) -> String {
     );
     for i in 0..regs {
         let _ = writeln!(s, "mov.u32 %r{i}, {i};");
+    }
+    if twice {
+        s.push_str("@%p1 bra Lw;\n");
+        for i in 0..regs {
+            let _ = writeln!(s, "mov.u32 %r{i}, {};", i + 1);
+        }
+        s.push_str("Lw:\n");
     }
     for i in 0..blocks {
         let _ = writeln!(s, "@%p1 bra L{i};\nL{i}:");
@@ -189,13 +197,19 @@ fn class7_ssa_construction_is_bounded() {
     let dir = scratch("class7");
     // The shape (270 KB took 14.6 s and 1.7 GB): empty blocks are
     // passed over once, so 7,000 × 7,000 costs O(B + R).
-    let p = write(&dir, "chain.ptx", &chain_then_reads(7000, 7000, false));
+    let p = write(&dir, "chain.ptx", &chain_then_reads(7000, 7000, false, false));
     assert!(std::fs::metadata(&p).unwrap().len() > 270_000);
     let (status, msg) = alone_and_in_batch(&p);
     assert_eq!(status, "ok", "{msg:?}");
-    // Each block writing a register: 4,200 × 4,200 walk steps, past the
-    // budget: an input error naming it, not minutes and gigabytes.
-    let p = write(&dir, "chain_big.ptx", &chain_then_reads(4200, 4200, true));
+    // Each block writing a register: the registers' one writer (the entry)
+    // dominates the reads, which take its values without a walk.
+    let p = write(&dir, "chain_big.ptx", &chain_then_reads(4200, 4200, true, false));
+    let (status, msg) = alone_and_in_batch(&p);
+    assert_eq!(status, "ok", "{msg:?}");
+    // The same with every register written in two blocks: 4,200 × 4,200
+    // walk steps, past the budget: an input error naming it, not minutes
+    // and gigabytes.
+    let p = write(&dir, "chain_twice.ptx", &chain_then_reads(4200, 4200, true, true));
     let (status, msg) = alone_and_in_batch(&p);
     assert_eq!(status, "error");
     let msg = msg.unwrap();

@@ -1,7 +1,7 @@
 //! Control-flow graph of one function: successors from the terminators,
 //! reachability from the entry and reverse post-order.
 
-use crate::ir::{BlockH, Function};
+use crate::ir::{BlockH, Function, InstKind};
 
 /// The CFG of a function.
 #[derive(Debug, Clone)]
@@ -29,13 +29,26 @@ impl Cfg {
             start.push(succ.len() as u32);
             let stamp = bh.index() as u32 + 1;
             if let Some(term) = b.insts.last().and_then(|h| f.insts.try_get(*h)) {
-                for s in term.kind.successors() {
+                // `InstKind::successors`, without a vector per block.
+                let mut add = |s: BlockH| {
                     if let Some(mark) = seen.get_mut(s.index()) {
                         if *mark != stamp {
                             *mark = stamp;
                             succ.push(s.index() as u32);
                         }
                     }
+                };
+                match &term.kind {
+                    InstKind::Br { target } => add(*target),
+                    InstKind::CondBr { if_true, if_false, .. } => {
+                        add(*if_true);
+                        add(*if_false);
+                    }
+                    InstKind::Switch { default, cases, .. } => {
+                        add(*default);
+                        cases.iter().for_each(|c| add(c.1));
+                    }
+                    _ => {}
                 }
             }
         }
@@ -80,7 +93,7 @@ impl Cfg {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Block, Inst, InstKind, Span, TypeH, Value};
+    use crate::ir::{Block, Inst, Span, TypeH, Value};
 
     /// A function of `n` blocks, block `b` ending in `term(b)`.
     fn func(n: usize, term: impl Fn(&[BlockH], usize) -> InstKind) -> Function {

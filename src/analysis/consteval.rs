@@ -8,11 +8,18 @@ use crate::ir::*;
 use crate::read::limits::MAX_RECURSION;
 use rustc_hash::FxHashMap;
 
+/// No memoized value ([`ConstEval`]'s index).
+const NO_MEMO: u32 = u32::MAX;
+
 /// Module-level evaluation of constants (with spec-constant overrides).
 pub(crate) struct ConstEval<'m> {
     pub m: &'m Module,
     spec: FxHashMap<u32, u64>,
-    memo: FxHashMap<ConstH, Val>,
+    /// Memoized values: per constant index, its position in `memo_vals`
+    /// ([`NO_MEMO`] when not computed), grown on demand (a dense index
+    /// instead of hashing the handle on every constant operand).
+    memo_at: Vec<u32>,
+    memo_vals: Vec<Val>,
     /// Zero values (`OpConstantNull`, `zeroinitializer`) and ⊥-shapes by type.
     zero_memo: FxHashMap<(TypeH, bool), Val>,
     /// Scalar leaves of a type (saturating), by type.
@@ -27,7 +34,8 @@ impl<'m> ConstEval<'m> {
         ConstEval {
             m,
             spec: overrides.iter().copied().collect(),
-            memo: FxHashMap::default(),
+            memo_at: Vec::new(),
+            memo_vals: Vec::new(),
             zero_memo: FxHashMap::default(),
             leaves_memo: FxHashMap::default(),
             steps: 0,
@@ -92,14 +100,39 @@ impl<'m> ConstEval<'m> {
     /// Computes and memoizes the value of `c` ([`ConstEval::value`]) without
     /// handing out a copy ([`ConstEval::cached`] reads it).
     pub(crate) fn ensure(&mut self, c: ConstH) {
-        if !self.memo.contains_key(&c) {
-            self.value_depth(c, 0);
+        if self.memo_get(c).is_none() {
+            let v = self.compute(c, 0);
+            self.memo_put(c, v);
         }
     }
 
     /// The value of `c`, once [`ConstEval::ensure`]d or computed.
     pub(crate) fn cached(&self, c: ConstH) -> Option<&Val> {
-        self.memo.get(&c)
+        self.memo_get(c)
+    }
+
+    fn memo_get(&self, c: ConstH) -> Option<&Val> {
+        let at = *self.memo_at.get(c.index())?;
+        self.memo_vals.get(at as usize)
+    }
+
+    /// Memoizes the value of `c` (replacing one a cycle stored meanwhile);
+    /// a handle that names no constant is not kept (it is ⊤ at once).
+    fn memo_put(&mut self, c: ConstH, v: Val) {
+        let i = c.index();
+        if i >= self.m.constants.len() {
+            return;
+        }
+        if i >= self.memo_at.len() {
+            self.memo_at.resize(i + 1, NO_MEMO);
+        }
+        match self.memo_vals.get_mut(self.memo_at[i] as usize) {
+            Some(old) => *old = v,
+            None => {
+                self.memo_at[i] = self.memo_vals.len() as u32;
+                self.memo_vals.push(v);
+            }
+        }
     }
 
     pub fn value(&mut self, c: ConstH) -> Val {
@@ -114,14 +147,14 @@ impl<'m> ConstEval<'m> {
     }
 
     fn value_depth(&mut self, c: ConstH, depth: u32) -> Val {
-        if let Some(v) = self.memo.get(&c) {
+        if let Some(v) = self.memo_get(c) {
             return v.clone();
         }
         if depth > MAX_RECURSION {
             return Val::Top;
         }
         let v = self.compute(c, depth);
-        self.memo.insert(c, v.clone());
+        self.memo_put(c, v.clone());
         v
     }
 

@@ -582,8 +582,14 @@ pub(crate) fn analyze_function_slice<'m>(
             _ => {
                 let new = eng.eval(h, &cfg);
                 let old = &eng.fv.vals[pi];
-                let mut joined = if matches!(old, Val::Bottom) { new } else { old.join(&new) };
-                if &joined != old {
+                let joined = match old {
+                    // The first value (most evaluations): nothing to join or compare.
+                    Val::Bottom => (!matches!(new, Val::Bottom)).then_some(new),
+                    // The same value again: nothing to join.
+                    _ if new == *old => None,
+                    _ => Some(old.join(&new)).filter(|j| j != old),
+                };
+                if let Some(mut joined) = joined {
                     if joined.has_known_bits() {
                         let g = &mut grown[pi];
                         *g = g.saturating_add(1);

@@ -9,7 +9,11 @@ use rustc_hash::FxHashMap;
 /// The instructions the values of `roots` depend on: closed under operands
 /// (phi inputs, addresses and their indices included); a load brings in every
 /// store of the function with what it depends on, since loads of local
-/// variables read the stores' values.
+/// variables read the stores' values. A function without local variables
+/// (no `alloca`: most PTX kernels) has no load that reads a store (only an
+/// alloca roots such a pointer, `memory::resolve`), so there a load brings
+/// in nothing more: the stored values (often the kernel's whole arithmetic)
+/// stay unevaluated.
 pub(crate) fn backward_slice(f: &Function, roots: &[Value]) -> Vec<bool> {
     let n = f.insts.len();
     let mut want = vec![false; n];
@@ -27,7 +31,8 @@ pub(crate) fn backward_slice(f: &Function, roots: &[Value]) -> Vec<bool> {
     for r in roots {
         push(*r, &mut want, &mut work);
     }
-    let mut stores_added = false;
+    // Set once the stores are in (or when no load can read them).
+    let mut stores_added = !f.insts.iter().any(|(_, i)| matches!(i.kind, InstKind::Alloca { .. }));
     while let Some(h) = work.pop() {
         let Some(inst) = f.insts.try_get(h) else { continue };
         for_each_operand(&inst.kind, |v| push(v, &mut want, &mut work));
@@ -129,4 +134,52 @@ pub(crate) fn users(
         *s = 0;
     }
     (Users { start, list }, loads_of)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{BinOp, Module};
+
+    /// A kernel that stores a product and reads an address from memory
+    /// (`read`, into `%r4`); `decl` declares what it needs.
+    fn kernel(decl: &str, read: &str) -> Module {
+        let text = format!(
+            ".version 8.7\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n{decl}\
+             .reg .b32 %r<8>;\n.reg .b64 %rd<8>;\nld.param.u64 %rd1, [p];\nld.global.u32 %r1, [%rd1];\n\
+             mul.lo.u32 %r2, %r1, 7;\nst.global.u32 [%rd1+4], %r2;\n{read}\ncvt.u64.u32 %rd3, %r4;\n\
+             ld.global.u32 %r5, [%rd3];\nadd.u64 %rd2, %rd1, 16;\nld.global.u32 %r3, [%rd2];\nret;\n}}\n"
+        );
+        crate::ptx::lower(text.as_bytes(), 0).expect("reads")
+    }
+
+    /// The slice of the access addresses (one of which is loaded), and
+    /// whether the stored product (`mul.lo`, the only multiply) is in it.
+    fn product_in_slice(m: &Module) -> bool {
+        let (_, f) = m.functions.iter().next().expect("a function");
+        let roots = crate::analysis::ptxops::access_roots(m, f);
+        let want = backward_slice(f, &roots);
+        let is = |h: InstH, k: fn(&InstKind) -> bool| f.insts.try_get(h).is_some_and(|i| k(&i.kind));
+        let (mul, _) = f
+            .insts
+            .iter()
+            .find(|(_, i)| matches!(i.kind, InstKind::Binary { op: BinOp::Mul, .. }))
+            .expect("the multiply");
+        let sliced = |k: fn(&InstKind) -> bool| f.insts.iter().any(|(h, _)| is(h, k) && want[h.index()]);
+        assert!(sliced(|k| matches!(k, InstKind::Binary { op: BinOp::Add, .. })), "address arithmetic");
+        assert!(sliced(|k| matches!(k, InstKind::Load { .. })), "the load an address comes from");
+        want[mul.index()]
+    }
+
+    #[test]
+    fn without_local_variables_a_load_brings_in_no_stored_value() {
+        let m = kernel("", "ld.global.u32 %r4, [%rd1+8];");
+        assert!(!product_in_slice(&m));
+    }
+
+    #[test]
+    fn with_a_local_variable_the_stores_and_their_values_are_in_the_slice() {
+        let m = kernel(".local .align 4 .b8 depot[16];\n", "st.local.u32 [depot], %r2;\nld.local.u32 %r4, [depot];");
+        assert!(product_in_slice(&m));
+    }
 }

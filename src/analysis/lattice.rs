@@ -254,6 +254,9 @@ impl AbsValue {
             (AbsValue::Bottom, x) | (x, AbsValue::Bottom) => x.clone(),
             (AbsValue::Top, _) | (_, AbsValue::Top) => AbsValue::Top,
             (AbsValue::Set(a), AbsValue::Set(b)) => {
+                if let Some(v) = merge_sets(a, b, bits) {
+                    return v;
+                }
                 let mut v = a.clone();
                 v.extend_from_slice(b);
                 AbsValue::Set(v).normalize(bits)
@@ -290,6 +293,35 @@ impl AbsValue {
             AbsValue::Known(kb) => describe_known(*kb),
         }
     }
+}
+
+/// The join of two sets that keep the invariants (ascending, no repeats,
+/// masked to the width): one merge, no sort; `None` when either does not
+/// (then [`AbsValue::normalize`] restores them).
+fn merge_sets(a: &[u64], b: &[u64], bits: u32) -> Option<AbsValue> {
+    let bits = bits.clamp(1, 64);
+    let ok = |v: &[u64]| {
+        v.len() <= MAX_CONST_SET && v.windows(2).all(|w| w[0] < w[1]) && v.last().is_none_or(|x| *x <= mask(bits))
+    };
+    if !ok(a) || !ok(b) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
+        out.push(x.min(y));
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
+    }
+    out.extend_from_slice(a.get(i..).unwrap_or(&[]));
+    out.extend_from_slice(b.get(j..).unwrap_or(&[]));
+    Some(if out.is_empty() {
+        AbsValue::Bottom
+    } else if out.len() > MAX_CONST_SET {
+        AbsValue::from_known(of_constants(&out, bits), bits)
+    } else {
+        AbsValue::Set(out)
+    })
 }
 
 fn describe_known(kb: KnownBits) -> String {

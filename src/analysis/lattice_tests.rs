@@ -377,3 +377,30 @@ fn ptx_forms_with_partly_known_parameters_are_sound() {
         AbsValue::from_known(K { zero: 0xCCCC_CCCC, one: 0 }, 32)
     );
 }
+
+/// Joining two sets merges them (no sort) exactly as normalizing their
+/// concatenation does, and falls back to that for sets that break the
+/// invariants (unsorted, unmasked, too many).
+#[test]
+fn joining_sets_merges_them_as_normalize_would() {
+    let set = |v: &[u64]| AbsValue::Set(v.to_vec());
+    assert_eq!(set(&[1, 5, 9]).join(&set(&[2, 5, 10]), 32), set(&[1, 2, 5, 9, 10]));
+    assert_eq!(set(&[4]).join(&set(&[4]), 32), set(&[4]));
+    let wide = set(&[0, 1, 2, 3, 4]).join(&set(&[5, 6, 7, 8]), 32);
+    assert_eq!(wide, AbsValue::from_known(KnownBits { zero: !0xF & mask(32), one: 0 }, 32));
+    let cases: &[(&[u64], &[u64])] = &[
+        (&[1, 5, 9], &[2, 5, 10]),
+        (&[0, 1, 2, 3, 4], &[5, 6, 7, 8]),
+        (&[3, 1], &[2]),
+        (&[7], &[7, 300]),
+        (&[0x1_0000_0001], &[1]),
+        (&[0, 1, 2, 3, 4, 5, 6, 7, 8], &[9]),
+    ];
+    for (a, b) in cases {
+        for bits in [8, 32, 64] {
+            let mut all = a.to_vec();
+            all.extend_from_slice(b);
+            assert_eq!(set(a).join(&set(b), bits), AbsValue::Set(all).normalize(bits), "{a:?} | {b:?} at {bits}");
+        }
+    }
+}

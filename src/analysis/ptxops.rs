@@ -55,11 +55,20 @@ pub(crate) fn kernel_param(f: &Function, i: u32) -> Val {
 /// The address (and size) operands of the PTX memory accesses of `f`
 /// ([`crate::ir::AccessForm`]), whose values `ptx-access-misaligned` reads.
 pub(crate) fn access_roots(m: &Module, f: &Function) -> Vec<Value> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(f.mem_accesses.len());
     for &(h, word) in &f.mem_accesses {
-        let Some(fm) = m.op_access(word) else { continue };
-        let ops = f.insts.try_get(h).map_or(&[][..], |i| access_operands(&i.kind));
-        out.extend(fm.slots().filter_map(|s| ops.get(s).copied()));
+        let (Some(fm), Some(i)) = (m.op_access(word), f.insts.try_get(h)) else { continue };
+        let ops = access_operands(&i.kind);
+        // `AccessForm::slots`, without the iterator adapters (once per access).
+        let align = match fm.align {
+            crate::ir::AccessAlign::Operand(s) => Some(s),
+            crate::ir::AccessAlign::Bytes(_) => None,
+        };
+        for s in [fm.addresses[0], fm.addresses[1], fm.size, align].into_iter().flatten() {
+            if let Some(v) = ops.get(s) {
+                out.push(*v);
+            }
+        }
     }
     out
 }

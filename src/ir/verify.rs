@@ -15,14 +15,27 @@ pub struct VerifyError {
     pub offset: u64,
 }
 
-/// Checks the invariants listed in the [module docs](super).
+/// Why an operand does not name a value of the module (kept small, so that
+/// the per-operand walk carries no error text; the message is built once,
+/// on failure).
+#[derive(Clone, Copy)]
+enum BadOperand {
+    /// Names nothing (a handle past its arena, an argument past the parameters).
+    Dangling(Value),
+    /// Names an instruction that no block lists.
+    Removed(usize),
+}
+
+/// Checks the invariants listed in the [module docs](super), in one pass
+/// over each function's blocks (no allocation per instruction).
 pub fn verify(m: &Module) -> Result<(), VerifyError> {
+    // Which instructions some block lists, reused across functions.
+    let mut placed: Vec<bool> = Vec::new();
     for (_, f) in m.functions.iter() {
-        let at = std::cell::Cell::new(f.span.offset);
-        let err = |message: String| VerifyError { function: f.name.clone(), message, offset: at.get() };
+        let err = |message: String, offset: u64| VerifyError { function: f.name.clone(), message, offset };
         if let Some(r) = f.ret {
             if m.types.try_get(r).is_none() {
-                return Err(err("bad return type".into()));
+                return Err(err("bad return type".into(), f.span.offset));
             }
         }
         if f.is_declaration {
@@ -30,7 +43,8 @@ pub fn verify(m: &Module) -> Result<(), VerifyError> {
         }
         // Instructions listed in a block; an operand naming any other (a phi
         // folded away, an instruction dropped) names a removed value.
-        let mut placed = vec![false; f.insts.len()];
+        placed.clear();
+        placed.resize(f.insts.len(), false);
         for (_, b) in f.blocks.iter() {
             for ih in &b.insts {
                 if let Some(p) = placed.get_mut(ih.index()) {
@@ -38,61 +52,77 @@ pub fn verify(m: &Module) -> Result<(), VerifyError> {
                 }
             }
         }
-        let check_value = |v: &Value| -> Result<(), VerifyError> {
+        let check_value = |v: &Value| -> Result<(), BadOperand> {
             let ok = match v {
                 Value::Const(c) => m.constants.try_get(*c).is_some(),
                 Value::Global(g) => m.globals.try_get(*g).is_some(),
                 Value::Function(h) => m.functions.try_get(*h).is_some(),
                 Value::Arg(i) => (*i as usize) < f.params.len(),
-                Value::Inst(i) => f.insts.try_get(*i).is_some(),
+                Value::Inst(i) => match placed.get(i.index()) {
+                    Some(true) => true,
+                    Some(false) => return Err(BadOperand::Removed(i.index())),
+                    None => false,
+                },
             };
-            if !ok {
-                return Err(err(format!("dangling operand {v:?}")));
-            }
-            match v {
-                Value::Inst(i) if !placed.get(i.index()).copied().unwrap_or(false) => {
-                    Err(err(format!("operand %{} names a removed instruction (in no block)", i.index())))
-                }
-                _ => Ok(()),
+            if ok {
+                Ok(())
+            } else {
+                Err(BadOperand::Dangling(*v))
             }
         };
+        let block_ok = |b: BlockH| f.blocks.try_get(b).is_some();
+        // The offset errors name: the last instruction looked at (the
+        // function's own before the first).
+        let mut at = f.span.offset;
         for (bh, b) in f.blocks.iter() {
             let mut seen_non_phi = false;
+            let n = b.insts.len();
             for (pos, ih) in b.insts.iter().enumerate() {
                 let Some(inst) = f.insts.try_get(*ih) else {
-                    return Err(err(format!("block {} lists a missing instruction", bh.index())));
+                    return Err(err(format!("block {} lists a missing instruction", bh.index()), at));
                 };
-                at.set(inst.span.offset);
+                at = inst.span.offset;
                 if m.types.try_get(inst.ty).is_none() {
-                    return Err(err(format!("instruction %{} has a bad type", ih.index())));
+                    return Err(err(format!("instruction %{} has a bad type", ih.index()), at));
                 }
                 let is_phi = matches!(inst.kind, InstKind::Phi { .. });
                 if is_phi && seen_non_phi {
-                    return Err(err(format!("phi %{} after a non-phi", ih.index())));
+                    return Err(err(format!("phi %{} after a non-phi", ih.index()), at));
                 }
                 seen_non_phi |= !is_phi;
-                let last = pos + 1 == b.insts.len();
+                let last = pos + 1 == n;
                 if inst.kind.is_terminator() != last {
-                    return Err(err(format!("block {} terminator misplaced", bh.index())));
+                    return Err(err(format!("block {} terminator misplaced", bh.index()), at));
                 }
-                if last {
-                    for s in inst.kind.successors() {
-                        if f.blocks.try_get(s).is_none() {
-                            return Err(err(format!("branch to missing block {}", s.index())));
-                        }
+                // The successors, in the order `InstKind::successors` lists them.
+                let missing = match &inst.kind {
+                    InstKind::Br { target } => (!block_ok(*target)).then_some(*target),
+                    InstKind::CondBr { if_true, if_false, .. } => {
+                        [*if_true, *if_false].into_iter().find(|s| !block_ok(*s))
                     }
+                    InstKind::Switch { default, cases, .. } => {
+                        std::iter::once(*default).chain(cases.iter().map(|c| c.1)).find(|s| !block_ok(*s))
+                    }
+                    _ => None,
+                };
+                if let Some(s) = missing {
+                    return Err(err(format!("branch to missing block {}", s.index()), at));
                 }
-                for_each_operand(&inst.kind, |v| check_value(v))?;
+                if let Err(bad) = for_each_operand(&inst.kind, check_value) {
+                    let message = match bad {
+                        BadOperand::Dangling(v) => format!("dangling operand {v:?}"),
+                        BadOperand::Removed(i) => format!("operand %{i} names a removed instruction (in no block)"),
+                    };
+                    return Err(err(message, at));
+                }
                 if let InstKind::Phi { incoming } = &inst.kind {
-                    for (_, pb) in incoming {
-                        if f.blocks.try_get(*pb).is_none() {
-                            return Err(err("phi names a missing block".into()));
-                        }
+                    if incoming.iter().any(|(_, pb)| !block_ok(*pb)) {
+                        return Err(err("phi names a missing block".into(), at));
                     }
                 }
             }
             if b.insts.is_empty() {
-                return Err(err(format!("block {} is empty", bh.index())));
+                return Err(err(format!("block {} is empty", bh.index()), at));
             }
         }
     }
@@ -176,5 +206,74 @@ pub fn for_each_operand<E>(k: &InstKind, mut f: impl FnMut(&Value) -> Result<(),
         InstKind::Switch { value, .. } => f(value),
         InstKind::Ret { value } => value.as_ref().map_or(Ok(()), f),
         InstKind::Other { operands, .. } => operands.iter().try_for_each(&mut f),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PTX: &str = ".version 8.7\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u32 p)\n{\n\
+        .reg .b32 %r<4>;\n.reg .pred %p<2>;\nld.param.u32 %r1, [p];\nadd.u32 %r2, %r1, 1;\n\
+        setp.lt.u32 %p1, %r2, 9;\n@%p1 bra $L1;\nadd.u32 %r3, %r2, 2;\n$L1:\nret;\n}\n";
+
+    fn module() -> Module {
+        let m = crate::ptx::lower(PTX.as_bytes(), 0).expect("reads");
+        assert_eq!(verify(&m), Ok(()));
+        m
+    }
+
+    /// The first instruction of `f` matching `pick`, with its offset.
+    fn find(m: &Module, pick: impl Fn(&InstKind) -> bool) -> (FuncH, InstH, u64) {
+        let (fh, f) = m.functions.iter().next().expect("a function");
+        let (ih, i) = f.insts.iter().find(|(_, i)| pick(&i.kind)).expect("the instruction");
+        (fh, ih, i.span.offset)
+    }
+
+    #[test]
+    fn an_operand_naming_nothing_is_dangling_at_its_instruction() {
+        let mut m = module();
+        let (fh, ih, at) = find(&m, |k| matches!(k, InstKind::Binary { .. }));
+        if let InstKind::Binary { rhs, .. } = &mut m.functions[fh].insts[ih].kind {
+            *rhs = Value::Arg(7);
+        }
+        let e = verify(&m).unwrap_err();
+        assert_eq!((e.message.as_str(), e.offset, e.function.as_str()), ("dangling operand Arg(7)", at, "k"));
+        assert!(at > 0, "the instruction's own offset, not the function's");
+    }
+
+    #[test]
+    fn a_branch_to_a_missing_block_names_it() {
+        let mut m = module();
+        let (fh, ih, at) = find(&m, |k| matches!(k, InstKind::CondBr { .. }));
+        if let InstKind::CondBr { if_false, .. } = &mut m.functions[fh].insts[ih].kind {
+            *if_false = BlockH::from_index(999).expect("a handle");
+        }
+        let e = verify(&m).unwrap_err();
+        assert_eq!((e.message.as_str(), e.offset), ("branch to missing block 999", at));
+    }
+
+    #[test]
+    fn a_block_without_its_terminator_and_an_empty_block_are_refused() {
+        let mut m = module();
+        let (fh, ih, _) = find(&m, |k| matches!(k, InstKind::CondBr { .. }));
+        let f = &mut m.functions[fh];
+        let bh = f.blocks.iter().find(|(_, b)| b.insts.last() == Some(&ih)).map(|(h, _)| h).expect("its block");
+        f.blocks[bh].insts.pop();
+        let last = *f.blocks[bh].insts.last().expect("more than the branch");
+        let at = f.insts[last].span.offset;
+        let e = verify(&m).unwrap_err();
+        assert_eq!((e.message, e.offset), (format!("block {} terminator misplaced", bh.index()), at));
+
+        let mut m = module();
+        let f = &mut m.functions[fh];
+        let (bh, b) = f.blocks.iter().last().expect("a block");
+        assert!(
+            b.insts.iter().all(|i| matches!(f.insts[*i].kind, InstKind::Ret { .. })),
+            "the last block only returns"
+        );
+        f.blocks[bh].insts.clear();
+        let e = verify(&m).unwrap_err();
+        assert_eq!(e.message, format!("block {} is empty", bh.index()));
     }
 }

@@ -512,9 +512,17 @@ pub fn invalid_everywhere(p: &crate::ir::PtxMatrixOp) -> bool {
 pub fn check(cx: &mut RuleContext<'_>) {
     let m = cx.m;
     let mut groups: FxHashMap<crate::ir::FuncH, (u32, bool)> = FxHashMap::default();
+    // The target's name, formatted once per target (a module has one).
+    let mut tname: Option<(Option<crate::ir::PtxTarget>, String)> = None;
     for (f, inst, p) in ptx_facts(m) {
-        let tname = p.target.map_or_else(|| "this target".to_string(), |t| t.name());
-        let (mut problems, gate) = problems(p, &tname);
+        let tname = match &tname {
+            Some((t, name)) if *t == p.target => name,
+            _ => {
+                let name = p.target.map_or_else(|| "this target".to_string(), |t| t.name());
+                &tname.insert((p.target, name)).1
+            }
+        };
+        let (mut problems, gate) = problems(p, tname);
         if problems.is_empty() {
             problems = gate;
         }

@@ -20,8 +20,12 @@ pub fn field_bits(v: &AbsValue, lo: u32, len: u32, bits: u32) -> Option<KnownBit
 /// The values the field admits when at least one of its bits is known and
 /// they are at most 16; `None` otherwise.
 pub fn admitted(v: &AbsValue, lo: u32, len: u32, bits: u32) -> Option<Vec<u64>> {
-    field_bits(v, lo, len, bits)?;
-    let vals = v.field(lo, len, bits).admitted(len, 4)?;
+    // As `field_bits`, on the one field value.
+    let field = v.field(lo, len, bits);
+    if field.known_bits(len)?.known() == 0 {
+        return None;
+    }
+    let vals = field.admitted(len, 4)?;
     (!vals.is_empty()).then_some(vals)
 }
 

@@ -120,24 +120,25 @@ pub fn check(cx: &mut RuleContext<'_>) {
     let m = cx.m;
     for (f, inst, p) in ptx_facts(m) {
         let base = p.word.split('.').next().unwrap_or_default();
-        let checks: Vec<(&'static str, &str, Option<Operand>, u64)> = match &p.op {
-            PtxOp::LdStMatrix(l) => vec![("row_address", "row address", l.address, 16)],
-            PtxOp::TensorCopy(c) => {
-                vec![
-                    ("smem_address", "shared-memory address", c.smem, 128),
-                    ("mbarrier_address", "mbarrier address", c.mbarrier, 8),
-                ]
-            }
-            PtxOp::Mbarrier(b) if base == "tcgen05" => vec![("mbarrier_address", "mbarrier address", b.address, 8)],
-            PtxOp::Mbarrier(b) => vec![("mbarrier_address", "object address", b.address, 8)],
+        // At most two addresses per instruction; the texts are formatted
+        // only for a finding.
+        type Check<'o> = (&'static str, &'static str, Option<Operand>, u64);
+        let (first, second): (Check<'_>, Option<Check<'_>>) = match &p.op {
+            PtxOp::LdStMatrix(l) => (("row_address", "row address", l.address, 16), None),
+            PtxOp::TensorCopy(c) => (
+                ("smem_address", "shared-memory address", c.smem, 128),
+                Some(("mbarrier_address", "mbarrier address", c.mbarrier, 8)),
+            ),
+            PtxOp::Mbarrier(b) if base == "tcgen05" => (("mbarrier_address", "mbarrier address", b.address, 8), None),
+            PtxOp::Mbarrier(b) => (("mbarrier_address", "object address", b.address, 8), None),
             _ => continue,
         };
-        let what = match &p.op {
+        let what = || match &p.op {
             PtxOp::TensorCopy(_) => "cp.async.bulk.tensor".to_string(),
             PtxOp::Mbarrier(_) => p.word.split('.').take(2).collect::<Vec<_>>().join("."),
             _ => base.to_string(),
         };
-        for (field, noun, op, align) in checks {
+        for (field, noun, op, align) in std::iter::once(first).chain(second) {
             let Some(op) = op else { continue };
             let v = cx.value(f, op);
             let Some(certainty) = judge(&v, |x| x % align != 0, |r, k| r % align.min(1u64 << k) != 0) else {
@@ -146,7 +147,7 @@ pub fn check(cx: &mut RuleContext<'_>) {
             let Some(value) = finding_value(&v) else { continue };
             let line = ptx_line(cx, f, inst);
             let text = describe(&v, align, certainty);
-            let message = format!("{what} {noun} {text}");
+            let message = format!("{} {noun} {text}", what());
             cx.emit(Finding {
                 rule: META.id,
                 certainty,

@@ -242,13 +242,13 @@ fn bit_list(mask: u64) -> String {
 }
 
 /// The findings of one instruction: `(field, message, value)`.
-struct Found {
-    kname: String,
+struct Found<'k> {
+    kname: &'k str,
     v: AbsValue,
     out: Vec<(&'static str, String, FindingValue)>,
 }
 
-impl Found {
+impl Found<'_> {
     /// The field's admitted values when every one is invalid.
     fn bad(&self, lo: u32, len: u32, invalid: impl Fn(u64) -> bool) -> Option<Vec<u64>> {
         all_invalid(&self.v, lo, len, IDESC_BITS, invalid)
@@ -302,34 +302,32 @@ pub fn check(cx: &mut RuleContext<'_>) {
         let scaled = block_scaled(kind);
         let Some((d_ok, ab_ok)) = formats(kind).or(scaled) else { continue };
         let scaled = scaled.is_some();
-        let kname = t.kind_text.clone().unwrap_or_default();
+        // Messages are only formatted for a field that is reported.
+        let kname = t.kind_text.as_deref().unwrap_or_default();
         let mut x = Found { v: cx.value(f, op), kname, out: Vec::new() };
         let valid = |ok: &'static [u64]| move |v: u64| !ok.contains(&v);
-        let not_for = format!("not valid for .kind::{}", x.kname);
+        let not_for = || format!("not valid for .kind::{kname}");
         if scaled {
             // Tables 43/44: bits 4-5 are the B scale-factor id, bit 23 the
             // scale format, 29-30 the A scale-factor id, 31 the K size.
             let sf_ok: &'static [u64] = if kind == MmaKind::Mxf4nvf4 { &[0, 1] } else { &[1] };
-            x.field(
-                "scale_format",
-                23,
-                1,
-                valid(sf_ok),
-                &format!("{not_for} (valid: {}; 0 UE4M3, 1 UE8M0)", list(sf_ok)),
-            );
+            x.field_with("scale_format", 23, 1, valid(sf_ok), |_| {
+                format!("{} (valid: {}; 0 UE4M3, 1 UE8M0)", not_for(), list(sf_ok))
+            });
             x.reserved(1 << 3 | 1 << 6);
         } else {
-            x.field("d_format", 4, 2, valid(d_ok), &format!("{not_for} (valid: {})", list(d_ok)));
+            x.field_with("d_format", 4, 2, valid(d_ok), |_| format!("{} (valid: {})", not_for(), list(d_ok)));
             x.reserved(1 << 6 | 1 << 23 | 1 << 29);
         }
-        x.field("a_format", 7, 3, valid(ab_ok), &format!("{not_for} (valid: {})", list(ab_ok)));
-        x.field("b_format", 10, 3, valid(ab_ok), &format!("{not_for} (valid: {})", list(ab_ok)));
+        let ab_why = |_: &[u64]| format!("{} (valid: {})", not_for(), list(ab_ok));
+        x.field_with("a_format", 7, 3, valid(ab_ok), ab_why);
+        x.field_with("b_format", 10, 3, valid(ab_ok), ab_why);
         let sp = u64::from(t.sparse);
         let sp_why = if t.sparse { "but the instruction is .sp" } else { "but the instruction is not .sp" };
         x.field("sparse", 2, 1, |v| v != sp, sp_why);
         if t.sparse && matches!(kind, MmaKind::I8 | MmaKind::F8f6f4) {
-            let why = format!("the sparsity selector must be 0 for .kind::{}", x.kname);
-            x.field("sparsity_selector", 0, 2, |v| v != 0, &why);
+            let why = |_: &[u64]| format!("the sparsity selector must be 0 for .kind::{kname}");
+            x.field_with("sparsity_selector", 0, 2, |v| v != 0, why);
         }
         if scaled {
         } else if kind != MmaKind::I8 {
@@ -415,8 +413,9 @@ fn majors(x: &mut Found, kind: MmaKind, ab_ok: &[u64]) {
     let no_transpose = matches!(kind, MmaKind::Mxf4 | MmaKind::Mxf4nvf4);
     for (name, lo, fmt_lo, which) in [("a_major", 15, 7, 'A'), ("b_major", 16, 10, 'B')] {
         if no_transpose {
-            let why = format!("transpose {which} (MN-major) is not supported by .kind::{}", x.kname);
-            x.field(name, lo, 1, |v| v != 0, &why);
+            let kname = x.kname;
+            let why = |_: &[u64]| format!("transpose {which} (MN-major) is not supported by .kind::{kname}");
+            x.field_with(name, lo, 1, |v| v != 0, why);
             continue;
         }
         let narrow = |f: u64| matches!(f, 3..=5) && ab_ok.contains(&f);
@@ -424,11 +423,13 @@ fn majors(x: &mut Found, kind: MmaKind, ab_ok: &[u64]) {
             continue;
         }
         let Some(fmts) = x.admitted(fmt_lo, 3).filter(|v| v.iter().all(|f| narrow(*f))) else { continue };
-        let why = format!(
-            "transpose {which} (MN-major) is only for 8-, 16- and 32-bit elements, and {which} is {} (E2M3 3, E3M2 4, E2M1 5)",
-            list(&fmts)
-        );
-        x.field(name, lo, 1, |v| v != 0, &why);
+        let why = |_: &[u64]| {
+            format!(
+                "transpose {which} (MN-major) is only for 8-, 16- and 32-bit elements, and {which} is {} (E2M3 3, E3M2 4, E2M1 5)",
+                list(&fmts)
+            )
+        };
+        x.field_with(name, lo, 1, |v| v != 0, why);
     }
 }
 
@@ -472,20 +473,31 @@ fn scale_factors(x: &mut Found, kind: MmaKind, t: &Tcgen05Mma, target: Option<cr
 /// and N for a transposed 8-bit B (Table 50).
 fn shapes(x: &mut Found, kind: MmaKind, t: &Tcgen05Mma) {
     let Some((ms, mut nrule)) = shape(kind, t) else { return };
-    let group = if t.ws { ".ws".to_string() } else { format!(".cta_group::{}", t.cta_group.max(1)) };
-    let group = if t.sparse { format!(".sp and {group}") } else { group };
+    // The texts are formatted only for a field that is reported.
+    let group = || {
+        let group = if t.ws { ".ws".to_string() } else { format!(".cta_group::{}", t.cta_group.max(1)) };
+        if t.sparse {
+            format!(".sp and {group}")
+        } else {
+            group
+        }
+    };
     let scaled = |vals: &[u64], k: u64| -> String { list(&vals.iter().map(|v| v * k).collect::<Vec<_>>()) };
-    let kname = x.kname.clone();
+    let kname = x.kname;
     let m_why =
-        |v: &[u64]| format!("M = {}, not valid for .kind::{kname} with {group} (M {})", scaled(v, 16), list(ms));
+        |v: &[u64]| format!("M = {}, not valid for .kind::{kname} with {} (M {})", scaled(v, 16), group(), list(ms));
     x.field_with("m", 24, 5, |v| !ms.contains(&(v * 16)), m_why);
-    let mut what = format!(".kind::{kname} with {group}");
+    let mut transposed_b8 = false;
     let b_transposed = x.admitted(16, 1).is_some_and(|v| v == [1]);
     let b8 = eight_bit(kind);
     if !t.ws && b_transposed && x.admitted(10, 3).is_some_and(|v| v.iter().all(|f| b8.contains(f))) {
         nrule = NRule::Step(if t.cta_group == 2 { 32 } else { 16 });
-        what = format!("a transposed 8-bit B (bit 16) with {group}");
+        transposed_b8 = true;
     }
-    let n_why = |v: &[u64]| format!("N = {}, not valid for {what} ({})", scaled(v, 8), nrule.text());
+    let what = || match transposed_b8 {
+        true => format!("a transposed 8-bit B (bit 16) with {}", group()),
+        false => format!(".kind::{kname} with {}", group()),
+    };
+    let n_why = |v: &[u64]| format!("N = {}, not valid for {} ({})", scaled(v, 8), what(), nrule.text());
     x.field_with("n", 17, 6, |v| !nrule.ok(v * 8), n_why);
 }

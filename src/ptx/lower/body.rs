@@ -67,6 +67,21 @@ pub(super) struct Blk {
     pub(super) skip: Option<usize>,
 }
 
+/// What pass 2 keeps of a register the body reads or writes.
+#[derive(Clone, Copy)]
+pub(super) struct Local<'a> {
+    /// The name it was first read or written as (empty: none yet).
+    pub(super) text: &'a str,
+    /// Its name id in `dom`, looked up from `text` when a read first needs it
+    /// (`u32::MAX`: not yet).
+    pub(super) name: u32,
+    /// Its latest entry of `defs`, kept out of the table: the block
+    /// (`u32::MAX`: none yet) and the value there. Reads and writes within
+    /// the block being filled hash nothing (see `ssa::Body::set_def`).
+    pub(super) block: u32,
+    pub(super) value: Value,
+}
+
 #[derive(Clone, Copy)]
 pub(super) enum Slot {
     Var(u32),
@@ -101,10 +116,6 @@ pub(super) struct Body<'c, 'a> {
     /// found above and cached), keyed by block and register (`ssa::def_key`):
     /// one table for the body, not one per block.
     pub(super) defs: FxHashMap<u64, Value>,
-    /// Each register's latest entry of `defs` (block, value), kept out of the
-    /// table: reads and writes within the block being filled hash nothing
-    /// (`u32::MAX`: none yet); see `ssa::Body::set_def`.
-    pub(super) last_def: Vec<(u32, Value)>,
     /// Phis to complete: (register, index in `phis`, block).
     pub(super) work: Vec<(u32, u32, usize)>,
     pub(super) phis: Vec<InstH>,
@@ -122,10 +133,11 @@ pub(super) struct Body<'c, 'a> {
     pub(super) dom: Option<Dom>,
     /// Names written by some instruction → name id in `dom`.
     pub(super) dom_names: DomNames<'a>,
-    /// Register → name id (`u32::MAX`: not yet known).
-    pub(super) var_name: Vec<u32>,
-    /// Register → the name it was first read or written as (empty: not yet).
-    pub(super) var_str: Vec<&'a str>,
+    /// Register → index in `locals` (`u32::MAX`: not met yet). Declared
+    /// ranges are often far larger than what the body uses (`%f<110593>`
+    /// for 4,097 registers), so only this 4-byte entry is per declared register.
+    pub(super) var_local: Vec<u32>,
+    pub(super) locals: Vec<Local<'a>>,
 }
 
 /// Lowers the body `stmts` of `fd` into `f` (which carries the signature),
@@ -343,7 +355,6 @@ pub(super) fn lower_body<'a>(
         sp: span(fd.pos),
         loc: None,
         defs: FxHashMap::default(),
-        last_def: Vec::new(),
         work: Vec::new(),
         phis: Vec::new(),
         phi_ops: Vec::new(),
@@ -355,8 +366,8 @@ pub(super) fn lower_body<'a>(
         over_budget: false,
         dom,
         dom_names,
-        var_name: Vec::new(),
-        var_str: Vec::new(),
+        var_local: Vec::new(),
+        locals: Vec::new(),
     };
     for (i, p) in fd.params.iter().enumerate() {
         body.scopes[0].names.insert(p.name, Slot::Param(i as u32));

@@ -22,6 +22,9 @@ pub(super) const NEVER_WRITTEN: u32 = u32::MAX - 1;
 pub(super) struct Dom {
     /// Immediate dominator of each block (the entry's is itself).
     idom: Vec<u32>,
+    /// Each reachable block's interval in a depth-first walk of the
+    /// dominator tree (entry, exit): `a` dominates `b` iff `b`'s lies in `a`'s.
+    tree: Vec<(u32, u32)>,
     /// Dominance frontier of each block, in compressed rows.
     df_start: Vec<u32>,
     df: Vec<u32>,
@@ -183,6 +186,7 @@ impl Dom {
             }
         }
         let (df_start, df) = rows(n, &pairs);
+        let tree = intervals(&idom, &mut steps);
         // `writes` come block after block, each (name, block) pair once.
         writes.retain(|&(_, b)| idom.get(b as usize).is_some_and(|&d| d != NONE));
         let (def_start, defs) = rows(names, &writes);
@@ -191,6 +195,7 @@ impl Dom {
         Some(Dom {
             idf_left,
             idom,
+            tree,
             df_start,
             df,
             def_start,
@@ -209,6 +214,25 @@ impl Dom {
         match self.idom.get(b) {
             Some(&d) if d != NONE && d as usize != b => Some(d as usize),
             _ => None,
+        }
+    }
+
+    /// The one block that may write `name`, when there is one.
+    pub(super) fn sole_writer(&self, name: u32) -> Option<usize> {
+        let k = name as usize;
+        let (a, z) = (*self.def_start.get(k)?, *self.def_start.get(k + 1)?);
+        if z != a + 1 {
+            return None;
+        }
+        self.defs.get(a as usize).map(|&b| b as usize)
+    }
+
+    /// Whether reachable block `a` dominates reachable block `b` (`false`
+    /// when either is unreachable).
+    pub(super) fn dominates(&self, a: usize, b: usize) -> bool {
+        match (self.tree.get(a), self.tree.get(b)) {
+            (Some(&(ia, oa)), Some(&(ib, ob))) => ia != NONE && ib != NONE && ia <= ib && ob <= oa,
+            _ => false,
         }
     }
 
@@ -285,6 +309,39 @@ impl Dom {
     }
 }
 
+/// Entry and exit numbers of each block in a depth-first walk of the
+/// dominator tree given by `idom` (`NONE` for unreachable blocks); the
+/// steps taken are added to `steps`.
+fn intervals(idom: &[u32], steps: &mut u64) -> Vec<(u32, u32)> {
+    let n = idom.len();
+    let kids: Vec<(u32, u32)> =
+        (1..n).filter(|&b| idom[b] != NONE && idom[b] as usize != b).map(|b| (idom[b], b as u32)).collect();
+    let (start, child) = rows(n, &kids);
+    let mut tree = vec![(NONE, NONE); n];
+    let mut clock = 0u32;
+    let mut stack: Vec<(u32, u32)> = Vec::new();
+    if n > 0 {
+        tree[0].0 = 0;
+        stack.push((0, start[0]));
+    }
+    while let Some(top) = stack.last_mut() {
+        let (b, k) = *top;
+        *steps += 1;
+        if k < start[b as usize + 1] {
+            top.1 += 1;
+            let c = child[k as usize];
+            clock += 1;
+            tree[c as usize].0 = clock;
+            stack.push((c, start[c as usize]));
+        } else {
+            clock += 1;
+            tree[b as usize].1 = clock;
+            stack.pop();
+        }
+    }
+    tree
+}
+
 /// Compressed rows of `n` keys from (key, value) pairs (a counting sort:
 /// each row keeps the pairs' order; keys past `n` are dropped).
 fn rows(n: usize, pairs: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
@@ -306,4 +363,40 @@ fn rows(n: usize, pairs: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
         }
     }
     (start, vals)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 0 → {1, 2} → 3 ⇄ 4 → 5: a diamond, then a loop.
+    fn cfg() -> Vec<Blk> {
+        let edges = [(0, 1), (0, 2), (1, 3), (2, 3), (3, 4), (4, 3), (4, 5)];
+        let mut blocks: Vec<Blk> = (0..6).map(|_| Blk::default()).collect();
+        for (a, b) in edges {
+            blocks[a].succs.push(b);
+            blocks[b].preds.push(a);
+        }
+        blocks
+    }
+
+    #[test]
+    fn dominance_and_sole_writers() {
+        let blocks = cfg();
+        // Name 0 written in block 1 only, name 1 in blocks 1 and 4.
+        let writes = vec![(0, 1), (1, 1), (1, 4)];
+        let mut spent = 0;
+        let dom = Dom::build(&blocks, writes, 2, 1 << 20, &mut spent).expect("reducible");
+        assert_eq!((dom.idom(3), dom.idom(4), dom.idom(5)), (Some(0), Some(3), Some(4)));
+        for b in 0..6 {
+            assert!(dom.dominates(0, b) && dom.dominates(b, b), "block {b}");
+        }
+        assert!(dom.dominates(3, 4) && dom.dominates(3, 5) && dom.dominates(4, 5));
+        assert!(!dom.dominates(1, 3) && !dom.dominates(2, 3) && !dom.dominates(4, 3) && !dom.dominates(5, 4));
+        assert!(!dom.dominates(1, 2) && !dom.dominates(2, 1));
+        assert_eq!(dom.sole_writer(0), Some(1));
+        assert_eq!(dom.sole_writer(1), None);
+        assert_eq!(dom.sole_writer(7), None);
+        assert!(spent > 0);
+    }
 }

@@ -1,7 +1,10 @@
 //! SSA construction (Braun et al.): reading and writing registers per block,
-//! phis at joins, sealing, and the final folding of trivial phis.
+//! phis at joins, sealing, and the final folding of trivial phis. A read of a
+//! register whose only writer block dominates the reading one takes the value
+//! at the end of that block directly (no phi can be needed there), without a
+//! walk: the usual case, compilers writing most registers once.
 
-use super::body::Body;
+use super::body::{Body, Local};
 use super::dom::NEVER_WRITTEN;
 use crate::ir::{Function, Inst, InstH, InstKind, Span, TypeH, Value};
 use crate::ptx::facts;
@@ -57,6 +60,9 @@ impl<'c, 'a> Body<'c, 'a> {
         // or cached there); nothing to walk or cache.
         if !self.over_budget {
             if let Some(v) = self.def(block, var) {
+                return v;
+            }
+            if let Some(v) = self.dominating_def(var, block) {
                 return v;
             }
         }
@@ -153,6 +159,21 @@ impl<'c, 'a> Body<'c, 'a> {
         val
     }
 
+    /// The value of `var` at the start of `block` when one filled block, the
+    /// only one that may write it, dominates `block`: its value at the end of
+    /// that block, whatever the paths between (no phi could be needed). The
+    /// usual read of a register written once (compilers write most of them
+    /// once), without a walk or an entry cached per block.
+    fn dominating_def(&mut self, var: u32, block: usize) -> Option<Value> {
+        let name = self.name_id(var)?;
+        let dom = self.dom.as_ref()?;
+        let w = dom.sole_writer(name)?;
+        if w == block || !self.blocks.get(w)?.filled || !dom.dominates(w, block) {
+            return None;
+        }
+        self.def(w, var)
+    }
+
     /// Whether `b` has two distinct predecessors or more.
     fn is_join(&self, b: usize) -> bool {
         match self.blocks[b].preds.as_slice() {
@@ -166,37 +187,48 @@ impl<'c, 'a> Body<'c, 'a> {
     /// when a read reaches a join (`above`), not once per register.
     #[inline]
     pub(super) fn note_name(&mut self, var: u32, name: &'a str) {
-        if self.dom.is_none() || self.var_str.get(var as usize).is_some_and(|s| !s.is_empty()) {
+        if self.dom.is_none() {
             return;
         }
-        self.note_new_name(var, name);
-    }
-
-    fn note_new_name(&mut self, var: u32, name: &'a str) {
-        let v = var as usize;
-        if self.var_str.len() <= v {
-            self.var_str.resize(self.vars.len().max(v + 1), "");
+        let l = self.local(var);
+        if self.locals[l].text.is_empty() {
+            self.locals[l].text = name;
         }
-        self.var_str[v] = name;
     }
 
-    /// The id in `dom` of the name register `var` was first seen as
-    /// (`NEVER_WRITTEN` when no instruction writes it); `None` when it was
-    /// never seen.
+    /// The id in `dom` of the name register `var` was first met as
+    /// (`NEVER_WRITTEN` when no instruction writes it), looked up once;
+    /// `None` when it was never met.
     fn name_id(&mut self, var: u32) -> Option<u32> {
-        let v = var as usize;
-        if let Some(&k) = self.var_name.get(v) {
-            if k != u32::MAX {
-                return Some(k);
+        let l = *self.var_local.get(var as usize)? as usize;
+        let x = self.locals.get_mut(l)?;
+        if x.name == u32::MAX {
+            if x.text.is_empty() {
+                return None;
             }
+            x.name = self.dom_names.get(x.text).copied().unwrap_or(NEVER_WRITTEN);
         }
-        let s = *self.var_str.get(v).filter(|s| !s.is_empty())?;
-        let k = self.dom_names.get(s).copied().unwrap_or(NEVER_WRITTEN);
-        if self.var_name.len() <= v {
-            self.var_name.resize(self.var_str.len().max(v + 1), u32::MAX);
+        Some(x.name)
+    }
+
+    /// The index in `locals` of register `var`, made when first met.
+    #[inline]
+    fn local(&mut self, var: u32) -> usize {
+        let v = var as usize;
+        match self.var_local.get(v) {
+            Some(&l) if l != u32::MAX => l as usize,
+            _ => self.new_local(v),
         }
-        self.var_name[v] = k;
-        Some(k)
+    }
+
+    fn new_local(&mut self, v: usize) -> usize {
+        if self.var_local.len() <= v {
+            self.var_local.resize(v + 1, u32::MAX);
+        }
+        let l = self.locals.len();
+        self.locals.push(Local { text: "", name: u32::MAX, block: u32::MAX, value: Value::Arg(u32::MAX) });
+        self.var_local[v] = l as u32;
+        l
     }
 
     /// The immediate dominator of `b` when a read of `var` at the join (or
@@ -204,7 +236,6 @@ impl<'c, 'a> Body<'c, 'a> {
     /// may write `var` has `b` in its iterated dominance frontier, and the
     /// dominator is filled (its end value is final). `None`: make the phi.
     fn above(&mut self, b: usize, var: u32) -> Option<usize> {
-        self.dom.as_ref()?;
         let name = self.name_id(var)?;
         let dom = self.dom.as_mut()?;
         let d = dom.idom(b)?;
@@ -255,12 +286,14 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     /// The value of `var` known at the end of block `b` (written or cached):
-    /// the register's latest entry in `last_def`, else the table.
+    /// the register's latest entry in `locals`, else the table.
     #[inline]
     fn def(&self, b: usize, var: u32) -> Option<Value> {
-        if let Some(&(db, v)) = self.last_def.get(var as usize) {
-            if db == b as u32 {
-                return Some(v);
+        if let Some(&l) = self.var_local.get(var as usize) {
+            if let Some(x) = self.locals.get(l as usize) {
+                if x.block == b as u32 {
+                    return Some(x.value);
+                }
             }
         }
         if self.defs.is_empty() {
@@ -269,21 +302,19 @@ impl<'c, 'a> Body<'c, 'a> {
         self.defs.get(&def_key(b, var)).copied()
     }
 
-    /// Records the value of `var` at the end of `b`. The register's dense
-    /// slot holds its entry for the block being filled (where nearly every
+    /// Records the value of `var` at the end of `b`. The register's
+    /// `Local` holds its entry for the block being filled (where nearly every
     /// read and write goes) or its first one; an entry it gives up, and
     /// entries for other blocks, go to the table.
     #[inline]
     fn set_def(&mut self, b: usize, var: u32, v: Value) {
-        let i = var as usize;
-        if self.last_def.len() <= i {
-            self.last_def.resize(self.vars.len().max(i + 1), (u32::MAX, Value::Arg(u32::MAX)));
-        }
-        let slot = &mut self.last_def[i];
-        if slot.0 == b as u32 || slot.0 == u32::MAX {
-            *slot = (b as u32, v);
+        let l = self.local(var);
+        let x = &mut self.locals[l];
+        if x.block == b as u32 || x.block == u32::MAX {
+            (x.block, x.value) = (b as u32, v);
         } else if b == self.cur {
-            let (ob, ov) = std::mem::replace(slot, (b as u32, v));
+            let (ob, ov) = (x.block, x.value);
+            (x.block, x.value) = (b as u32, v);
             self.defs.insert(def_key(ob as usize, var), ov);
         } else {
             self.defs.insert(def_key(b, var), v);
