@@ -182,8 +182,8 @@ pub enum Stmt<'a> {
     Inst(Instruction<'a>),
 }
 
-/// The statements of a function body, in chunks (of up to [`Stmts::CHUNK`]): a
-/// long body is never copied to grow, and the lowering frees the chunks it has
+/// The statements of a function body, in chunks of [`Stmts::CHUNK`]: a long
+/// body is never copied to grow, and the lowering frees the chunks it has
 /// passed ([`Stmts::release_before`]), so the syntax tree of a large function
 /// shrinks while its IR grows. The instructions' operands are in an arena of
 /// chunks beside them (no allocation per instruction), released with them.
@@ -193,8 +193,8 @@ pub struct Stmts<'a> {
     len: usize,
     /// Chunks released so far (each call only looks at the new ones).
     released: usize,
-    /// Operands of the instructions, in chunks (of up to [`Stmts::OPERAND_CHUNK`]
-    /// but for an instruction of more): an instruction's are consecutive in one chunk.
+    /// Operands of the instructions, in chunks of at least [`Stmts::OPERAND_CHUNK`]:
+    /// an instruction's are consecutive in one chunk.
     operands: Vec<Vec<Operand<'a>>>,
     /// For each statement chunk, the operand chunk its first instruction's
     /// operands go to or after.
@@ -204,81 +204,27 @@ pub struct Stmts<'a> {
 }
 
 impl<'a> Stmts<'a> {
-    /// Statements per chunk once the body is long (144 KB: above glibc's
-    /// initial mmap threshold, so a released chunk goes back to the system
-    /// at once). The first chunks are smaller: the first grows as needed up
-    /// to [`Stmts::FIRST`] statements (most bodies are short), the next ones
-    /// are allocated whole and double (256, 512, 1024), so that no long
-    /// body's statements are ever copied to grow.
+    /// Statements per chunk (160 KB: above glibc's initial mmap threshold,
+    /// so a released chunk goes back to the system at once).
     pub const CHUNK: usize = 2048;
 
-    /// Statements of the first chunk.
-    pub const FIRST: usize = 256;
-
-    /// Operands per arena chunk once the body is long (192 KB, above the
-    /// mmap threshold); the first chunk grows as needed up to 1024, the next
-    /// ones are allocated whole and double up to this.
+    /// Operands per arena chunk (at least; 192 KB, above the mmap threshold).
     pub const OPERAND_CHUNK: usize = 8192;
-
-    /// The first statement of chunk `c`.
-    fn chunk_start(c: usize) -> usize {
-        match c {
-            0 => 0,
-            1..=4 => Self::FIRST << (c - 1),
-            _ => Self::CHUNK * (c - 3),
-        }
-    }
-
-    /// The statements chunk `c` holds.
-    fn chunk_cap(c: usize) -> usize {
-        match c {
-            0 | 1 => Self::FIRST,
-            2..=3 => Self::FIRST << (c - 1),
-            _ => Self::CHUNK,
-        }
-    }
-
-    /// The chunk of statement `i` and its place there.
-    fn chunk_of(i: usize) -> (usize, usize) {
-        if i < Self::FIRST {
-            (0, i)
-        } else if i < Self::CHUNK {
-            let c = (usize::BITS - (i / Self::FIRST).leading_zeros()) as usize;
-            (c, i - Self::chunk_start(c))
-        } else {
-            (3 + i / Self::CHUNK, i % Self::CHUNK)
-        }
-    }
 
     /// Appends a statement.
     pub fn push(&mut self, s: Stmt<'a>) {
-        let c = self.chunks.len();
         match self.chunks.last_mut() {
-            Some(last) if last.len() < Self::chunk_cap(c - 1) => last.push(s),
-            _ => {
-                let mut chunk = if c == 0 { Vec::new() } else { Vec::with_capacity(Self::chunk_cap(c)) };
-                chunk.push(s);
-                self.chunks.push(chunk);
+            Some(c) if c.len() < Self::CHUNK => c.push(s),
+            // The first chunk grows as needed (most bodies are short), the
+            // others are allocated whole.
+            last => {
+                let mut c = if last.is_none() { Vec::new() } else { Vec::with_capacity(Self::CHUNK) };
+                c.push(s);
+                self.chunks.push(c);
                 self.operand_marks.push(self.operands.len().saturating_sub(1) as u32);
             }
         }
         self.len += 1;
-    }
-
-    /// Whether the arena's current chunk has room for `n` more operands;
-    /// when not, a new chunk (of at least `n`).
-    fn operand_room(&mut self, n: usize) {
-        const FIRST_OPERANDS: usize = 1024;
-        let k = self.operands.len();
-        let limit = |c: &Vec<Operand<'a>>| if k == 1 { FIRST_OPERANDS } else { c.capacity() };
-        if self.operands.last().is_some_and(|c| c.len() + n <= limit(c)) {
-            return;
-        }
-        let c = match k {
-            0 => Vec::new(),
-            _ => Vec::with_capacity((FIRST_OPERANDS << k).min(Self::OPERAND_CHUNK).max(n)),
-        };
-        self.operands.push(c);
     }
 
     /// Appends an instruction with its operands.
@@ -290,7 +236,13 @@ impl<'a> Stmts<'a> {
         pos: Pos,
     ) {
         let n = operands.len();
-        self.operand_room(n);
+        let fits = self.operands.last().is_some_and(|c| c.len() + n <= c.capacity().max(Self::OPERAND_CHUNK));
+        if !fits {
+            // As statements: the first chunk grows as needed, the others are
+            // allocated whole (larger for an instruction of more operands).
+            let c = if self.operands.is_empty() { Vec::new() } else { Vec::with_capacity(Self::OPERAND_CHUNK.max(n)) };
+            self.operands.push(c);
+        }
         let k = self.operands.len() - 1;
         let chunk = &mut self.operands[k];
         let start = chunk.len();
@@ -305,7 +257,12 @@ impl<'a> Stmts<'a> {
     pub fn operand_stack(&mut self) -> &mut Vec<Operand<'a>> {
         // Room for the usual instruction in the chunk (one of more operands
         // than that grows it).
-        self.operand_room(64);
+        const ROOM: usize = 64;
+        let room = self.operands.last().is_some_and(|c| c.len() + ROOM <= c.capacity().max(Self::OPERAND_CHUNK));
+        if !room {
+            let c = if self.operands.is_empty() { Vec::new() } else { Vec::with_capacity(Self::OPERAND_CHUNK) };
+            self.operands.push(c);
+        }
         let k = self.operands.len() - 1;
         &mut self.operands[k]
     }
@@ -343,8 +300,7 @@ impl<'a> Stmts<'a> {
 
     /// Statement `i`; `None` past the end or once released.
     pub fn get(&self, i: usize) -> Option<&Stmt<'a>> {
-        let (c, at) = Self::chunk_of(i);
-        self.chunks.get(c)?.get(at)
+        self.chunks.get(i / Self::CHUNK)?.get(i % Self::CHUNK)
     }
 
     /// Every statement not released, in order.
@@ -355,7 +311,7 @@ impl<'a> Stmts<'a> {
     /// Frees the chunks that hold only statements before `i`, and the
     /// operand chunks that hold only their operands.
     pub fn release_before(&mut self, i: usize) {
-        let upto = Self::chunk_of(i).0.min(self.chunks.len());
+        let upto = (i / Self::CHUNK).min(self.chunks.len());
         if upto <= self.released {
             return;
         }
@@ -597,40 +553,16 @@ mod size_tests {
         for i in 0..n {
             assert_eq!(read(&s, i), ops(i).collect::<Vec<_>>(), "{i}");
         }
-        // 5 operands of 3 x 2048 instructions: 30720 operands, in a first
-        // chunk grown to hold 1024, then chunks of 2048, 4096 and 8192 (each
-        // filled while it has room for 64 more).
-        let caps: Vec<usize> = s.operands.iter().map(|c| c.capacity()).collect();
-        assert_eq!(caps.get(1..5), Some(&[2048, 4096, 8192, 8192][..]), "{caps:?}");
-        assert!(caps[0] >= 1024, "{caps:?}");
+        // 5 operands of 3 x 2048 instructions: 30720 operands in 4 chunks.
+        assert_eq!(s.operands.len(), 4);
         s.release_before(2 * Stmts::CHUNK);
-        let freed = s.operands.iter().take_while(|c| c.capacity() == 0).count();
-        // Chunk 3 ends with statement 3022's; statement 4096's are in chunk 4.
-        assert_eq!(freed, 4, "the chunks that hold only operands of statements 0..4096");
-        assert!(s.operands.iter().skip(freed).all(|c| c.capacity() > 0));
+        let freed = s.operands.iter().filter(|c| c.capacity() == 0).count();
+        assert_eq!(freed, 2, "chunks 0 and 1 hold only operands of statements 0..4096");
         for i in 2 * Stmts::CHUNK..n {
             assert_eq!(read(&s, i), ops(i).collect::<Vec<_>>(), "{i}");
         }
         s.release_before(n);
         assert!(s.operands.iter().all(|c| c.capacity() == 0));
-    }
-
-    /// Statement `i` is in the chunk whose range holds it: chunks of 256,
-    /// 256, 512, 1024 and then 2048 statements.
-    #[test]
-    fn chunk_ranges_tile_the_statements() {
-        let mut next = 0;
-        for c in 0..12 {
-            assert_eq!(Stmts::chunk_start(c), next, "{c}");
-            next += [256, 256, 512, 1024].get(c).copied().unwrap_or(Stmts::CHUNK);
-        }
-        for i in 0..20_000 {
-            let (c, at) = Stmts::chunk_of(i);
-            assert_eq!(Stmts::chunk_start(c) + at, i, "{i}");
-            assert!(
-                at < Stmts::chunk_cap(c) && Stmts::chunk_start(c + 1) == Stmts::chunk_start(c) + Stmts::chunk_cap(c)
-            );
-        }
     }
 
     #[test]
