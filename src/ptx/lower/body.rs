@@ -18,6 +18,7 @@
 //! [`super::compute`], the per-word facts in [`super::ops`].
 
 use super::dom::Dom;
+use super::names::DomNames;
 use super::ops::control;
 use super::{span, Cx};
 use crate::ir::{BlockH, Function, Inst, InstH, InstKind, LocH, Span, TypeH, Value};
@@ -135,7 +136,7 @@ pub(super) struct Body<'c, 'a> {
     /// Dominators and phi placement, when the CFG allows (see [`super::dom`]).
     pub(super) dom: Option<Dom>,
     /// Names written by some instruction → name id in `dom`.
-    pub(super) dom_names: FxHashMap<&'a str, u32>,
+    pub(super) dom_names: DomNames<'a>,
     /// Register → index in `locals` (`u32::MAX`: not met yet). Declared
     /// ranges are often far larger than what the body uses (`%f<110593>`
     /// for 4,097 registers), so only this 4-byte entry is per declared register.
@@ -178,7 +179,7 @@ pub(super) fn lower_body<'a>(
     // Instructions, to size the instruction arena once (each gives one or more).
     let mut insts = 0usize;
     // The names each block's instructions may write (their first operand).
-    let mut dom_names: FxHashMap<&'a str, u32> = FxHashMap::default();
+    let mut dom_names = DomNames::default();
     let mut writes: Vec<(u32, u32)> = Vec::new();
     let mut last_write: Vec<u32> = Vec::new();
     for (i, s) in stmts.iter().enumerate() {
@@ -222,8 +223,7 @@ pub(super) fn lower_body<'a>(
                 if base.is_none() {
                     if let Some(o) = stmts.operands(ins).first() {
                         written_names(o, &mut |name| {
-                            let k = dom_names.len() as u32;
-                            let id = *dom_names.entry(name).or_insert(k);
+                            let id = dom_names.id(name);
                             // Once per name and block: blocks come in order.
                             if last_write.len() <= id as usize {
                                 last_write.push(u32::MAX);
