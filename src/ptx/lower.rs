@@ -8,6 +8,7 @@ mod dom;
 mod names;
 mod operands;
 mod ops;
+mod phis;
 mod ssa;
 
 use super::lex::error_at;
