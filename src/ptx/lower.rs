@@ -37,6 +37,10 @@ pub(super) struct Cx<'a> {
     accesses: Vec<Option<crate::ir::AccessForm>>,
     /// Each word's index in `m.op_names`, given when first needed (`u32::MAX`: not yet).
     word_ops: Vec<u32>,
+    /// The word asked last and its index.
+    last_word: Option<(&'a str, u32)>,
+    /// The tuple type asked last (see [`Cx::tuple_of`]).
+    last_tuple: Option<(Vec<TypeH>, TypeH)>,
     t_bool: Option<TypeH>,
     t_i32: Option<TypeH>,
     t_i64: Option<TypeH>,
@@ -113,7 +117,16 @@ impl<'a> Cx<'a> {
     /// The cached facts about an instruction word, with the word's index
     /// for [`Cx::word_op`] and [`Cx::word_access`].
     fn op_info(&mut self, word: &'a str) -> (u32, ops::OpInfo<'a>) {
+        // Half the instructions repeat the word before them.
+        if let Some((last, k)) = self.last_word {
+            if last == word {
+                if let Some(i) = self.infos.get(k as usize) {
+                    return (k, *i);
+                }
+            }
+        }
         if let Some(&k) = self.op_info.get(word) {
+            self.last_word = Some((word, k));
             if let Some(i) = self.infos.get(k as usize) {
                 return (k, *i);
             }
@@ -124,6 +137,7 @@ impl<'a> Cx<'a> {
         self.accesses.push(crate::ir::AccessForm::parse(word));
         self.word_ops.push(u32::MAX);
         self.op_info.insert(word, k);
+        self.last_word = Some((word, k));
         (k, i)
     }
 
@@ -153,6 +167,26 @@ impl<'a> Cx<'a> {
 
     pub fn tuple(&mut self, members: Vec<TypeH>) -> TypeH {
         self.ty(TypeKey::Tuple(members))
+    }
+
+    /// [`Cx::tuple`] of a slice; the tuple asked last (the results of a run
+    /// of `ld.v4` or `mma`) is found without allocating or hashing.
+    pub fn tuple_of(&mut self, members: &[TypeH]) -> TypeH {
+        if let Some((m, t)) = &self.last_tuple {
+            if m.as_slice() == members {
+                return *t;
+            }
+        }
+        let t = self.ty(TypeKey::Tuple(members.to_vec()));
+        match &mut self.last_tuple {
+            Some((m, last)) => {
+                m.clear();
+                m.extend_from_slice(members);
+                *last = t;
+            }
+            None => self.last_tuple = Some((members.to_vec(), t)),
+        }
+        t
     }
 
     /// The IR type of a PTX type word (`.b32` → i32, `.f32` → f32, `.pred` → bool).
@@ -342,6 +376,8 @@ pub(super) fn lower<'a>(pm: PtxModule<'a>) -> Result<Module> {
         infos: Vec::new(),
         accesses: Vec::new(),
         word_ops: Vec::new(),
+        last_word: None,
+        last_tuple: None,
         target: pm.target.iter().find_map(|t| crate::ir::PtxTarget::parse(t, pm.version.unwrap_or((0, 0)))),
         t_bool: None,
         t_i32: None,

@@ -51,7 +51,9 @@ pub(super) struct Pre<'a> {
 #[derive(Default)]
 pub(super) struct Blk {
     pub(super) phis: Vec<InstH>,
-    pub(super) body: Vec<InstH>,
+    /// Its instructions after the phis: a range of `Body::body_insts` (a
+    /// block's are made while it is filled, blocks one after another).
+    pub(super) body: (u32, u32),
     pub(super) sealed: bool,
     pub(super) unfilled: u32,
     /// Phis made here before the block was sealed: (register, index in `phis`).
@@ -99,6 +101,8 @@ pub(super) struct Body<'c, 'a> {
     pub(super) cx: &'c mut Cx<'a>,
     pub(super) f: Function,
     pub(super) blocks: Vec<Blk>,
+    /// Every block's instructions after its phis, block after block.
+    pub(super) body_insts: Vec<InstH>,
     pub(super) vars: Vec<TypeH>,
     pub(super) scopes: Vec<Scope<'a>>,
     /// What the outermost scope says of each name looked up since its last
@@ -332,17 +336,20 @@ pub(super) fn lower_body<'a>(
     cx.ssa_work = cx.ssa_work.saturating_add(spent);
     let mut f = f;
     f.is_declaration = false;
-    // A quarter more than the instructions for phis, address adds and
-    // terminators; past that the arena grows as usual.
+    // Room for two IR instructions per PTX one (address adds, packs and
+    // member reads, selects of guarded writes, phis) and the terminators;
+    // past that the arena grows as usual. What is reserved and not written
+    // takes no memory (its pages are never touched).
+    let room = insts.saturating_mul(2).saturating_add(pres.len()).min(MAX_VALUES);
     if f.insts.is_empty() {
-        let n = insts.saturating_add(insts / 4).saturating_add(pres.len());
-        f.insts = crate::ir::Arena::with_capacity(n.min(MAX_VALUES));
+        f.insts = crate::ir::Arena::with_capacity(room);
     }
     for b in blocks.iter_mut() {
         b.ir = Some(f.blocks.append(Default::default()));
     }
     // ---- pass 2: fill blocks -------------------------------------------------------
     let mut body = Body {
+        body_insts: Vec::with_capacity(room),
         cx,
         f,
         blocks,
@@ -377,6 +384,7 @@ pub(super) fn lower_body<'a>(
     }
     for (i, p) in pres.iter().enumerate() {
         body.cur = i;
+        let start = body.body_insts.len() as u32;
         body.cond = None;
         body.switch_value = None;
         body.blocks[i].sealed = body.blocks[i].unfilled == 0;
@@ -394,6 +402,7 @@ pub(super) fn lower_body<'a>(
             return Err(error_at(fd.pos, ErrorKind::LimitExceeded, "too many instructions in one function"));
         }
         body.terminate(i, p.term, p.term_pos);
+        body.blocks[i].body = (start, body.body_insts.len() as u32);
         body.blocks[i].filled = true;
         let succs = body.blocks[i].succs.clone();
         for s in succs {
@@ -444,14 +453,16 @@ impl<'c, 'a> Body<'c, 'a> {
 
     pub(super) fn emit(&mut self, ty: TypeH, kind: InstKind) -> Value {
         let h = self.f.insts.append(Inst { ty, kind, span: self.sp });
-        self.blocks[self.cur].body.push(h);
+        self.body_insts.push(h);
         Value::Inst(h)
     }
 
+    /// The terminator of block `b`, the block being filled.
     pub(super) fn emit_term(&mut self, b: usize, kind: InstKind) {
+        debug_assert_eq!(b, self.cur);
         let ty = self.cx.void();
         let h = self.f.insts.append(Inst { ty, kind, span: self.sp });
-        self.blocks[b].body.push(h);
+        self.body_insts.push(h);
     }
 
     pub(super) fn terminate(&mut self, i: usize, term: Term<'a>, pos: Pos) {

@@ -74,8 +74,9 @@ impl<'c, 'a> Body<'c, 'a> {
                                 None => imm_ty,
                             },
                             Some(d) => {
-                                let tys = d.iter().map(|v| v.map_or(imm_ty, |v| self.var_ty(v))).collect();
-                                self.cx.tuple(tys)
+                                let tys: smallvec::SmallVec<[TypeH; 8]> =
+                                    d.iter().map(|v| v.map_or(imm_ty, |v| self.var_ty(v))).collect();
+                                self.cx.tuple_of(&tys)
                             }
                             None => self.cx.void(),
                         };

@@ -185,8 +185,19 @@ impl<'c, 'a> Body<'c, 'a> {
     /// Remembers the name of register `var` (read or written as `name`) for
     /// the phi placement of [`super::dom`]; its id there is looked up only
     /// when a read reaches a join (`above`), not once per register.
-    #[inline]
+    #[inline(always)]
     pub(super) fn note_name(&mut self, var: u32, name: &'a str) {
+        // Noted when first met: the usual call finds it so.
+        if let Some(&l) = self.var_local.get(var as usize) {
+            if self.locals.get(l as usize).is_some_and(|x| !x.text.is_empty()) {
+                return;
+            }
+        }
+        self.note_new_name(var, name);
+    }
+
+    #[inline(never)]
+    fn note_new_name(&mut self, var: u32, name: &'a str) {
         if self.dom.is_none() {
             return;
         }
@@ -223,9 +234,15 @@ impl<'c, 'a> Body<'c, 'a> {
 
     fn new_local(&mut self, v: usize) -> usize {
         if self.var_local.len() <= v {
-            self.var_local.resize(v + 1, u32::MAX);
+            self.var_local.resize(self.vars.len().max(v + 1), u32::MAX);
         }
         let l = self.locals.len();
+        if self.locals.capacity() == l {
+            // Room for every declared register the body may meet, at most one
+            // per instruction slot, once (unwritten room takes no memory).
+            let more = self.vars.len().min(self.body_insts.capacity()).max(l + 16) - l;
+            self.locals.reserve(more);
+        }
         self.locals.push(Local { text: "", name: u32::MAX, block: u32::MAX, value: Value::Arg(u32::MAX) });
         self.var_local[v] = l as u32;
         l
@@ -274,9 +291,19 @@ impl<'c, 'a> Body<'c, 'a> {
         self.drain();
     }
 
+    /// The value of `var` in the block being filled.
+    #[inline(always)]
     pub(super) fn read(&mut self, var: u32) -> Value {
+        // The usual read: written (or read) before in this block.
+        if !self.over_budget {
+            if let Some(v) = self.def(self.cur, var) {
+                return v;
+            }
+        }
         let v = self.read_var(var, self.cur);
-        self.drain();
+        if !self.work.is_empty() {
+            self.drain();
+        }
         v
     }
 
@@ -287,7 +314,7 @@ impl<'c, 'a> Body<'c, 'a> {
 
     /// The value of `var` known at the end of block `b` (written or cached):
     /// the register's latest entry in `locals`, else the table.
-    #[inline]
+    #[inline(always)]
     fn def(&self, b: usize, var: u32) -> Option<Value> {
         if let Some(&l) = self.var_local.get(var as usize) {
             if let Some(x) = self.locals.get(l as usize) {
@@ -299,6 +326,11 @@ impl<'c, 'a> Body<'c, 'a> {
         if self.defs.is_empty() {
             return None;
         }
+        self.def_in_table(b, var)
+    }
+
+    #[inline(never)]
+    fn def_in_table(&self, b: usize, var: u32) -> Option<Value> {
         self.defs.get(&def_key(b, var)).copied()
     }
 
@@ -306,8 +338,21 @@ impl<'c, 'a> Body<'c, 'a> {
     /// `Local` holds its entry for the block being filled (where nearly every
     /// read and write goes) or its first one; an entry it gives up, and
     /// entries for other blocks, go to the table.
-    #[inline]
+    #[inline(always)]
     fn set_def(&mut self, b: usize, var: u32, v: Value) {
+        if let Some(&l) = self.var_local.get(var as usize) {
+            if let Some(x) = self.locals.get_mut(l as usize) {
+                if x.block == b as u32 || x.block == u32::MAX {
+                    (x.block, x.value) = (b as u32, v);
+                    return;
+                }
+            }
+        }
+        self.set_def_slow(b, var, v);
+    }
+
+    #[inline(never)]
+    fn set_def_slow(&mut self, b: usize, var: u32, v: Value) {
         let l = self.local(var);
         let x = &mut self.locals[l];
         if x.block == b as u32 || x.block == u32::MAX {
@@ -488,12 +533,14 @@ impl<'c, 'a> Body<'c, 'a> {
         }
         for (i, b) in self.blocks.iter_mut().enumerate() {
             let Some(ir) = b.ir else { continue };
-            let mut insts: Vec<InstH> = Vec::with_capacity(b.phis.len() + b.body.len());
+            let body = self.body_insts.get(b.body.0 as usize..b.body.1 as usize).unwrap_or(&[]);
+            let extra = if i == 0 { self.entry_allocas.len() } else { 0 };
+            let mut insts: Vec<InstH> = Vec::with_capacity(b.phis.len() + extra + body.len());
             insts.extend(b.phis.iter().copied().filter(|h| !renum.dead(*h)));
             if i == 0 {
                 insts.append(&mut self.entry_allocas);
             }
-            insts.append(&mut b.body);
+            insts.extend_from_slice(body);
             self.f.blocks[ir].insts = insts;
         }
         if repl.any {
