@@ -8,7 +8,7 @@
 //! token path to read it (and report any error where it is).
 
 use super::{is_word_byte, number, scan, Lexer, Number, Pos, CLASS, DOT, SPACE, START, WORD};
-use crate::ptx::parse::{number_operand, Address, Operand};
+use crate::ptx::parse::{number_operand, Addr, Operand};
 use crate::read::limits::MAX_PTX_OPERANDS;
 
 /// A statement read by [`Lexer::fast_line`].
@@ -255,7 +255,7 @@ impl<'a> Reader<'a> {
                 if !self.eat(b']') {
                     return None;
                 }
-                Some(Operand::Addr(Box::new(Address { base, offset, extra: Vec::new() })))
+                Some(Operand::Addr(Addr::new(base, offset, Vec::new())))
             }
             _ => self.item(),
         }

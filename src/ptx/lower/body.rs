@@ -14,7 +14,7 @@
 //! the join's immediate dominator instead of making a phi.
 //!
 //! This file holds the blocks and pass 1; the SSA reads and phi folding are in
-//! [`super::ssa`], names and operands in [`super::operands`], instructions in
+//! [`super::ssa`], names in [`super::names`], operands in [`super::operands`], instructions in
 //! [`super::compute`], the per-word facts in [`super::ops`].
 
 use super::dom::Dom;

@@ -133,7 +133,7 @@ impl<'c, 'a> Body<'c, 'a> {
         let Some(form) = self.cx.word_access(word) else { return };
         let Some(last) = form.slots().max() else { return };
         let single = |o: &Operand<'_>| match o {
-            Operand::Addr(a) => a.extra.is_empty(),
+            Operand::Addr(a) => a.extra().is_empty(),
             Operand::Vector(_) | Operand::List(_) | Operand::Pair(..) | Operand::Sink => false,
             _ => true,
         };
@@ -246,7 +246,7 @@ impl<'c, 'a> Body<'c, 'a> {
                     None => v,
                 }
             }
-            (OpKind::LdParam, [Operand::Addr(a)]) if a.offset == 0 && a.extra.is_empty() => match &a.base {
+            (OpKind::LdParam, [Operand::Addr(a)]) if a.offset() == 0 && a.extra().is_empty() => match &a.base() {
                 // `ld.param [p]`: the parameter's value.
                 Operand::Sym(n) => match self.lookup(n) {
                     Some(Slot::Param(i)) => Value::Arg(i),

@@ -3,7 +3,7 @@
 use super::body::{Body, Scope, Slot};
 use super::names::BASE_SCOPES;
 use crate::ir::{BinOp, DebugLoc, InstKind, Operands, TypeH, UnOp, Value};
-use crate::ptx::parse::{Address, LocDirective, Operand, Stmt, Stmts};
+use crate::ptx::parse::{Addr, LocDirective, Operand, Stmt, Stmts};
 use crate::read::Result;
 
 impl<'c, 'a> Body<'c, 'a> {
@@ -145,15 +145,16 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     /// The address `[base + offset]` as a value (base plus a constant).
-    pub(super) fn address(&mut self, a: &Address<'a>) -> Value {
+    pub(super) fn address(&mut self, a: &Addr<'a>) -> Value {
         let i64_ty = self.cx.int(64);
-        let base = self.value(&a.base, i64_ty);
-        if a.offset == 0 {
+        let base = self.value(&a.base(), i64_ty);
+        let offset = a.offset();
+        if offset == 0 {
             return base;
         }
         let ty = self.value_ty(base);
         let ty = if self.cx.m.int_bits(ty).is_some() { ty } else { i64_ty };
-        let off = self.cx.const_int(ty, a.offset as u64);
+        let off = self.cx.const_int(ty, offset as u64);
         self.emit(ty, InstKind::Binary { op: BinOp::Add, lhs: base, rhs: off })
     }
 
@@ -169,7 +170,7 @@ impl<'c, 'a> Body<'c, 'a> {
             Operand::Addr(a) => {
                 let v = self.address(a);
                 out.push(v);
-                for e in &a.extra {
+                for e in a.extra() {
                     self.flatten(e, ty, out);
                 }
             }

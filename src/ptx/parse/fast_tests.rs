@@ -3,7 +3,7 @@
 //! and stops at the same place; where it declines, the token path reads the
 //! text as it would have from the start (same statement or same error).
 
-use super::{Address, Operand, Parser};
+use super::{Addr, Operand, Parser};
 use crate::ptx::lex::{Lexer, Line, Pos, Tok};
 use crate::read::Result;
 
@@ -183,8 +183,8 @@ fn operands_keep_their_values() {
     assert_eq!(op, "ld.global.v2.u32");
     assert_eq!((pos.line, pos.col), (1, 1));
     assert_eq!(ops[0], Operand::Vector(vec![Operand::Reg("%r1"), Operand::Sink].into()));
-    let addr = Address { base: Operand::Reg("%rd2"), offset: -16, extra: vec![] };
-    assert_eq!(ops[1], Operand::Addr(Box::new(addr)));
+    // Inline: no allocation for a register base with a 32-bit offset.
+    assert_eq!(ops[1], Operand::Addr(Addr::Reg("%rd2", -16)));
     assert_eq!(ops[2], Operand::Int(1 << 32));
     assert_eq!(ops[3], Operand::Int(-7));
     assert_eq!(ops[4], Operand::Sym("sym"));

@@ -1,7 +1,7 @@
 //! Function bodies: statements, instructions and their operands.
 
 use super::{unexpected, Parser, Space, LINKAGE};
-use super::{Address, Operand, Stmt, Stmts};
+use super::{Addr, Operand, Stmt, Stmts};
 use crate::ptx::lex::{error_at, number, Line, Number, Pos, Tok, Token};
 use crate::read::limits::{MAX_PTX_NESTING, MAX_PTX_OPERANDS, MAX_PTX_STATEMENTS};
 use crate::read::{ErrorKind, Result};
@@ -207,7 +207,7 @@ impl<'a> Parser<'a> {
                     ));
                 }
                 let offset = self.const_expr(depth + 1)?;
-                Operand::Addr(Box::new(Address { base, offset, extra: Vec::new() }))
+                Operand::Addr(Addr::new(base, offset, Vec::new()))
             }
             Tok::Reg => Operand::Reg(t.text),
             Tok::Word if t.text == "_" => Operand::Sink,
@@ -260,7 +260,7 @@ impl<'a> Parser<'a> {
                     extra.push(self.operand(depth + 1)?);
                 }
                 self.expect_punct(b']')?;
-                Operand::Addr(Box::new(Address { base, offset, extra }))
+                Operand::Addr(Addr::new(base, offset, extra))
             }
             _ => return Err(unexpected(&t, "an operand")),
         };

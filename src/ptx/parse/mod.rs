@@ -122,10 +122,61 @@ pub enum Operand<'a> {
     Pair(Box<Operand<'a>>, Box<Operand<'a>>),
     /// An address `[base + offset]`, optionally with `, extra` inside the brackets
     /// (tensor coordinates: `[%rd1, {%r1, %r2}]`).
-    Addr(Box<Address<'a>>),
+    Addr(Addr<'a>),
 }
 
-/// The inside of `[…]`.
+/// The inside of `[…]`, as [`Addr::new`] stores it: inline for the usual
+/// register or symbol base with a 32-bit offset and nothing after a comma
+/// (no allocation; the operand stays 24 bytes), boxed otherwise. Read it
+/// through [`Addr::base`], [`Addr::offset`] and [`Addr::extra`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Addr<'a> {
+    /// `[%rd1+8]`: a register base and its offset.
+    Reg(&'a str, i32),
+    /// `[smem+8]`: a symbol base and its offset.
+    Sym(&'a str, i32),
+    /// Anything else (an immediate or `_` base, a 64-bit offset, operands
+    /// after a comma).
+    Full(Box<Address<'a>>),
+}
+
+impl<'a> Addr<'a> {
+    /// The address `[base + offset, extra…]`, inline where it fits.
+    pub fn new(base: Operand<'a>, offset: i64, extra: Vec<Operand<'a>>) -> Self {
+        match (base, i32::try_from(offset)) {
+            (Operand::Reg(r), Ok(o)) if extra.is_empty() => Addr::Reg(r, o),
+            (Operand::Sym(s), Ok(o)) if extra.is_empty() => Addr::Sym(s, o),
+            (base, _) => Addr::Full(Box::new(Address { base, offset, extra })),
+        }
+    }
+
+    /// The base: a register, a symbol, `_` or an immediate.
+    pub fn base(&self) -> Operand<'a> {
+        match self {
+            Addr::Reg(r, _) => Operand::Reg(r),
+            Addr::Sym(s, _) => Operand::Sym(s),
+            Addr::Full(a) => a.base.clone(),
+        }
+    }
+
+    /// The constant byte offset.
+    pub fn offset(&self) -> i64 {
+        match self {
+            Addr::Reg(_, o) | Addr::Sym(_, o) => i64::from(*o),
+            Addr::Full(a) => a.offset,
+        }
+    }
+
+    /// The operands after a comma (tensor coordinates).
+    pub fn extra(&self) -> &[Operand<'a>] {
+        match self {
+            Addr::Reg(..) | Addr::Sym(..) => &[],
+            Addr::Full(a) => &a.extra,
+        }
+    }
+}
+
+/// The inside of `[…]` when it does not fit inline in an [`Addr`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Address<'a> {
     /// Register, symbol or immediate base.
@@ -569,6 +620,28 @@ mod size_tests {
     fn nodes_stay_small() {
         assert_eq!(std::mem::size_of::<Operand<'_>>(), 24);
         assert!(std::mem::size_of::<Stmt<'_>>() <= 72, "{}", std::mem::size_of::<Stmt<'_>>());
+    }
+
+    #[test]
+    fn addresses_inline_where_they_fit() {
+        // A register or symbol base with a 32-bit offset and no extra operand: inline.
+        assert_eq!(Addr::new(Operand::Reg("%rd1"), -8, Vec::new()), Addr::Reg("%rd1", -8));
+        assert_eq!(Addr::new(Operand::Sym("smem"), i64::from(i32::MAX), Vec::new()), Addr::Sym("smem", i32::MAX));
+        // Anything else boxed, and read back the same through the accessors.
+        let cases = [
+            (Operand::Reg("%rd1"), i64::from(i32::MAX) + 1, Vec::new()),
+            (Operand::Sym("smem"), i64::from(i32::MIN) - 1, Vec::new()),
+            (Operand::Int(4096), 0, Vec::new()),
+            (Operand::Sink, 4, Vec::new()),
+            (Operand::Reg("%rd1"), 0, vec![Operand::Vector(vec![Operand::Reg("%r1"), Operand::Reg("%r2")].into())]),
+        ];
+        for (base, offset, extra) in cases {
+            let a = Addr::new(base.clone(), offset, extra.clone());
+            assert!(matches!(a, Addr::Full(_)), "{a:?}");
+            assert_eq!((a.base(), a.offset(), a.extra()), (base, offset, &extra[..]));
+        }
+        let a = Addr::new(Operand::Reg("%rd1"), -8, Vec::new());
+        assert_eq!((a.base(), a.offset(), a.extra()), (Operand::Reg("%rd1"), -8, &[][..]));
     }
 }
 
