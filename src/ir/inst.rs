@@ -275,6 +275,75 @@ pub enum InstKind {
 }
 
 impl InstKind {
+    /// Calls `f` on every value operand of the instruction, mutably
+    /// (terminators' conditions and returned values included).
+    pub fn for_each_operand_mut(&mut self, mut f: impl FnMut(&mut Value)) {
+        match self {
+            InstKind::Binary { lhs, rhs, .. } | InstKind::Cmp { lhs, rhs, .. } => {
+                f(lhs);
+                f(rhs);
+            }
+            InstKind::Unary { value, .. } | InstKind::Cast { value, .. } => f(value),
+            InstKind::Select { cond, if_true, if_false } => {
+                f(cond);
+                f(if_true);
+                f(if_false);
+            }
+            InstKind::Phi { incoming } => incoming.iter_mut().for_each(|(v, _)| f(v)),
+            InstKind::Alloca { .. } | InstKind::Br { .. } | InstKind::Unreachable => {}
+            InstKind::Load { ptr } => f(ptr),
+            InstKind::Store { ptr, value } => {
+                f(ptr);
+                f(value);
+            }
+            InstKind::Gep { base, indices } => {
+                f(base);
+                indices.iter_mut().for_each(f);
+            }
+            InstKind::ExtractValue { agg, .. } => f(agg),
+            InstKind::InsertValue { agg, value, .. } => {
+                f(agg);
+                f(value);
+            }
+            InstKind::ExtractElement { vector, index } => {
+                f(vector);
+                f(index);
+            }
+            InstKind::InsertElement { vector, value, index } => {
+                f(vector);
+                f(value);
+                f(index);
+            }
+            InstKind::Shuffle { a, b, mask } => {
+                f(a);
+                f(b);
+                f(mask);
+            }
+            InstKind::Composite { elements } => elements.iter_mut().for_each(f),
+            InstKind::Call { callee, args, .. } => {
+                f(callee);
+                args.iter_mut().for_each(f);
+            }
+            InstKind::AtomicRmw { ptr, value, .. } => {
+                f(ptr);
+                f(value);
+            }
+            InstKind::CmpXchg { ptr, cmp, new } => {
+                f(ptr);
+                f(cmp);
+                f(new);
+            }
+            InstKind::CondBr { cond, .. } => f(cond),
+            InstKind::Switch { value, .. } => f(value),
+            InstKind::Ret { value } => {
+                if let Some(v) = value {
+                    f(v)
+                }
+            }
+            InstKind::Other { operands, .. } => operands.iter_mut().for_each(f),
+        }
+    }
+
     /// True for block terminators.
     pub fn is_terminator(&self) -> bool {
         matches!(

@@ -78,7 +78,7 @@ impl Decoder {
         let vals = &self.vals;
         let mut bad: Option<usize> = None;
         for &h in &f.fwd_insts {
-            for_each_operand_mut(&mut f.insts[h].kind, |v| {
+            f.insts[h].kind.for_each_operand_mut(|v| {
                 if let Value::Inst(p) = *v {
                     let i = p.index();
                     if i >= FWD_BASE {
@@ -588,73 +588,5 @@ impl Decoder {
             f.fwd_insts.push(h);
         }
         Ok(())
-    }
-}
-
-/// Calls `f` on every value operand of an instruction, mutably.
-fn for_each_operand_mut(k: &mut InstKind, mut f: impl FnMut(&mut Value)) {
-    match k {
-        InstKind::Binary { lhs, rhs, .. } | InstKind::Cmp { lhs, rhs, .. } => {
-            f(lhs);
-            f(rhs);
-        }
-        InstKind::Unary { value, .. } | InstKind::Cast { value, .. } => f(value),
-        InstKind::Select { cond, if_true, if_false } => {
-            f(cond);
-            f(if_true);
-            f(if_false);
-        }
-        InstKind::Phi { incoming } => incoming.iter_mut().for_each(|(v, _)| f(v)),
-        InstKind::Alloca { .. } | InstKind::Br { .. } | InstKind::Unreachable => {}
-        InstKind::Load { ptr } => f(ptr),
-        InstKind::Store { ptr, value } => {
-            f(ptr);
-            f(value);
-        }
-        InstKind::Gep { base, indices } => {
-            f(base);
-            indices.iter_mut().for_each(f);
-        }
-        InstKind::ExtractValue { agg, .. } => f(agg),
-        InstKind::InsertValue { agg, value, .. } => {
-            f(agg);
-            f(value);
-        }
-        InstKind::ExtractElement { vector, index } => {
-            f(vector);
-            f(index);
-        }
-        InstKind::InsertElement { vector, value, index } => {
-            f(vector);
-            f(value);
-            f(index);
-        }
-        InstKind::Shuffle { a, b, mask } => {
-            f(a);
-            f(b);
-            f(mask);
-        }
-        InstKind::Composite { elements } => elements.iter_mut().for_each(f),
-        InstKind::Call { callee, args, .. } => {
-            f(callee);
-            args.iter_mut().for_each(f);
-        }
-        InstKind::AtomicRmw { ptr, value, .. } => {
-            f(ptr);
-            f(value);
-        }
-        InstKind::CmpXchg { ptr, cmp, new } => {
-            f(ptr);
-            f(cmp);
-            f(new);
-        }
-        InstKind::CondBr { cond, .. } => f(cond),
-        InstKind::Switch { value, .. } => f(value),
-        InstKind::Ret { value } => {
-            if let Some(v) = value {
-                f(v)
-            }
-        }
-        InstKind::Other { operands, .. } => operands.iter_mut().for_each(f),
     }
 }
