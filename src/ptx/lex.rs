@@ -241,26 +241,13 @@ impl<'a> Lexer<'a> {
     }
 
     fn lex(&mut self) -> Result<Token<'a>> {
-        // Spaces and newlines here; comments (rare) through `skip_trivia`.
-        let bytes = self.bytes;
-        let mut i = self.pos;
-        loop {
-            match bytes.get(i) {
-                Some(&c) if CLASS[c as usize] & SPACE != 0 => i += 1,
-                Some(b'\n') => {
-                    i += 1;
-                    self.line = self.line.saturating_add(1);
-                    self.line_start = i;
-                }
-                Some(b'/') if matches!(bytes.get(i + 1), Some(b'/' | b'*')) => {
-                    self.pos = i;
-                    self.skip_trivia()?;
-                    i = self.pos;
-                }
-                _ => break,
-            }
+        // Spaces, newlines and `//` comments; a `/* */` comment (rare) through `skip_trivia`.
+        self.skip_plain_trivia();
+        if self.at(self.pos) == b'/' && self.at(self.pos + 1) == b'*' {
+            self.skip_trivia()?;
         }
-        self.pos = i;
+        let bytes = self.bytes;
+        let i = self.pos;
         let start = self.here();
         let s = i;
         let Some(&b) = bytes.get(s) else {

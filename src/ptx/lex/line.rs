@@ -57,7 +57,7 @@ impl<'a> Lexer<'a> {
     /// Skips spaces, newlines and `//` comments (what the token lexer skips
     /// the same way before a token); stops at a `/*` comment, which may be
     /// unterminated.
-    fn skip_plain_trivia(&mut self) {
+    pub(super) fn skip_plain_trivia(&mut self) {
         let b = self.bytes;
         let mut i = self.pos;
         loop {
