@@ -8,7 +8,7 @@
 //! token path to read it (and report any error where it is).
 
 use super::{is_word_byte, number, scan, Lexer, Number, Pos, CLASS, DOT, SPACE, START, WORD};
-use crate::ptx::parse::{number_operand, Addr, Operand};
+use crate::ptx::parse::{number_operand, take_tail, Addr, Operand};
 use crate::read::limits::MAX_PTX_OPERANDS;
 
 /// A statement read by [`Lexer::fast_line`].
@@ -214,27 +214,7 @@ impl<'a> Reader<'a> {
     fn operand(&mut self, out: &mut Vec<Operand<'a>>) -> Option<Operand<'a>> {
         self.spaces();
         match self.at() {
-            b'{' => {
-                self.i += 1;
-                let mark = out.len();
-                loop {
-                    let o = self.item()?;
-                    out.push(o);
-                    if out.len() - mark > MAX_PTX_OPERANDS {
-                        return None;
-                    }
-                    self.spaces();
-                    match self.at() {
-                        b',' => self.i += 1,
-                        b'}' => {
-                            self.i += 1;
-                            break;
-                        }
-                        _ => return None,
-                    }
-                }
-                Some(Operand::Vector(out.drain(mark..).collect()))
-            }
+            b'{' => self.vector(out),
             b'[' => {
                 self.i += 1;
                 self.spaces();
@@ -252,13 +232,58 @@ impl<'a> Reader<'a> {
                     let Number::Int(v) = self.number()? else { return None };
                     offset = if neg { (v as i64).wrapping_neg() } else { v as i64 };
                 }
+                if self.eat(b']') {
+                    return Some(Operand::Addr(Addr::new(base, offset, Vec::new())));
+                }
+                // `[base, {…}]`, `[base+N, %r1]`: plain items or vectors of
+                // them after commas (tensor coordinates, im2col offsets).
+                let mark = out.len();
+                while self.eat(b',') {
+                    self.spaces();
+                    let o = if self.at() == b'{' { self.vector(out)? } else { self.item()? };
+                    out.push(o);
+                    if out.len() - mark > MAX_PTX_OPERANDS {
+                        return None;
+                    }
+                }
                 if !self.eat(b']') {
                     return None;
                 }
-                Some(Operand::Addr(Addr::new(base, offset, Vec::new())))
+                Some(Operand::Addr(Addr::new(base, offset, take_tail(out, mark))))
             }
-            _ => self.item(),
+            _ => {
+                let o = self.item()?;
+                // `%r1|%p1` (two results): a plain item after the bar.
+                if self.eat(b'|') {
+                    let b = self.item()?;
+                    return Some(Operand::Pair(Box::new(o), Box::new(b)));
+                }
+                Some(o)
+            }
         }
+    }
+
+    /// A vector `{…}` of plain items (its `{` is next).
+    fn vector(&mut self, out: &mut Vec<Operand<'a>>) -> Option<Operand<'a>> {
+        self.i += 1;
+        let mark = out.len();
+        loop {
+            let o = self.item()?;
+            out.push(o);
+            if out.len() - mark > MAX_PTX_OPERANDS {
+                return None;
+            }
+            self.spaces();
+            match self.at() {
+                b',' => self.i += 1,
+                b'}' => {
+                    self.i += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        Some(Operand::Vector(take_tail(out, mark).into_boxed_slice()))
     }
 
     /// A register, symbol, `_`, number, `-N` or `!%p`.
