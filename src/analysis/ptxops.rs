@@ -28,7 +28,7 @@ pub fn eval(sem: OpSemantics, ops: &[AbsValue], bits: u32) -> AbsValue {
 pub fn pack(elems: &[AbsValue], bits: u32) -> AbsValue {
     let n = elems.len() as u32;
     let Some((first, rest)) = elems.split_first() else { return AbsValue::Top };
-    if n < 2 || bits % n != 0 || bits > 64 {
+    if n < 2 || !bits.is_multiple_of(n) || bits > 64 {
         return AbsValue::Top;
     }
     let w = bits / n;
