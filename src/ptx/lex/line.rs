@@ -249,6 +249,7 @@ impl<'a> Reader<'a> {
     /// An address `[base]`, `[base+N]`, `[base+-N]`, or one of those with
     /// commas and plain items or `{…}` vectors of them before the `]`
     /// (tensor coordinates, im2col offsets); its `[` is next.
+    #[inline(never)]
     fn address(&mut self, out: &mut Vec<Operand<'a>>) -> Option<Operand<'a>> {
         self.i += 1;
         self.spaces();
