@@ -143,7 +143,7 @@ fn dump_ir_notes_loop_phis_and_call_parameters() {
     let p = common::root().join("tests/fixtures/ptx_values/paths.ptx");
     let d = dump_bytes("paths.ptx", &std::fs::read(&p).unwrap(), &DumpOptions { ir: true });
     let ir = d.ir.as_deref().unwrap();
-    assert!(ir.contains("phi i64 [%5, bb0], [%17, bb1] ; = 0 mod 2, bits 32-63 = 0x4000404000000000"), "{ir}");
+    assert!(ir.contains("phi i64 [%3, bb0], [%12, bb1] ; = 0 mod 2, bits 32-63 = 0x4000404000000000"), "{ir}");
     let after = |name: &str| ir.split(&format!("define void @{name}(")).nth(1).unwrap().lines().nth(1).unwrap();
     assert_eq!(after("ld_bad").trim(), "; %arg0 = 8 mod 1024");
     assert_eq!(after("ld_good").trim(), "; %arg0 = 48 mod 1024");

@@ -468,6 +468,15 @@ fn shift(
     if either_bottom(a, b) {
         return AbsValue::Bottom;
     }
+    // The usual shift by one constant amount: no list of amounts.
+    if let AbsValue::Set(v) = b {
+        if let [s] = v.as_slice() {
+            return match u32::try_from(*s) {
+                Ok(s) if s < bits => lift1(a, bits, |x| exact(x, s), |k| kb(k, s)),
+                _ => AbsValue::Top,
+            };
+        }
+    }
     let Some(amounts) = shift_amounts(b, bits) else {
         return AbsValue::Top;
     };

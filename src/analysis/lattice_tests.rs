@@ -404,3 +404,49 @@ fn joining_sets_merges_them_as_normalize_would() {
         }
     }
 }
+
+/// A packed `mov` as one operation ([`crate::analysis::ptxops::pack`]) gives
+/// exactly what its expansion `zext(e0) | zext(e1) << w | …` gives, on sets,
+/// known bits and ⊤ mixed, for two and four elements.
+#[test]
+fn pack_equals_its_zext_shl_or_expansion() {
+    use crate::analysis::ptxops::pack;
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for round in 0..4_000 {
+        let (bits, n) = if round % 2 == 0 { (64, 2) } else { (64, 4) };
+        let w = bits / n;
+        let elems: Vec<AbsValue> = (0..n)
+            .map(|_| {
+                let x = next() & mask(w);
+                match next() % 5 {
+                    0 => AbsValue::constant(x, w),
+                    1 => AbsValue::set([x, next(), next()], w),
+                    2 => AbsValue::set((0..6).map(|_| next()), w),
+                    3 => {
+                        let known = next() & next() & mask(w);
+                        AbsValue::from_known(KnownBits { zero: !x & known, one: x & known }, w)
+                    }
+                    _ => AbsValue::Top,
+                }
+            })
+            .collect();
+        let mut expanded: Option<AbsValue> = None;
+        for (k, e) in elems.iter().enumerate() {
+            let z = zext(e, w, bits);
+            let part = if k == 0 { z } else { shl(&z, &c(k as u64 * u64::from(w)), bits) };
+            expanded = Some(match expanded {
+                None => part,
+                Some(acc) => bitwise(BitOp::Or, &acc, &part, bits),
+            });
+        }
+        assert_eq!(pack(&elems, bits), expanded.unwrap(), "pack({elems:?})");
+    }
+    assert_eq!(pack(&[c(1)], 64), top(), "one element");
+    assert_eq!(pack(&[c(1), c(2), c(3)], 64), top(), "three elements do not divide 64 bits");
+}

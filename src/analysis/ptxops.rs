@@ -1,4 +1,4 @@
-//! The PTX forms on the lattice: `bfe`, `bfi`, packed `mov` ([`concat()`]),
+//! The PTX forms on the lattice: `bfe`, `bfi`, packed `mov` ([`pack()`], [`concat()`]),
 //! `prmt` and the address-space conversion of `cvta`. The lowering expands
 //! `bfe`/`bfi` with constant position and length into shifts and masks; with a
 //! position, length or selector in a register the dataflow calls these
@@ -17,8 +17,26 @@ pub fn eval(sem: OpSemantics, ops: &[AbsValue], bits: u32) -> AbsValue {
         (OpSemantics::Bfe { signed }, [a, pos, len]) => bfe(a, pos, len, bits, signed),
         (OpSemantics::Bfi, [insert, base, pos, len]) => bfi(insert, base, pos, len, bits),
         (OpSemantics::Prmt, [a, b, selector]) if bits == 32 => prmt(a, b, selector),
+        (OpSemantics::Pack, _) => pack(ops, bits),
         _ => AbsValue::Top,
     }
+}
+
+/// A packed-vector `mov.bN d, {e0, e1, …}` of `bits = N`: the elements, each
+/// `N / count` bits wide, lowest first, [`concat()`]-ed in order (⊤ unless
+/// there are at least two and they divide the width).
+pub fn pack(elems: &[AbsValue], bits: u32) -> AbsValue {
+    let n = elems.len() as u32;
+    let Some((first, rest)) = elems.split_first() else { return AbsValue::Top };
+    if n < 2 || !bits.is_multiple_of(n) || bits > 64 {
+        return AbsValue::Top;
+    }
+    let w = bits / n;
+    let mut acc = first.clone();
+    for (k, e) in rest.iter().enumerate() {
+        acc = concat(&acc, e, (k as u32 + 1) * w, w);
+    }
+    acc
 }
 
 /// Low address bits an address-space conversion keeps (128 bytes, the largest

@@ -326,7 +326,8 @@ pub struct Module {
 
 /// The value an `InstKind::Other` computes, for the operations a front end
 /// cannot spell in the IR's own instructions (PTX bit-field forms with a
-/// position, length or selector in a register).
+/// position, length or selector in a register) or spells more compactly
+/// as one (a packed PTX `mov`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OpSemantics {
     /// Nothing known (the default).
@@ -341,6 +342,10 @@ pub enum OpSemantics {
     Bfi,
     /// PTX `prmt.b32` in the default mode: operands `a, b, selector`.
     Prmt,
+    /// A packed PTX `mov.bN d, {e0, e1, …}`: operands `e0, e1, …` (lowest
+    /// first), each `N / count` bits wide; the value is
+    /// `e0 | e1 << w | e2 << 2w | …`.
+    Pack,
 }
 
 impl Module {

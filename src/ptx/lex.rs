@@ -161,12 +161,16 @@ pub struct Lexer<'a> {
     line: u32,
     line_start: usize,
     peeked: Option<Token<'a>>,
+    /// Where [`Lexer::bytes_to_closing_line`] last found a `}` at a line
+    /// start (or the end of the text): the bytes before it are counted in a
+    /// hint already.
+    closing_line: Option<usize>,
 }
 
 impl<'a> Lexer<'a> {
     /// A lexer over `text`.
     pub fn new(text: &'a str) -> Self {
-        Lexer { text, bytes: text.as_bytes(), pos: 0, line: 1, line_start: 0, peeked: None }
+        Lexer { text, bytes: text.as_bytes(), pos: 0, line: 1, line_start: 0, peeked: None, closing_line: None }
     }
 
     fn here(&self) -> Pos {

@@ -40,6 +40,8 @@ pub(super) struct Cx<'a> {
     word_ops: Vec<u32>,
     /// The word asked last and its index.
     last_word: Option<(&'a str, u32)>,
+    /// Packing `mov` word → its [`OpSemantics::Pack`] entry in `m.op_names`.
+    pack_ops: FxHashMap<&'a str, u32>,
     /// `i32` and `i64` constants below 64, once made (see [`Cx::const_int`]).
     small_ints: [[Option<ConstH>; 64]; 2],
     /// The tuple type asked last (see [`Cx::tuple_of`]).
@@ -299,6 +301,22 @@ impl<'a> Cx<'a> {
         Ok(())
     }
 
+    /// The opcode of a packing `mov.bN d, {…}` that the lowering models:
+    /// an entry of `m.op_names` for the word with [`OpSemantics::Pack`],
+    /// apart from the word's own (opaque) entry, which a `mov` the lowering
+    /// does not model keeps.
+    pub fn pack_op(&mut self, word: &'a str) -> u32 {
+        if let Some(&i) = self.pack_ops.get(word) {
+            return i;
+        }
+        let i = self.m.op_names.len() as u32;
+        self.m.op_names.push(word.to_string());
+        self.m.op_semantics.push(OpSemantics::Pack);
+        self.m.op_access.push(None);
+        self.pack_ops.insert(word, i);
+        i
+    }
+
     /// The index of an opcode name in `m.op_names`.
     pub fn op_name(&mut self, name: &'a str) -> u32 {
         if let Some(i) = self.op_names.get(name) {
@@ -315,7 +333,8 @@ impl<'a> Cx<'a> {
 
 /// What the dataflow computes of an opaque instruction word: `bfe`, `bfi`
 /// (reached with a position or length in a register; constant ones are
-/// expanded into shifts and masks) and `prmt.b32` in the default mode.
+/// expanded into shifts and masks) and `prmt.b32` in the default mode. (A
+/// packing `mov` gets [`OpSemantics::Pack`] from [`Cx::pack_op`].)
 fn op_semantics(word: &str) -> OpSemantics {
     let op = super::Opcode::new(word);
     let ty = op.last().and_then(scalar_type);
@@ -396,6 +415,7 @@ pub(super) fn lower<'a>(pm: PtxModule<'a>) -> Result<Module> {
         accesses: Vec::new(),
         word_ops: Vec::new(),
         last_word: None,
+        pack_ops: FxHashMap::default(),
         last_tuple: None,
         small_ints: [[None; 64]; 2],
         target: pm.target.iter().find_map(|t| crate::ir::PtxTarget::parse(t, pm.version.unwrap_or((0, 0)))),

@@ -21,7 +21,7 @@
 
 use super::ptx_desc::{values_json, SMEM_DESC_BITS};
 use crate::analysis::{AbsValue, Analysis};
-use crate::ir::{BinOp, CastOp, FuncH, InstKind, Module, Operand, Type, TypeH, Value};
+use crate::ir::{BinOp, CastOp, FuncH, InstKind, Module, OpSemantics, Operand, Type, TypeH, Value};
 use crate::report::FindingValue;
 
 /// Shared memory a CTA can address on sm_90 / sm_100 (228 KB per SM; 227 KB
@@ -108,7 +108,7 @@ fn type_size(m: &Module, ty: TypeH, depth: u32) -> Option<u64> {
 /// The byte address a descriptor's start field was computed from: the `x` of
 /// `(x >> 4) & 0x3FFF` found through `or`, `and`, `zext` / `trunc` (the forms
 /// compilers use: Triton's `bfe.u32 %r, %addr, 4, 14`, CUTLASS's shift, mask
-/// and `mov.b64 {lo, hi}`).
+/// and `mov.b64 {lo, hi}`, an [`OpSemantics::Pack`]).
 fn start_source(m: &Module, f: FuncH, v: Value, depth: u32) -> Option<Value> {
     if depth > 8 {
         return None;
@@ -131,6 +131,18 @@ fn start_source(m: &Module, f: FuncH, v: Value, depth: u32) -> Option<Value> {
             }
         }
         InstKind::Cast { op: CastOp::ZExt | CastOp::Trunc, value } => start_source(m, f, *value, depth + 1),
+        // `mov.b64 {lo, hi}`: the field (bits 0-13) is in the lowest element.
+        InstKind::Other { opcode, operands } if m.op_semantics(*opcode) == OpSemantics::Pack => {
+            let bits = match m.types.try_get(inst.ty)? {
+                Type::Int { bits } => u32::from(*bits),
+                _ => return None,
+            };
+            let n = u32::try_from(operands.len()).ok().filter(|n| *n > 0)?;
+            if bits / n < 14 {
+                return None;
+            }
+            start_source(m, f, *operands.first()?, depth + 1)
+        }
         _ => None,
     }
 }

@@ -146,6 +146,27 @@ impl Lexer<'_> {
         true
     }
 
+    /// The bytes from here to the first `}` at the start of a line (where
+    /// compilers close a function body), or to the end: a size hint for the
+    /// body being read, never a bound (one SIMD search for `\n}`). Bytes an
+    /// earlier call counted are not counted again (0 then): the hints of a
+    /// module sum to at most its size, and each byte is searched once, even
+    /// where bodies close on their own line (`{ret;}`) and the search runs
+    /// to the end.
+    pub fn bytes_to_closing_line(&mut self) -> usize {
+        if self.closing_line.is_some_and(|at| at >= self.pos) {
+            return 0;
+        }
+        let rest = self.bytes.get(self.pos..).unwrap_or(&[]);
+        let k = if rest.first() == Some(&b'}') {
+            0
+        } else {
+            memchr::memmem::find(rest, b"\n}").map_or(rest.len(), |k| k + 1)
+        };
+        self.closing_line = Some(self.pos + k);
+        k
+    }
+
     /// The arguments of the usual `.loc` (just consumed), byte by byte:
     /// `file line [col]`, or `file line col, function_name NAME, inlined_at
     /// file line col` (`-lineinfo` builds have one every few lines), with
@@ -375,6 +396,32 @@ mod tests {
             }
         }
         assert!(agreed > 2_000, "{agreed} skips");
+    }
+
+    #[test]
+    fn body_size_hint_stops_at_a_brace_that_starts_a_line() {
+        let text = "{\n\tmov.b64 %rd1, {%r1, %r2};\n\t{\n\t}\n}\n.entry g()\n{\n}\n";
+        let mut l = Lexer::new(text);
+        assert_eq!(l.next().unwrap().text, "{");
+        // The indented scope's `}` and the vector's are passed over.
+        let want = text.find("\n}").unwrap();
+        assert_eq!(l.bytes_to_closing_line(), want);
+        // Asked again before that brace: nothing more (those bytes were counted).
+        l.pos += 5;
+        assert_eq!(l.bytes_to_closing_line(), 0);
+        // Past it: the next one.
+        l.pos = want + 3;
+        assert_eq!(l.bytes_to_closing_line(), text.rfind("\n}").unwrap() + 1 - l.pos);
+        // One-line bodies: the first hint runs to the end, the others are 0.
+        let text = ".entry a(){ret;}\n.entry b(){ret;}\n";
+        let mut l = Lexer::new(text);
+        l.pos = 11;
+        assert_eq!(l.bytes_to_closing_line(), text.len() - 11);
+        l.pos = 28;
+        assert_eq!(l.bytes_to_closing_line(), 0);
+        assert_eq!(Lexer::new("ret; }").bytes_to_closing_line(), 6, "no line-start brace: the rest");
+        assert_eq!(Lexer::new("}").bytes_to_closing_line(), 0);
+        assert_eq!(Lexer::new("").bytes_to_closing_line(), 0);
     }
 
     /// The `.loc` fast path reads the usual forms and declines (consuming

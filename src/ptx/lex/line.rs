@@ -8,7 +8,7 @@
 //! token path to read it (and report any error where it is).
 
 use super::{is_word_byte, number, scan, Lexer, Number, Pos, CLASS, DOT, SPACE, START, WORD};
-use crate::ptx::parse::{number_operand, Addr, Operand};
+use crate::ptx::parse::{number_operand, take_tail, Addr, Operand};
 use crate::read::limits::MAX_PTX_OPERANDS;
 
 /// A statement read by [`Lexer::fast_line`].
@@ -70,7 +70,7 @@ impl<'a> Lexer<'a> {
                 }
                 Some(b'/') if b.get(i + 1) == Some(&b'/') => {
                     let rest = b.get(i..).unwrap_or(&[]);
-                    i += rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
+                    i += memchr::memchr(b'\n', rest).unwrap_or(rest.len());
                 }
                 _ => break,
             }
@@ -92,14 +92,18 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    #[inline(always)]
     fn at(&self) -> u8 {
         self.b.get(self.i).copied().unwrap_or(0)
     }
 
+    #[inline(always)]
     fn spaces(&mut self) {
-        while CLASS[self.at() as usize] & SPACE != 0 {
-            self.i += 1;
+        let mut i = self.i;
+        while self.b.get(i).is_some_and(|&c| CLASS[c as usize] & SPACE != 0) {
+            i += 1;
         }
+        self.i = i;
     }
 
     /// Spaces, then the byte `c` (consumed).
@@ -178,7 +182,7 @@ impl<'a> Reader<'a> {
                         Some(&c) if CLASS[c as usize] & SPACE != 0 => j += 1,
                         Some(b'/') if self.b.get(j + 1) == Some(&b'/') => {
                             let rest = self.b.get(j..).unwrap_or(&[]);
-                            j += rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
+                            j += memchr::memchr(b'\n', rest).unwrap_or(rest.len());
                         }
                         _ => break,
                     }
@@ -192,7 +196,22 @@ impl<'a> Reader<'a> {
             _ => {}
         }
         loop {
-            let o = self.operand(out)?;
+            self.spaces();
+            let o = match self.at() {
+                b'{' => self.vector(out)?,
+                b'[' => self.address(out)?,
+                _ => {
+                    let a = self.item()?;
+                    // `%r1|%p1` (two results): a plain item after the bar.
+                    if self.eat(b'|') {
+                        self.spaces();
+                        let b = self.item()?;
+                        Operand::Pair(Box::new(a), Box::new(b))
+                    } else {
+                        a
+                    }
+                }
+            };
             out.push(o);
             if out.len() - start > MAX_PTX_OPERANDS {
                 return None;
@@ -209,61 +228,71 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// An operand, or `None` for anything but the plain forms (or a plain
-    /// form followed by `+`, `-` or `|`, checked by the caller).
-    fn operand(&mut self, out: &mut Vec<Operand<'a>>) -> Option<Operand<'a>> {
+    /// An address `[base]`, `[base+N]`, `[base+-N]`, or one of those with
+    /// commas and plain items or `{…}` vectors of them before the `]`
+    /// (tensor coordinates, im2col offsets); its `[` is next.
+    fn address(&mut self, out: &mut Vec<Operand<'a>>) -> Option<Operand<'a>> {
+        self.i += 1;
         self.spaces();
-        match self.at() {
-            b'{' => {
-                self.i += 1;
-                let mark = out.len();
-                loop {
-                    let o = self.item()?;
-                    out.push(o);
-                    if out.len() - mark > MAX_PTX_OPERANDS {
-                        return None;
-                    }
-                    self.spaces();
-                    match self.at() {
-                        b',' => self.i += 1,
-                        b'}' => {
-                            self.i += 1;
-                            break;
-                        }
-                        _ => return None,
-                    }
-                }
-                Some(Operand::Vector(out.drain(mark..).collect()))
-            }
-            b'[' => {
-                self.i += 1;
-                self.spaces();
-                let base = match self.at() {
-                    b'%' => Operand::Reg(self.reg()?),
-                    _ => match self.word()? {
-                        "_" => Operand::Sink,
-                        w => Operand::Sym(w),
-                    },
-                };
-                let mut offset = 0;
-                if self.eat(b'+') {
-                    let neg = self.eat(b'-');
-                    self.spaces();
-                    let Number::Int(v) = self.number()? else { return None };
-                    offset = if neg { (v as i64).wrapping_neg() } else { v as i64 };
-                }
-                if !self.eat(b']') {
-                    return None;
-                }
-                Some(Operand::Addr(Addr::new(base, offset, Vec::new())))
-            }
-            _ => self.item(),
+        let base = match self.at() {
+            b'%' => Operand::Reg(self.reg()?),
+            _ => match self.word()? {
+                "_" => Operand::Sink,
+                w => Operand::Sym(w),
+            },
+        };
+        let mut offset = 0;
+        if self.eat(b'+') {
+            let neg = self.eat(b'-');
+            self.spaces();
+            let Number::Int(v) = self.number()? else { return None };
+            offset = if neg { (v as i64).wrapping_neg() } else { v as i64 };
         }
+        if self.eat(b']') {
+            return Some(Operand::Addr(Addr::new(base, offset, Vec::new())));
+        }
+        let mark = out.len();
+        while self.eat(b',') {
+            self.spaces();
+            let o = if self.at() == b'{' { self.vector(out)? } else { self.item()? };
+            out.push(o);
+            if out.len() - mark > MAX_PTX_OPERANDS {
+                return None;
+            }
+        }
+        if !self.eat(b']') {
+            return None;
+        }
+        Some(Operand::Addr(Addr::new(base, offset, take_tail(out, mark))))
     }
 
-    /// A register, symbol, `_`, number, `-N` or `!%p`.
+    /// A vector `{…}` of plain items (its `{` is next).
+    fn vector(&mut self, out: &mut Vec<Operand<'a>>) -> Option<Operand<'a>> {
+        self.i += 1;
+        let mark = out.len();
+        loop {
+            self.spaces();
+            let o = self.item()?;
+            out.push(o);
+            if out.len() - mark > MAX_PTX_OPERANDS {
+                return None;
+            }
+            self.spaces();
+            match self.at() {
+                b',' => self.i += 1,
+                b'}' => {
+                    self.i += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        Some(Operand::Vector(take_tail(out, mark).into_boxed_slice()))
+    }
+
+    /// A register, symbol, `_`, number, `-N` or `!%p` (after any spaces).
+    #[inline(always)]
     fn item(&mut self) -> Option<Operand<'a>> {
-        self.spaces();
         Some(match self.at() {
             b'%' => Operand::Reg(self.reg()?),
             b'-' => {

@@ -46,7 +46,7 @@ impl<'c, 'a> Body<'c, 'a> {
                     Some(v) => self.var_ty(v),
                     None => imm_ty,
                 };
-                self.compute(&info, srcs, dty)
+                self.compute(&info, ins.op, srcs, dty)
             }
             _ => None,
         };
@@ -187,7 +187,13 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     /// Modelled arithmetic; `None` falls back to an opaque operation.
-    pub(super) fn compute(&mut self, info: &OpInfo<'a>, srcs: &[Operand<'a>], dty: TypeH) -> Option<Value> {
+    pub(super) fn compute(
+        &mut self,
+        info: &OpInfo<'a>,
+        word: &'a str,
+        srcs: &[Operand<'a>],
+        dty: TypeH,
+    ) -> Option<Value> {
         let imm_ty = info.imm_ty;
         let signed = info.class == Some(b's');
         let v = match (info.kind, srcs) {
@@ -216,7 +222,7 @@ impl<'c, 'a> Body<'c, 'a> {
                 self.emit(dty, InstKind::Unary { op: o, value: a })
             }
             (OpKind::Mov, [a]) if !matches!(a, Operand::Vector(_)) => self.value(a, dty),
-            (OpKind::Mov, [Operand::Vector(items)]) => self.pack(items, dty)?,
+            (OpKind::Mov, [Operand::Vector(items)]) => self.pack(items, word, dty)?,
             (OpKind::Bfe(signed), [a, Operand::Int(pos), Operand::Int(len)]) => {
                 let a = self.value(a, dty);
                 self.bfe(a, *pos as u64 & 0xff, *len as u64 & 0xff, signed, dty)?
@@ -305,8 +311,10 @@ impl<'c, 'a> Body<'c, 'a> {
         Some(self.emit(ty, InstKind::Binary { op: BinOp::Or, lhs: keep, rhs: ins }))
     }
 
-    /// A packed `mov.bN d, {e0, e1, …}`: `zext(e0) | zext(e1) << w | …`, `w = N / count`.
-    pub(super) fn pack(&mut self, items: &[Operand<'a>], ty: TypeH) -> Option<Value> {
+    /// A packed `mov.bN d, {e0, e1, …}`: one [`crate::ir::OpSemantics::Pack`] operation
+    /// on the elements, each `w = N / count` bits wide (the dataflow computes
+    /// `e0 | e1 << w | …`); `None` when the form is not that.
+    pub(super) fn pack(&mut self, items: &[Operand<'a>], word: &'a str, ty: TypeH) -> Option<Value> {
         let bits = u64::from(self.cx.m.int_bits(ty)?);
         let n = items.len() as u64;
         if n < 2 || bits % n != 0 {
@@ -314,9 +322,9 @@ impl<'c, 'a> Body<'c, 'a> {
         }
         let w = bits / n;
         let ety = self.cx.int(w as u16);
-        // Check every element before emitting anything (no dead instructions
-        // when the form is not modelled).
-        let mut elems: Vec<std::result::Result<u64, Value>> = Vec::with_capacity(items.len());
+        // Check every element before making anything (no dead instructions
+        // or constants when the form is not modelled).
+        let mut elems: smallvec::SmallVec<[std::result::Result<u64, Value>; 4]> = smallvec::SmallVec::new();
         for it in items {
             match it {
                 Operand::Int(v) => elems.push(Ok(*v as u64 & ((1u64 << w) - 1))),
@@ -331,20 +339,15 @@ impl<'c, 'a> Body<'c, 'a> {
                 _ => return None,
             }
         }
-        let mut acc: Option<Value> = None;
-        for (k, e) in elems.into_iter().enumerate() {
-            let e = match e {
-                Ok(c) => self.cx.const_int(ty, c),
-                Err(v) => self.emit(ty, InstKind::Cast { op: CastOp::ZExt, value: v }),
-            };
-            let k = k as u64 * w;
-            let e = if k == 0 { e } else { self.bin(ty, BinOp::Shl, e, k) };
-            acc = Some(match acc {
-                None => e,
-                Some(x) => self.emit(ty, InstKind::Binary { op: BinOp::Or, lhs: x, rhs: e }),
-            });
-        }
-        acc
+        let operands: Operands = elems
+            .into_iter()
+            .map(|e| match e {
+                Ok(c) => self.cx.const_int(ety, c),
+                Err(v) => v,
+            })
+            .collect();
+        let opcode = self.cx.pack_op(word);
+        Some(self.emit(ty, InstKind::Other { opcode, operands }))
     }
 
     /// An unpacking `mov.bN {d0, d1, …}, s`: `trunc(s >> k·w)` per destination.

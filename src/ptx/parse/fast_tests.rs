@@ -81,6 +81,11 @@ fn fast_lines_read_as_the_tokens_do() {
         "$L__BB0_2 :  // c\n",
         "tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2;",
         "add.s32%r1,%r2,0x10;",
+        "setp.eq.s32 %p1|%p2, %r1, 0;",
+        "elect.sync %r1 | %p1, -1;",
+        "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd1, {%r1, %r2}], [%r3];",
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile [%r1], [%rd2+8 , {%r3, -1, _}], [%r4], %rd5;",
+        "tensormap.replace [%rd1, %r2, 7, sym, !%p1];",
     ] {
         assert!(agree(s), "{s:?} takes the fast path");
     }
@@ -91,8 +96,18 @@ fn fast_lines_read_as_the_tokens_do() {
         "ld.u32 %r1, [%rd1-8];",
         "ld.u32 %r1, [%rd1+2*4];",
         "ld.u32 %r1, [8];",
-        "setp.eq.s32 %p1|%p2, %r1, 0;",
         "call (%r1), f, (%r2);",
+        "setp.eq.s32 %p1|%p2|%p3, %r1, 0;",
+        "setp.eq.s32 %p1|%p2+1, %r1, 0;",
+        "setp.eq.s32 %p1|{%p2}, %r1, 0;",
+        "mov.b32 {%r1|%r2}, %r1;",
+        "st.u32 [%rd1]|%p1, %r1;",
+        "ld.u32 %r1, [%rd1, %r2+4];",
+        "ld.u32 %r1, [%rd1, {%r2}|%p1];",
+        "ld.u32 %r1, [%rd1, [%rd2]];",
+        "ld.u32 %r1, [%rd1,];",
+        "ld.u32 %r1, [%rd1, {%r2, {%r3}}];",
+        "ld.u32 %r1, [%rd1|%p1, %r2];",
         "add.s32 %r1, %r2, 0xZZ;",
         "add.s32 %r1, %r2, # ;",
         "$L__x: .branchtargets $L__a, $L__b;",
@@ -111,8 +126,23 @@ fn fast_lines_read_as_the_tokens_do() {
 /// declines and leaves the same statement or error to the token path.
 #[test]
 fn fast_lines_agree_on_random_text() {
-    const OPERANDS: &[&str] =
-        &["%r1", "_", "sym", "8", "-3", "!%p1", "[%rd1]", "[%rd1+8]", "[x + -4]", "{%r1, %r2}", "0f3F800000", "%tid.x"];
+    const OPERANDS: &[&str] = &[
+        "%r1",
+        "_",
+        "sym",
+        "8",
+        "-3",
+        "!%p1",
+        "[%rd1]",
+        "[%rd1+8]",
+        "[x + -4]",
+        "{%r1, %r2}",
+        "0f3F800000",
+        "%tid.x",
+        "%r1|%p1",
+        "[%rd1, {%r1, %r2}]",
+        "[%rd1+8, %r2, {_}]",
+    ];
     const NOISE: &[&str] = &[
         "@",
         "!",

@@ -18,7 +18,7 @@ impl<'a> Parser<'a> {
     /// A function body from its `{` to the matching `}`.
     pub(super) fn body(&mut self) -> Result<Stmts<'a>> {
         let open = self.expect_punct(b'{')?;
-        let mut out = Stmts::default();
+        let mut out = Stmts::for_body_bytes(self.lx.bytes_to_closing_line());
         out.push(Stmt::Open((&open).into()));
         let mut depth = 1usize;
         while depth > 0 {
@@ -290,7 +290,7 @@ impl<'a> Parser<'a> {
             self.scratch.truncate(start);
         }
         r?;
-        Ok(self.scratch.drain(start..).collect())
+        Ok(super::take_tail(&mut self.scratch, start).into_boxed_slice())
     }
 
     fn list_items(&mut self, close: u8, depth: usize, start: usize) -> Result<()> {
