@@ -178,6 +178,9 @@ pub(super) fn lower_body<'a>(
     let mut content = false;
     // Labels no branch names (`$L__tmp0`, `$L__func_begin0`) do not split blocks.
     let mut targets: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+    // Instructions that may write a register: about the names pass 1 meets
+    // (compilers write most registers once), to size that table once.
+    let mut writers = 0usize;
     for s in stmts.iter() {
         match s {
             Stmt::Inst(ins) if control(ins.op).is_some() => {
@@ -185,6 +188,7 @@ pub(super) fn lower_body<'a>(
                     targets.insert(l);
                 }
             }
+            Stmt::Inst(_) => writers += 1,
             Stmt::BranchTargets(_, ls, _) => targets.extend(ls.iter().copied()),
             _ => {}
         }
@@ -194,7 +198,7 @@ pub(super) fn lower_body<'a>(
     // writes (a 128-register `wgmma` gives 129 or more).
     let mut insts = 0usize;
     // The names each block's instructions may write (their first operand).
-    let mut dom_names = DomNames::default();
+    let mut dom_names = DomNames::with_capacity(writers);
     let mut writes: Vec<(u32, u32)> = Vec::new();
     let mut last_write: Vec<u32> = Vec::new();
     for (i, s) in stmts.iter().enumerate() {

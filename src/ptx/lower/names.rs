@@ -232,6 +232,12 @@ pub(super) struct DomNames<'a> {
 }
 
 impl<'a> DomNames<'a> {
+    /// Room for `n` names of up to 8 bytes (the table does not grow, and
+    /// rehash, while pass 1 fills it).
+    pub(super) fn with_capacity(n: usize) -> Self {
+        DomNames { short: FxHashMap::with_capacity_and_hasher(n, Default::default()), long: FxHashMap::default() }
+    }
+
     /// Names in the table.
     pub(super) fn len(&self) -> usize {
         self.short.len() + self.long.len()
