@@ -256,8 +256,13 @@ fn loc_word(b: &[u8], i: usize, word: &[u8]) -> Option<usize> {
     if !b.get(start).is_some_and(|&c| is_word_start(c)) {
         return None;
     }
-    let end = scan(b, start + 1, WORD | DOT, true);
-    (word.is_empty() || b.get(start..end) == Some(word)).then_some(end)
+    if !word.is_empty() {
+        // The expected word, and the name ends right after it (compared
+        // first, not scanned).
+        let end = start + word.len();
+        return (b.get(start..end) == Some(word) && scan(b, end, WORD | DOT, true) == end).then_some(end);
+    }
+    Some(scan(b, start + 1, WORD | DOT, true))
 }
 
 #[cfg(test)]

@@ -1,14 +1,16 @@
 //! The byte-level fast path for the usual statement of a function body, all
 //! on one line: an instruction `[@[!]%p] word op, op, …;` whose operands are
 //! registers, symbols, `_`, numbers, `-N`, `!%p`, `[base]`, `[base+N]`,
-//! `[base+-N]` and `{…}` of such plain items; and a label `name:`. It reads
-//! them as the token path does (the same texts, values and position, with no
-//! token, `Result` or peek per item) and otherwise declines, having consumed
-//! only the spaces, newlines and `//` comments before the statement, for the
-//! token path to read it (and report any error where it is).
+//! `[base+-N]`, `{…}` of such plain items, a pair `a|b` of them, and an
+//! address with plain items or vectors after commas (`[%rd1, {%r1, %r2}]`);
+//! a label `name:`; and the usual `.loc`. It reads them as the token path
+//! does (the same texts, values and position, with no token, `Result` or
+//! peek per item) and otherwise declines, having consumed only the spaces,
+//! newlines and `//` comments before the statement, for the token path to
+//! read it (and report any error where it is).
 
 use super::{is_word_byte, number, scan, Lexer, Number, Pos, CLASS, DOT, SPACE, START, WORD};
-use crate::ptx::parse::{number_operand, take_tail, Addr, Operand};
+use crate::ptx::parse::{number_operand, take_tail, Addr, LocDirective, Operand};
 use crate::read::limits::MAX_PTX_OPERANDS;
 
 /// A statement read by [`Lexer::fast_line`].
@@ -25,6 +27,8 @@ pub enum Line<'a> {
     },
     /// A label not followed by a directive (`.branchtargets`, …).
     Label(&'a str, Pos),
+    /// The usual `.loc` (read by [`Lexer::simple_loc`]).
+    Loc(LocDirective, Pos),
 }
 
 impl<'a> Lexer<'a> {
@@ -36,6 +40,20 @@ impl<'a> Lexer<'a> {
             return None;
         }
         self.skip_plain_trivia();
+        let b = self.bytes;
+        if b.get(self.pos) == Some(&b'.')
+            && b.get(self.pos + 1..self.pos + 4) == Some(b"loc")
+            && b.get(self.pos + 4).is_some_and(|&c| CLASS[c as usize] & SPACE != 0)
+        {
+            // What the token path does with a `.loc` token, without the token.
+            let (at, pos) = (self.pos, self.here());
+            self.pos += 4;
+            if let Some(((file, line, col), inlined_at)) = self.simple_loc() {
+                return Some(Line::Loc(LocDirective { file, line, col, inlined_at }, pos));
+            }
+            self.pos = at;
+            return None;
+        }
         let start = out.len();
         let mut r = Reader { b: self.bytes, text: self.text, i: self.pos };
         match r.statement(out, start) {

@@ -3,7 +3,7 @@
 //! and stops at the same place; where it declines, the token path reads the
 //! text as it would have from the start (same statement or same error).
 
-use super::{Addr, Operand, Parser};
+use super::{Addr, LocDirective, Operand, Parser};
 use crate::ptx::lex::{Lexer, Line, Pos, Tok};
 use crate::read::Result;
 
@@ -16,12 +16,16 @@ fn parser(s: &str) -> Parser<'_> {
 enum Read<'a> {
     Label(&'a str, Pos),
     Inst(Option<(&'a str, bool)>, &'a str, Vec<Operand<'a>>, Pos),
+    Loc(LocDirective, Pos),
 }
 
 /// One statement by the token path, as `Parser::body` reads it (`None` for
 /// what the fast path never takes: other statements, labelled directives).
 fn by_tokens<'a>(p: &mut Parser<'a>) -> Result<Option<Read<'a>>> {
     let t = p.lx.next()?;
+    if t.kind == Tok::Dir && t.text == ".loc" {
+        return Ok(Some(Read::Loc(p.loc_args()?, (&t).into())));
+    }
     if t.kind == Tok::Word && p.lx.peek()?.is(b':') {
         p.lx.next()?;
         let n = p.lx.peek()?;
@@ -41,6 +45,10 @@ fn by_bytes<'a>(p: &mut Parser<'a>) -> Option<Read<'a>> {
         Line::Label(name, pos) => {
             assert!(ops.is_empty());
             Read::Label(name, pos)
+        }
+        Line::Loc(loc, pos) => {
+            assert!(ops.is_empty());
+            Read::Loc(loc, pos)
         }
     })
 }
@@ -86,6 +94,9 @@ fn fast_lines_read_as_the_tokens_do() {
         "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd1, {%r1, %r2}], [%r3];",
         "cp.async.bulk.tensor.3d.shared::cluster.global.tile [%r1], [%rd2+8 , {%r3, -1, _}], [%r4], %rd5;",
         "tensormap.replace [%rd1, %r2, 7, sym, !%p1];",
+        "\t.loc\t1 74 35                         // triton_ws.py:74:35\n\tret;",
+        "  .loc 1 22 7, function_name $L__info_string3, inlined_at 2 310 9\n}",
+        ".loc 3 9\n",
     ] {
         assert!(agree(s), "{s:?} takes the fast path");
     }
@@ -116,6 +127,12 @@ fn fast_lines_read_as_the_tokens_do() {
         "mov.b32 %r1, {};",
         "ld.u32 %r1, [%rd1+1.5];",
         "add.s32 %r1, %r2, 1",
+        ".loc\n1 2 3\nret;",
+        ".loc 1 2 3 /* c */\nret;",
+        ".loc 1 02 3\nret;",
+        ".loc 1 2 3 4\nret;",
+        ".locx 1 2 3\nret;",
+        ".loc.x 1 2 3\nret;",
     ] {
         assert!(!agree(s), "{s:?} declines");
     }
@@ -166,6 +183,7 @@ fn fast_lines_agree_on_random_text() {
         "(",
         ")",
         ".reg",
+        ".loc 1 2",
         "%",
         "::",
         "0xZZ",
@@ -185,7 +203,8 @@ fn fast_lines_agree_on_random_text() {
     };
     let mut fast = 0;
     for _ in 0..30_000 {
-        let mut pieces: Vec<&str> = vec![["", "@%p1 ", "@!%p2 ", "$L__BB0_1:\n"][next() as usize % 4], "mov.b32 "];
+        let mut pieces: Vec<&str> =
+            vec![["", "@%p1 ", "@!%p2 ", "$L__BB0_1:\n", ".loc 1 2 3 // c\n"][next() as usize % 5], "mov.b32 "];
         let n = next() as usize % 5;
         for k in 0..n {
             if k > 0 {

@@ -36,6 +36,11 @@ impl<'a> Parser<'a> {
                     out.push(Stmt::Label(name, pos));
                     continue;
                 }
+                Some(Line::Loc(loc, pos)) => {
+                    self.count_stmt(pos)?;
+                    out.push(Stmt::Loc(loc));
+                    continue;
+                }
                 None => {}
             }
             let t = self.lx.next()?;

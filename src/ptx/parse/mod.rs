@@ -321,6 +321,7 @@ impl<'a> Stmts<'a> {
     /// The operand stack of the arena, for a reader that pushes an
     /// instruction's operands there (then [`Stmts::push_inst_pushed`]) or
     /// truncates it to where it was.
+    #[inline]
     pub fn operand_stack(&mut self) -> &mut Vec<Operand<'a>> {
         // Room for the usual instruction in the chunk (one of more operands
         // than that grows it).
