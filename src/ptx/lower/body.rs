@@ -71,18 +71,22 @@ pub(super) struct Blk {
 
 /// What pass 2 keeps of a register the body reads or writes.
 #[derive(Clone, Copy)]
-pub(super) struct Local<'a> {
-    /// The name it was first read or written as (empty: none yet).
-    pub(super) text: &'a str,
-    /// Its name id in `dom`, looked up from `text` when a read first needs it
-    /// (`u32::MAX`: not yet).
+pub(super) struct Local {
+    /// The id in `dom_names` of the name it was first read or written as
+    /// (`NOT_NOTED`: none yet; `dom::NEVER_WRITTEN`: no instruction writes
+    /// it), looked up when first met (no name is kept per register).
     pub(super) name: u32,
     /// Its latest entry of `defs`, kept out of the table: the block
     /// (`u32::MAX`: none yet) and the value there. Reads and writes within
     /// the block being filled hash nothing (see `ssa::Body::set_def`).
     pub(super) block: u32,
     pub(super) value: Value,
+    /// Its declared type (from `Body::decls`, found once).
+    pub(super) ty: TypeH,
 }
+
+/// [`Local::name`] of a register whose name was not noted yet.
+pub(super) const NOT_NOTED: u32 = u32::MAX;
 
 #[derive(Clone, Copy)]
 pub(super) enum Slot {
@@ -103,7 +107,14 @@ pub(super) struct Body<'c, 'a> {
     pub(super) blocks: Vec<Blk>,
     /// Every block's instructions after its phis, block after block.
     pub(super) body_insts: Vec<InstH>,
-    pub(super) vars: Vec<TypeH>,
+    /// The register declarations in order: (first register, type), each
+    /// covering the registers up to the next one's first. One entry per
+    /// declaration, not per register: `%f<110593>` is one.
+    pub(super) decls: Vec<(u32, TypeH)>,
+    /// Registers declared so far (the next register number).
+    pub(super) nvars: u32,
+    /// The entry of `decls` found last (see `ssa::Body::decl_ty`).
+    pub(super) last_decl: usize,
     pub(super) scopes: Vec<Scope<'a>>,
     /// What the outermost scope says of each name looked up since its last
     /// declaration (see `names::Body::lookup`).
@@ -137,11 +148,13 @@ pub(super) struct Body<'c, 'a> {
     pub(super) dom: Option<Dom>,
     /// Names written by some instruction → name id in `dom`.
     pub(super) dom_names: DomNames<'a>,
-    /// Register → index in `locals` (`u32::MAX`: not met yet). Declared
+    /// Register → 1 + its index in `locals` (0: not met yet). Declared
     /// ranges are often far larger than what the body uses (`%f<110593>`
-    /// for 4,097 registers), so only this 4-byte entry is per declared register.
+    /// for 4,097 registers), so only this 4-byte entry is per declared
+    /// register, and it is zeroed by the allocator: the pages of registers
+    /// never met are never touched (not resident).
     pub(super) var_local: Vec<u32>,
-    pub(super) locals: Vec<Local<'a>>,
+    pub(super) locals: Vec<Local>,
 }
 
 /// Lowers the body `stmts` of `fd` into `f` (which carries the signature),
@@ -165,6 +178,9 @@ pub(super) fn lower_body<'a>(
     let mut content = false;
     // Labels no branch names (`$L__tmp0`, `$L__func_begin0`) do not split blocks.
     let mut targets: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+    // Instructions that may write a register: about the names pass 1 meets
+    // (compilers write most registers once), to size that table once.
+    let mut writers = 0usize;
     for s in stmts.iter() {
         match s {
             Stmt::Inst(ins) if control(ins.op).is_some() => {
@@ -172,14 +188,17 @@ pub(super) fn lower_body<'a>(
                     targets.insert(l);
                 }
             }
+            Stmt::Inst(_) => writers += 1,
             Stmt::BranchTargets(_, ls, _) => targets.extend(ls.iter().copied()),
             _ => {}
         }
     }
-    // Instructions, to size the instruction arena once (each gives one or more).
+    // IR instructions the statements may give, about, to size the
+    // instruction arena once: three per instruction and two per register it
+    // writes (a 128-register `wgmma` gives 129 or more).
     let mut insts = 0usize;
     // The names each block's instructions may write (their first operand).
-    let mut dom_names = DomNames::default();
+    let mut dom_names = DomNames::with_capacity(writers);
     let mut writes: Vec<(u32, u32)> = Vec::new();
     let mut last_write: Vec<u32> = Vec::new();
     for (i, s) in stmts.iter().enumerate() {
@@ -218,11 +237,15 @@ pub(super) fn lower_body<'a>(
             }
             Stmt::Inst(ins) => {
                 content = true;
-                insts += 1;
                 let base = control(ins.op);
+                insts += 1;
                 if base.is_none() {
                     if let Some(o) = stmts.operands(ins).first() {
+                        // What an instruction gives grows with its destinations
+                        // (a member read or an unpacking, a select when guarded).
+                        insts = insts.saturating_add(2);
                         written_names(o, &mut |name| {
+                            insts = insts.saturating_add(2);
                             let id = dom_names.id(name);
                             // Once per name and block: blocks come in order.
                             if last_write.len() <= id as usize {
@@ -336,11 +359,11 @@ pub(super) fn lower_body<'a>(
     cx.ssa_work = cx.ssa_work.saturating_add(spent);
     let mut f = f;
     f.is_declaration = false;
-    // Room for two IR instructions per PTX one (address adds, packs and
-    // member reads, selects of guarded writes, phis) and the terminators;
-    // past that the arena grows as usual. What is reserved and not written
+    // Room for what the instructions may give, the terminators and some
+    // phis; past that the arena grows as usual (growth copies it: for a
+    // moment both copies are resident). What is reserved and not written
     // takes no memory (its pages are never touched).
-    let room = insts.saturating_mul(2).saturating_add(pres.len()).min(MAX_VALUES);
+    let room = insts.saturating_add(insts / 8).saturating_add(pres.len().saturating_mul(2)).min(MAX_VALUES);
     if f.insts.is_empty() {
         f.insts = crate::ir::Arena::with_capacity(room);
     }
@@ -353,7 +376,9 @@ pub(super) fn lower_body<'a>(
         cx,
         f,
         blocks,
-        vars: Vec::new(),
+        decls: Vec::new(),
+        nvars: 0,
+        last_decl: 0,
         scopes: vec![Scope::default()],
         outer_names: FxHashMap::default(),
         outer_gen: 0,
@@ -393,6 +418,11 @@ pub(super) fn lower_body<'a>(
             body.stmt(s, &stmts)?;
             if body.over_budget {
                 return Err(ssa_budget_error(s, fd.pos));
+            }
+            // Statements are read once, in order: those before this one
+            // go as their chunks fill (the IR grows as the tree shrinks).
+            if k % 512 == 0 {
+                stmts.release_before(k);
             }
         }
         // Blocks are consecutive runs of statements: nothing before this

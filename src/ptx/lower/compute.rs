@@ -80,7 +80,10 @@ impl<'c, 'a> Body<'c, 'a> {
                             }
                             None => self.cx.void(),
                         };
-                        let mut operands = Operands::new();
+                        // Sized once: a 64-register list would otherwise
+                        // grow (and copy) the list five times.
+                        let n = srcs.iter().map(|o| if let Operand::Vector(v) = o { v.len() } else { 1 }).sum();
+                        let mut operands = Operands::with_capacity(n);
                         for s in srcs {
                             self.flatten(s, imm_ty, &mut operands);
                         }

@@ -23,12 +23,19 @@ impl<'c, 'a> Body<'c, 'a> {
         }
         if d.space == Space::Reg {
             let count = d.range.unwrap_or(1);
-            let base = self.vars.len();
+            let base = self.nvars as usize;
             if base.saturating_add(count as usize) > MAX_PTX_REGISTERS {
                 return Err(error_at(d.pos, ErrorKind::LimitExceeded, "too many registers in one function"));
             }
-            self.vars.resize(base + count as usize, ty);
             let base = base as u32;
+            if count > 0 {
+                match self.decls.last() {
+                    // The same type as the declaration before: one entry.
+                    Some(&(_, t)) if t == ty => {}
+                    _ => self.decls.push((base, ty)),
+                }
+            }
+            self.nvars = base + count;
             if d.range.is_some() {
                 self.scopes[scope].ranges.insert(d.name, (base, count));
             } else {
@@ -111,6 +118,7 @@ impl<'c, 'a> Body<'c, 'a> {
         match op {
             Operand::Reg(_) | Operand::Sym(_) | Operand::Sink => out.push(self.dest_var(op)?),
             Operand::Vector(items) => {
+                out.reserve_exact(items.len());
                 for o in items {
                     out.push(self.dest_var(o)?);
                 }
@@ -224,6 +232,12 @@ pub(super) struct DomNames<'a> {
 }
 
 impl<'a> DomNames<'a> {
+    /// Room for `n` names of up to 8 bytes (the table does not grow, and
+    /// rehash, while pass 1 fills it).
+    pub(super) fn with_capacity(n: usize) -> Self {
+        DomNames { short: FxHashMap::with_capacity_and_hasher(n, Default::default()), long: FxHashMap::default() }
+    }
+
     /// Names in the table.
     pub(super) fn len(&self) -> usize {
         self.short.len() + self.long.len()
@@ -239,10 +253,10 @@ impl<'a> DomNames<'a> {
     }
 
     /// The id of `name`, if some instruction writes it.
-    pub(super) fn get(&self, name: &str) -> Option<&u32> {
+    pub(super) fn get(&self, name: &str) -> Option<u32> {
         match name_key(name) {
-            Some(k) => self.short.get(&k),
-            None => self.long.get(name),
+            Some(k) => self.short.get(&k).copied(),
+            None => self.long.get(name).copied(),
         }
     }
 }
@@ -308,7 +322,7 @@ mod tests {
         assert_eq!(d.len(), want.len());
         assert!(!d.short.is_empty() && !d.long.is_empty());
         for (name, id) in &want {
-            assert_eq!(d.get(name), Some(id), "{name}");
+            assert_eq!(d.get(name), Some(*id), "{name}");
         }
         assert_eq!(d.get("%r701"), None);
     }

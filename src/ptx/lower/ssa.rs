@@ -4,7 +4,7 @@
 //! at the end of that block directly (no phi can be needed there), without a
 //! walk: the usual case, compilers writing most registers once.
 
-use super::body::{Body, Local};
+use super::body::{Body, Local, NOT_NOTED};
 use super::dom::NEVER_WRITTEN;
 use super::phis::{map_values, Renumber, Repl};
 use crate::ir::{Function, Inst, InstH, InstKind, Span, TypeH, Value};
@@ -34,7 +34,7 @@ impl<'c, 'a> Body<'c, 'a> {
     /// `phi_ops` when it is completed, and into the instruction at the end if
     /// it is not folded away. Returns its index in `phis`.
     pub(super) fn new_phi(&mut self, b: usize, var: u32) -> u32 {
-        let ty = self.vars.get(var as usize).copied().unwrap_or_else(|| self.cx.int(32));
+        let ty = self.var_ty(var);
         let sp = Span { offset: self.sp.offset, id: self.sp.id, loc: None };
         let h = self.f.insts.append(Inst { ty, kind: InstKind::Phi { incoming: Vec::new() }, span: sp });
         self.blocks[b].phis.push(h);
@@ -183,14 +183,14 @@ impl<'c, 'a> Body<'c, 'a> {
         }
     }
 
-    /// Remembers the name of register `var` (read or written as `name`) for
-    /// the phi placement of [`super::dom`]; its id there is looked up only
-    /// when a read reaches a join (`above`), not once per register.
+    /// Remembers the id in [`super::dom`] of the name register `var` is
+    /// first read or written as (`name`), for the phi placement: looked up
+    /// once per register, and no name kept (a `Local` stays 24 bytes).
     #[inline(always)]
     pub(super) fn note_name(&mut self, var: u32, name: &'a str) {
         // Noted when first met: the usual call finds it so.
         if let Some(&l) = self.var_local.get(var as usize) {
-            if self.locals.get(l as usize).is_some_and(|x| !x.text.is_empty()) {
+            if self.locals.get((l as usize).wrapping_sub(1)).is_some_and(|x| x.name != NOT_NOTED) {
                 return;
             }
         }
@@ -203,24 +203,18 @@ impl<'c, 'a> Body<'c, 'a> {
             return;
         }
         let l = self.local(var);
-        if self.locals[l].text.is_empty() {
-            self.locals[l].text = name;
+        if self.locals[l].name == NOT_NOTED {
+            self.locals[l].name = self.dom_names.get(name).unwrap_or(NEVER_WRITTEN);
         }
     }
 
     /// The id in `dom` of the name register `var` was first met as
-    /// (`NEVER_WRITTEN` when no instruction writes it), looked up once;
-    /// `None` when it was never met.
-    fn name_id(&mut self, var: u32) -> Option<u32> {
-        let l = *self.var_local.get(var as usize)? as usize;
-        let x = self.locals.get_mut(l)?;
-        if x.name == u32::MAX {
-            if x.text.is_empty() {
-                return None;
-            }
-            x.name = self.dom_names.get(x.text).copied().unwrap_or(NEVER_WRITTEN);
-        }
-        Some(x.name)
+    /// (`NEVER_WRITTEN` when no instruction writes it); `None` when it was
+    /// never met.
+    fn name_id(&self, var: u32) -> Option<u32> {
+        let l = (*self.var_local.get(var as usize)? as usize).wrapping_sub(1);
+        let x = self.locals.get(l)?;
+        (x.name != NOT_NOTED).then_some(x.name)
     }
 
     /// The index in `locals` of register `var`, made when first met.
@@ -228,25 +222,52 @@ impl<'c, 'a> Body<'c, 'a> {
     fn local(&mut self, var: u32) -> usize {
         let v = var as usize;
         match self.var_local.get(v) {
-            Some(&l) if l != u32::MAX => l as usize,
+            Some(&l) if l != 0 => l as usize - 1,
             _ => self.new_local(v),
         }
     }
 
     fn new_local(&mut self, v: usize) -> usize {
         if self.var_local.len() <= v {
-            self.var_local.resize(self.vars.len().max(v + 1), u32::MAX);
+            let n = (self.nvars as usize).max(v + 1);
+            if self.var_local.is_empty() {
+                // Zeroed by the allocator (fresh pages stay untouched).
+                self.var_local = vec![0; n];
+            } else {
+                self.var_local.resize(n, 0);
+            }
         }
         let l = self.locals.len();
         if self.locals.capacity() == l {
             // Room for every declared register the body may meet, at most one
             // per instruction slot, once (unwritten room takes no memory).
-            let more = self.vars.len().min(self.body_insts.capacity()).max(l + 16) - l;
+            let more = (self.nvars as usize).min(self.body_insts.capacity()).max(l + 16) - l;
             self.locals.reserve(more);
         }
-        self.locals.push(Local { text: "", name: u32::MAX, block: u32::MAX, value: Value::Arg(u32::MAX) });
-        self.var_local[v] = l as u32;
+        let ty = self.decl_ty(v as u32);
+        self.locals.push(Local { name: NOT_NOTED, block: u32::MAX, value: Value::Arg(u32::MAX), ty });
+        self.var_local[v] = l as u32 + 1;
         l
+    }
+
+    /// The declared type of register `var` (an `i32` for one never declared,
+    /// which the lookup cannot give).
+    fn decl_ty(&mut self, var: u32) -> TypeH {
+        // Registers are met about in order: the declaration found last first.
+        let covers = |k: usize| {
+            self.decls.get(k).is_some_and(|&(base, _)| base <= var)
+                && self.decls.get(k + 1).is_none_or(|&(next, _)| var < next)
+        };
+        let k = if covers(self.last_decl) {
+            self.last_decl + 1
+        } else {
+            self.decls.partition_point(|&(base, _)| base <= var)
+        };
+        self.last_decl = k.saturating_sub(1);
+        match k.checked_sub(1).and_then(|k| self.decls.get(k)) {
+            Some(&(_, ty)) if var < self.nvars => ty,
+            _ => self.cx.int(32),
+        }
     }
 
     /// The immediate dominator of `b` when a read of `var` at the join (or
@@ -318,7 +339,7 @@ impl<'c, 'a> Body<'c, 'a> {
     #[inline(always)]
     fn def(&self, b: usize, var: u32) -> Option<Value> {
         if let Some(&l) = self.var_local.get(var as usize) {
-            if let Some(x) = self.locals.get(l as usize) {
+            if let Some(x) = self.locals.get((l as usize).wrapping_sub(1)) {
                 if x.block == b as u32 {
                     return Some(x.value);
                 }
@@ -342,7 +363,7 @@ impl<'c, 'a> Body<'c, 'a> {
     #[inline(always)]
     fn set_def(&mut self, b: usize, var: u32, v: Value) {
         if let Some(&l) = self.var_local.get(var as usize) {
-            if let Some(x) = self.locals.get_mut(l as usize) {
+            if let Some(x) = self.locals.get_mut((l as usize).wrapping_sub(1)) {
                 if x.block == b as u32 || x.block == u32::MAX {
                     (x.block, x.value) = (b as u32, v);
                     return;
@@ -413,8 +434,16 @@ impl<'c, 'a> Body<'c, 'a> {
         Some(x)
     }
 
+    /// The declared type of register `var` (kept in its `Local`, made here
+    /// when first asked: the register is about to be read or written).
     pub(super) fn var_ty(&mut self, var: u32) -> TypeH {
-        self.vars.get(var as usize).copied().unwrap_or_else(|| self.cx.int(32))
+        if let Some(&l) = self.var_local.get(var as usize) {
+            if let Some(x) = self.locals.get((l as usize).wrapping_sub(1)) {
+                return x.ty;
+            }
+        }
+        let l = self.local(var);
+        self.locals[l].ty
     }
 
     // ---- end ------------------------------------------------------------------------
