@@ -153,6 +153,9 @@ pub(super) fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> i3
             return code;
         }
     }
+    if inputs.inputs.len() > 1 {
+        super::alloc::keep_freed_memory_between_files();
+    }
     let progress = !args.no_progress && format == Format::Human && std::io::stderr().is_terminal();
     let opts = BatchOptions {
         config: config.clone().map(|c| (c.settings, c.hlsl)),

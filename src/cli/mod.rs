@@ -3,6 +3,7 @@
 //! `input::batch`, `report`, `dump`, `rules`). The `irlint` binary and the
 //! Python package's `python -m irlint` both call [`main_with_args`].
 
+mod alloc;
 mod commands;
 
 use crate::config::RuleLevel;
