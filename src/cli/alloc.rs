@@ -7,7 +7,9 @@
 //! PTX batch). [`keep_freed_memory_between_files`] keeps up to
 //! [`TOP_PAD`] of freed memory at the top of the heap for the next file.
 //! A single file keeps glibc's default: the setting only pays across files,
-//! and there it raises the batch's peak RSS by at most the pad.
+//! and there it raises the batch's peak RSS by at most the pad. The setting
+//! is process-wide: a batch run through `python -m irlint` sets it in that
+//! Python process too.
 
 /// Freed memory kept at the top of the heap between the files of a batch.
 pub const TOP_PAD: usize = 4 << 20;
