@@ -560,7 +560,11 @@ $L_end:
         "%0 = add i64 @tab, i64 8",
         "%1 = add i64 %0, i64 -4",
         "%3 = shfl.sync.bfly.b32 {i32, bool} %2, i32 1, i32 31, i32 -1",
-        "%6 = atom.global.add.u32 i32 @tab, i32 1",
+        "%4 = atom.global.add.u32 i32 @tab, i32 1",
+        // The shuffle's members are made where they are read: the
+        // predicate by the branch, the value at the block's end.
+        "%5 = extractvalue %3, [1]",
+        "%6 = extractvalue %3, [0]",
         "br %5, bb1, bb2",
         // An unpacking mov is a shift and truncations the dataflow evaluates.
         "%8 = trunc %0 to i32",
@@ -855,4 +859,23 @@ fn bit_field_forms_with_register_parameters_reach_the_dataflow() {
     assert_eq!(idesc[8], AbsValue::Set(vec![0]));
     // Other modes stay opaque.
     assert_eq!(idesc[9], AbsValue::Top);
+}
+
+/// The members of a multi-result instruction are made where a register is
+/// read (or at the end of its block): registers written again first get
+/// none, and the values read are those of the last write.
+#[test]
+fn overwritten_members_are_never_made() {
+    let text = ".version 8.7\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\
+                .reg .b32 %r<8>;\n.reg .b64 %rd<4>;\nld.param.u64 %rd1, [p];\n\
+                ld.global.v2.u32 {%r1, %r2}, [%rd1];\nld.global.v2.u32 {%r1, %r2}, [%rd1+8];\n\
+                add.s32 %r3, %r1, %r2;\nst.global.u32 [%rd1], %r3;\nret;\n}\n";
+    let m = irlint::ptx::lower(text.as_bytes(), 0).unwrap();
+    let ir = ir::print::module(&m);
+    assert_eq!(ir.matches("extractvalue").count(), 2, "{ir}");
+    for want in
+        ["%2 = load {i32, i32}, %1", "%3 = extractvalue %2, [0]", "%4 = extractvalue %2, [1]", "%5 = add i32 %3, %4"]
+    {
+        assert!(ir.contains(want), "{want:?} not in\n{ir}");
+    }
 }

@@ -139,6 +139,17 @@ pub(super) struct Body<'c, 'a> {
     pub(super) phi_ops: Vec<(Value, BlockH)>,
     pub(super) phi_range: Vec<(usize, usize)>,
     pub(super) entry_allocas: Vec<InstH>,
+    /// Members of a multi-result instruction written to registers of the
+    /// block being filled and not read yet: (register, aggregate, member,
+    /// type, span of the instruction); `u32::MAX` for a register overwritten
+    /// since (its member is never made). See `ssa::Body::defer_member`.
+    pub(super) deferred: Vec<(u32, Value, u32, crate::ir::TypeH, Span)>,
+    /// Register → 1 + its entry in `deferred` (0: none); allocated zeroed
+    /// (the pages of registers never deferred stay untouched).
+    pub(super) deferred_at: Vec<u32>,
+    /// Bit `var % 64` of every register deferred in this block (a read or
+    /// write of any other register skips `deferred_at`).
+    pub(super) deferred_mask: u64,
     pub(super) facts: Vec<facts::Pending>,
     pub(super) cond: Option<(Value, bool)>,
     pub(super) switch_value: Option<Value>,
@@ -392,6 +403,9 @@ pub(super) fn lower_body<'a>(
         phi_ops: Vec::new(),
         phi_range: Vec::new(),
         entry_allocas: Vec::new(),
+        deferred: Vec::new(),
+        deferred_at: Vec::new(),
+        deferred_mask: 0,
         facts: Vec::new(),
         cond: None,
         switch_value: None,
@@ -428,6 +442,7 @@ pub(super) fn lower_body<'a>(
         // Blocks are consecutive runs of statements: nothing before this
         // block's end is read again.
         stmts.release_before(p.end);
+        body.flush_deferred();
         if body.f.insts.len() > MAX_VALUES {
             return Err(error_at(fd.pos, ErrorKind::LimitExceeded, "too many instructions in one function"));
         }

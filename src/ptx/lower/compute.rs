@@ -119,6 +119,10 @@ impl<'c, 'a> Body<'c, 'a> {
             for (k, d) in dests.iter().enumerate() {
                 let Some(var) = *d else { continue };
                 let ty = self.var_ty(var);
+                if guard.is_none() {
+                    self.defer_member(var, result, k as u32, ty);
+                    continue;
+                }
                 let part =
                     self.emit(ty, InstKind::ExtractValue { agg: result, indices: smallvec::smallvec![k as u32] });
                 let v = self.guarded(var, part, guard);
