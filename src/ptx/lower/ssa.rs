@@ -365,8 +365,23 @@ impl<'c, 'a> Body<'c, 'a> {
         }
         self.blocks[self.cur].writes = true;
         self.deferred_mask |= 1 << (var % 64);
+        if self.deferred.len() >= 256 && self.deferred.len() == self.deferred.capacity() {
+            self.compact_deferred();
+        }
         self.deferred_at[v] = self.deferred.len() as u32 + 1;
         self.deferred.push((var, agg, k, ty, self.sp));
+    }
+
+    /// Drops the entries of `deferred` made or overwritten since (a long
+    /// block defers many members and reads most of them soon: the list
+    /// keeps only those still pending, so it never outgrows the registers).
+    fn compact_deferred(&mut self) {
+        self.deferred.retain(|e| e.0 != u32::MAX);
+        for (i, e) in self.deferred.iter().enumerate() {
+            if let Some(slot) = self.deferred_at.get_mut(e.0 as usize) {
+                *slot = i as u32 + 1;
+            }
+        }
     }
 
     /// The entry in `deferred` of register `var`, taken off it.
