@@ -441,19 +441,20 @@ pub fn mul(a: &AbsValue, b: &AbsValue, bits: u32) -> AbsValue {
 /// Most unknown bits a shift amount may have to be enumerated (64 amounts).
 const MAX_SHIFT_UNKNOWN: u32 = 6;
 
-/// The shift amounts `b` admits, when few and all in range.
-fn shift_amounts(b: &AbsValue, bits: u32) -> Option<Vec<u32>> {
-    let v = match b {
-        AbsValue::Set(v) => v.clone(),
+/// The shift amounts `b` admits, when few and all in range (a set's members
+/// without allocating: a set has at most 8).
+fn shift_amounts(b: &AbsValue, bits: u32) -> Option<smallvec::SmallVec<[u32; 8]>> {
+    let in_range = |s: &u64| if *s < u64::from(bits) { Some(*s as u32) } else { None };
+    match b {
+        AbsValue::Set(v) => v.iter().map(in_range).collect(),
         AbsValue::Known(kb) => {
             if kb.umax(bits) >= u64::from(bits) {
                 return None;
             }
-            kb.enumerate(bits, MAX_SHIFT_UNKNOWN)?
+            kb.enumerate(bits, MAX_SHIFT_UNKNOWN)?.iter().map(in_range).collect()
         }
-        _ => return None,
-    };
-    v.iter().map(|&s| if s < u64::from(bits) { Some(s as u32) } else { None }).collect()
+        _ => None,
+    }
 }
 
 /// A shift by every admitted amount, joined (⊤ when the amount may be out of
@@ -468,27 +469,23 @@ fn shift(
     if either_bottom(a, b) {
         return AbsValue::Bottom;
     }
-    // The usual shift by one constant amount: no list of amounts.
-    if let AbsValue::Set(v) = b {
-        if let [s] = v.as_slice() {
-            return match u32::try_from(*s) {
-                Ok(s) if s < bits => lift1(a, bits, |x| exact(x, s), |k| kb(k, s)),
-                _ => AbsValue::Top,
-            };
-        }
-    }
     let Some(amounts) = shift_amounts(b, bits) else {
         return AbsValue::Top;
     };
-    let mut out = AbsValue::Bottom;
+    // The first amount's value as it is (the usual shift by one constant
+    // joins nothing), then the join with each other one.
+    let mut out: Option<AbsValue> = None;
     for s in amounts {
         let one = lift1(a, bits, |x| exact(x, s), |k| kb(k, s));
-        out = out.join(&one, bits);
-        if out == AbsValue::Top {
+        out = Some(match out {
+            None => one,
+            Some(o) => o.join(&one, bits),
+        });
+        if out == Some(AbsValue::Top) {
             break;
         }
     }
-    out
+    out.unwrap_or(AbsValue::Bottom)
 }
 
 /// `a << b`.

@@ -309,10 +309,7 @@ impl<'a> Cx<'a> {
         if let Some(&i) = self.pack_ops.get(word) {
             return i;
         }
-        let i = self.m.op_names.len() as u32;
-        self.m.op_names.push(word.to_string());
-        self.m.op_semantics.push(OpSemantics::Pack);
-        self.m.op_access.push(None);
+        let i = self.new_op(word, OpSemantics::Pack);
         self.pack_ops.insert(word, i);
         i
     }
@@ -322,11 +319,17 @@ impl<'a> Cx<'a> {
         if let Some(i) = self.op_names.get(name) {
             return *i;
         }
+        let i = self.new_op(name, op_semantics(name));
+        self.op_names.insert(name, i);
+        i
+    }
+
+    /// A new entry of `m.op_names` (with its semantics and no access form).
+    fn new_op(&mut self, name: &str, semantics: OpSemantics) -> u32 {
         let i = self.m.op_names.len() as u32;
         self.m.op_names.push(name.to_string());
-        self.m.op_semantics.push(op_semantics(name));
+        self.m.op_semantics.push(semantics);
         self.m.op_access.push(None);
-        self.op_names.insert(name, i);
         i
     }
 }
