@@ -42,10 +42,25 @@ fn short_key(b: &[u8]) -> Option<u64> {
     }
 }
 
+/// Maps the short names are spread over.
+const SHARDS: usize = 32;
+
+/// The map of word `k` (the top bits of a multiplicative hash: the maps'
+/// own hashing uses the low bits), below [`SHARDS`].
+#[inline(always)]
+fn shard(k: u64) -> usize {
+    (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SHARDS.trailing_zeros())) as usize
+}
+
 /// The names of one function body being read: name → id, and id → name.
 #[derive(Debug)]
 pub(crate) struct Interner<'a> {
-    short: FxHashMap<u64, u32>,
+    /// Short names by word, in [`SHARDS`] maps by the word's hash: each map
+    /// of a large body stays under glibc's mmap threshold (128 KB), so
+    /// freeing them never raises that threshold (one 2 MB map freed at the
+    /// end of the read made the lowering's large vectors come from the heap,
+    /// where their growth left resident holes: moe_dispatch_gemm 2 MB more).
+    short: [FxHashMap<u64, u32>; SHARDS],
     long: FxHashMap<&'a str, u32>,
     names: Vec<&'a str>,
     /// At most this many names ([`crate::read::limits::MAX_PTX_NAMES`]).
@@ -55,7 +70,7 @@ pub(crate) struct Interner<'a> {
 impl Default for Interner<'_> {
     fn default() -> Self {
         Interner {
-            short: FxHashMap::default(),
+            short: std::array::from_fn(|_| FxHashMap::default()),
             long: FxHashMap::default(),
             names: Vec::new(),
             limit: crate::read::limits::MAX_PTX_NAMES,
@@ -73,7 +88,7 @@ impl<'a> Interner<'a> {
         let next = self.names.len() as u32;
         let room = self.names.len() < self.limit;
         let id = match short_key(name.as_bytes()) {
-            Some(k) => match self.short.entry(k) {
+            Some(k) => match self.short[shard(k)].entry(k) {
                 Entry::Occupied(e) => *e.get(),
                 Entry::Vacant(e) if room => *e.insert(next),
                 Entry::Vacant(_) => return None,
@@ -97,7 +112,8 @@ impl<'a> Interner<'a> {
     /// than nvcc's and FlashAttention's bodies use (the map's peak while the
     /// module is read stays in the process's resident memory).
     pub(crate) fn reserve_for_body_bytes(&mut self, bytes: usize) {
-        self.short.reserve((bytes / 128).min(1 << 16));
+        let n = (bytes / 128).min(1 << 16) / SHARDS;
+        self.short.iter_mut().for_each(|m| m.reserve(n));
     }
 
     /// The names met so far, by id.
@@ -112,7 +128,7 @@ impl<'a> Interner<'a> {
     /// map freed after every large body made the syntax tree and the IR that
     /// follow come from the heap, which keeps what it frees resident).
     pub(crate) fn take(&mut self) -> Vec<&'a str> {
-        self.short.clear();
+        self.short.iter_mut().for_each(|m| m.clear());
         self.long.clear();
         let mut names = std::mem::take(&mut self.names);
         // What was reserved and not used goes (the table stays with the body).
@@ -135,7 +151,7 @@ mod tests {
         assert_eq!(table, ["%r1", "%r10", "%rd12345", "%rd123456", "p", "$L__BB0_2"]);
         // A new body starts from 0.
         assert_eq!(n.id("%r10"), Some(NameId(0)));
-        assert_eq!((n.short.len(), n.long.len()), (1, 0), "the table was emptied");
+        assert_eq!((n.short.iter().map(|m| m.len()).sum::<usize>(), n.long.len()), (1, 0), "the table was emptied");
     }
 
     /// Past the limit a new name has no id (the reader reports it), and the
@@ -148,7 +164,7 @@ mod tests {
         assert_eq!(n.id("%rd987654321"), None);
         assert_eq!(n.id("%r2"), Some(NameId(1)));
         assert_eq!(n.id("%rd123456789"), Some(NameId(2)));
-        assert_eq!((n.names.len(), n.short.len(), n.long.len()), (3, 2, 1));
+        assert_eq!((n.names.len(), n.short.iter().map(|m| m.len()).sum::<usize>(), n.long.len()), (3, 2, 1));
     }
 
     /// Many names: the table grows and every name keeps its id; emptied, it
@@ -164,7 +180,9 @@ mod tests {
             assert_eq!(n.id(w), Some(NameId(i as u32)));
         }
         assert_eq!(n.take().len(), 5000);
-        assert!(n.short.is_empty() && n.long.is_empty());
+        assert!(n.short.iter().all(|m| m.is_empty()) && n.long.is_empty());
+        // Spread over the maps (none holds more than twice its share).
+        assert!(n.short.iter().all(|m| m.capacity() <= 2 * 5000 / SHARDS * 2));
         assert_eq!(n.id(&words[4999]), Some(NameId(0)));
     }
 
