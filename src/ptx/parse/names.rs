@@ -114,6 +114,10 @@ impl<'a> Interner<'a> {
     pub(crate) fn reserve_for_body_bytes(&mut self, bytes: usize) {
         let n = (bytes / 128).min(1 << 16) / SHARDS;
         self.short.iter_mut().for_each(|m| m.reserve(n));
+        // The table by id: room for one name per 32 bytes, so CuTe DSL's
+        // bodies do not grow it by copying (what is not used is not touched,
+        // and goes at `take`).
+        self.names.reserve((bytes / 32).min(1 << 16));
     }
 
     /// The names met so far, by id.
