@@ -95,10 +95,66 @@ pub(super) enum Slot {
     Param(u32),
 }
 
+/// The names one `{ }` scope declares. The first few are kept in a short
+/// list, found by a scan: an inline-asm scope (`{ .reg .pred p; … }`)
+/// declares one or two, and every register its instruction names is looked
+/// up through it first (a scan rejects `%r382` against `p` on its length,
+/// where a table hashes it).
 #[derive(Default)]
 pub(super) struct Scope<'a> {
-    pub(super) names: FxHashMap<&'a str, Slot>,
+    few: Vec<(&'a str, Slot)>,
+    names: FxHashMap<&'a str, Slot>,
     pub(super) ranges: FxHashMap<&'a str, (u32, u32)>,
+}
+
+/// Names a scope keeps in its list before they move to its table.
+const FEW_NAMES: usize = 8;
+
+impl<'a> Scope<'a> {
+    /// Declares `name` here (a later declaration of the same name replaces it).
+    pub(super) fn insert_name(&mut self, name: &'a str, slot: Slot) {
+        if self.names.is_empty() {
+            if let Some(e) = self.few.iter_mut().find(|e| e.0 == name) {
+                e.1 = slot;
+                return;
+            }
+            if self.few.len() < FEW_NAMES {
+                self.few.push((name, slot));
+                return;
+            }
+            self.names.extend(self.few.drain(..));
+        }
+        self.names.insert(name, slot);
+    }
+
+    /// What this scope declares `name` as (not its ranges).
+    #[inline]
+    pub(super) fn name(&self, name: &str) -> Option<Slot> {
+        if !self.few.is_empty() {
+            return self.few.iter().find(|e| e.0 == name).map(|e| e.1);
+        }
+        if self.names.is_empty() {
+            return None;
+        }
+        self.names.get(name).copied()
+    }
+
+    /// Empties the scope for its next use, keeping small allocations (a
+    /// large table is dropped: clearing it again and again would cost its
+    /// size each time).
+    pub(super) fn clear(&mut self) {
+        self.few.clear();
+        if self.names.capacity() > 64 {
+            self.names = FxHashMap::default();
+        } else if !self.names.is_empty() {
+            self.names.clear();
+        }
+        if self.ranges.capacity() > 64 {
+            self.ranges = FxHashMap::default();
+        } else if !self.ranges.is_empty() {
+            self.ranges.clear();
+        }
+    }
 }
 
 pub(super) struct Body<'c, 'a> {
@@ -116,6 +172,8 @@ pub(super) struct Body<'c, 'a> {
     /// The entry of `decls` found last (see `ssa::Body::decl_ty`).
     pub(super) last_decl: usize,
     pub(super) scopes: Vec<Scope<'a>>,
+    /// Scopes closed, emptied for the next `{` (a scope opened costs no allocation).
+    pub(super) spare_scopes: Vec<Scope<'a>>,
     /// What the outermost scope says of each name looked up since its last
     /// declaration (see `names::Body::lookup`).
     pub(super) outer_names: FxHashMap<&'a str, (u32, Option<Slot>)>,
@@ -391,6 +449,7 @@ pub(super) fn lower_body<'a>(
         nvars: 0,
         last_decl: 0,
         scopes: vec![Scope::default()],
+        spare_scopes: Vec::new(),
         outer_names: FxHashMap::default(),
         outer_gen: 0,
         recent_ranges: [(u64::MAX, u32::MAX, 0, 0); 8],
@@ -416,7 +475,7 @@ pub(super) fn lower_body<'a>(
         locals: Vec::new(),
     };
     for (i, p) in fd.params.iter().enumerate() {
-        body.scopes[0].names.insert(p.name, Slot::Param(i as u32));
+        body.scopes[0].insert_name(p.name, Slot::Param(i as u32));
     }
     for r in &fd.rets {
         body.declare(r)?;

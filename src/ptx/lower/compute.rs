@@ -31,7 +31,7 @@ impl<'c, 'a> Body<'c, 'a> {
         if let (OpKind::Mov, Some(d), [src]) = (info.kind, &dests, srcs) {
             if d.len() > 1 {
                 if let Some(parts) = self.unpack(src, d, imm_ty) {
-                    for (var, part) in d.clone().into_iter().zip(parts) {
+                    for (&var, &part) in d.iter().zip(parts.iter()) {
                         let Some(var) = var else { continue };
                         let v = self.guarded(var, part, guard);
                         self.write(var, v);
@@ -46,7 +46,7 @@ impl<'c, 'a> Body<'c, 'a> {
                     Some(v) => self.var_ty(v),
                     None => imm_ty,
                 };
-                self.compute(&info, ins.op, srcs, dty)
+                self.compute(&info, word, ins.op, srcs, dty)
             }
             _ => None,
         };
@@ -194,6 +194,7 @@ impl<'c, 'a> Body<'c, 'a> {
     pub(super) fn compute(
         &mut self,
         info: &OpInfo<'a>,
+        k: u32,
         word: &'a str,
         srcs: &[Operand<'a>],
         dty: TypeH,
@@ -226,7 +227,7 @@ impl<'c, 'a> Body<'c, 'a> {
                 self.emit(dty, InstKind::Unary { op: o, value: a })
             }
             (OpKind::Mov, [a]) if !matches!(a, Operand::Vector(_)) => self.value(a, dty),
-            (OpKind::Mov, [Operand::Vector(items)]) => self.pack(items, word, dty)?,
+            (OpKind::Mov, [Operand::Vector(items)]) => self.pack(items, k, word, dty)?,
             (OpKind::Bfe(signed), [a, Operand::Int(pos), Operand::Int(len)]) => {
                 let a = self.value(a, dty);
                 self.bfe(a, *pos as u64 & 0xff, *len as u64 & 0xff, signed, dty)?
@@ -318,7 +319,7 @@ impl<'c, 'a> Body<'c, 'a> {
     /// A packed `mov.bN d, {e0, e1, …}`: one [`crate::ir::OpSemantics::Pack`] operation
     /// on the elements, each `w = N / count` bits wide (the dataflow computes
     /// `e0 | e1 << w | …`); `None` when the form is not that.
-    pub(super) fn pack(&mut self, items: &[Operand<'a>], word: &'a str, ty: TypeH) -> Option<Value> {
+    pub(super) fn pack(&mut self, items: &[Operand<'a>], k: u32, word: &'a str, ty: TypeH) -> Option<Value> {
         let bits = u64::from(self.cx.m.int_bits(ty)?);
         let n = items.len() as u64;
         if n < 2 || bits % n != 0 {
@@ -350,12 +351,17 @@ impl<'c, 'a> Body<'c, 'a> {
                 Err(v) => v,
             })
             .collect();
-        let opcode = self.cx.pack_op(word);
+        let opcode = self.cx.pack_op(k, word);
         Some(self.emit(ty, InstKind::Other { opcode, operands }))
     }
 
     /// An unpacking `mov.bN {d0, d1, …}, s`: `trunc(s >> k·w)` per destination.
-    pub(super) fn unpack(&mut self, src: &Operand<'a>, dests: &[Option<u32>], ty: TypeH) -> Option<Vec<Value>> {
+    pub(super) fn unpack(
+        &mut self,
+        src: &Operand<'a>,
+        dests: &[Option<u32>],
+        ty: TypeH,
+    ) -> Option<smallvec::SmallVec<[Value; 4]>> {
         let bits = u64::from(self.cx.m.int_bits(ty)?);
         let n = dests.len() as u64;
         if n < 2 || bits % n != 0 || matches!(src, Operand::Vector(_)) {
@@ -374,7 +380,7 @@ impl<'c, 'a> Body<'c, 'a> {
         if self.cx.m.int_bits(st) != Some(bits as u16) {
             return None;
         }
-        let mut out = Vec::with_capacity(dests.len());
+        let mut out = smallvec::SmallVec::with_capacity(dests.len());
         for k in 0..n {
             let x = if k == 0 { s } else { self.bin(ty, BinOp::LShr, s, k * w) };
             out.push(self.emit(ety, InstKind::Cast { op: CastOp::Trunc, value: x }));

@@ -39,21 +39,21 @@ impl<'c, 'a> Body<'c, 'a> {
             if d.range.is_some() {
                 self.scopes[scope].ranges.insert(d.name, (base, count));
             } else {
-                self.scopes[scope].names.insert(d.name, Slot::Var(base));
+                self.scopes[scope].insert_name(d.name, Slot::Var(base));
             }
         } else if d.space == Space::Shared {
             // A `.shared` variable has static storage, one per CTA, as at module
             // scope (nvcc declares its demoted `__shared__` arrays here): a global
             // visible in this scope, with its alignment.
             let v = self.cx.add_global(d);
-            self.scopes[scope].names.insert(d.name, Slot::Sym(v));
+            self.scopes[scope].insert_name(d.name, Slot::Sym(v));
         } else {
             // A local or param variable: an address, allocated at entry.
             let k = InstKind::Alloca { ty };
             let pty = self.cx.ptr(ty, d.space.address_space());
             let h = self.f.insts.append(Inst { ty: pty, kind: k, span: span(d.pos) });
             self.entry_allocas.push(h);
-            self.scopes[scope].names.insert(d.name, Slot::Sym(Value::Inst(h)));
+            self.scopes[scope].insert_name(d.name, Slot::Sym(Value::Inst(h)));
         }
         Ok(())
     }
@@ -160,10 +160,7 @@ fn scope_lookup(s: &Scope<'_>, name: &str) -> Option<Slot> {
             }
         }
     }
-    if s.names.is_empty() {
-        return None;
-    }
-    s.names.get(name).copied()
+    s.name(name)
 }
 
 /// `%r123` → ("%r", 123): the trailing decimal digits (no leading zero, a
@@ -298,6 +295,39 @@ mod tests {
         }
         assert!(seen.len() > 10_000, "{}", seen.len());
         assert_eq!(name_key("%rd123456"), None);
+    }
+
+    fn var_of(s: &Scope<'_>, name: &str) -> Option<u32> {
+        match s.name(name) {
+            Some(Slot::Var(v)) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// A scope answers as one table would: a later declaration replaces an
+    /// earlier one, past the short list as in it, and a cleared scope knows
+    /// no name.
+    #[test]
+    fn scope_names_as_a_table() {
+        let names: Vec<String> = (0..40).map(|i| format!("%t{i}")).collect();
+        for n in [1usize, 8, 9, 40] {
+            let mut s = Scope::default();
+            for (i, name) in names.iter().take(n).enumerate() {
+                s.insert_name(name, Slot::Var(i as u32));
+            }
+            // Redeclared: the latest slot wins.
+            s.insert_name(&names[0], Slot::Var(100));
+            assert_eq!(var_of(&s, &names[0]), Some(100), "{n}");
+            for (i, name) in names.iter().enumerate().take(n).skip(1) {
+                assert_eq!(var_of(&s, name), Some(i as u32), "{n} {name}");
+            }
+            assert_eq!(var_of(&s, &names[n.min(39)]), if n == 40 { Some(39) } else { None });
+            assert_eq!(var_of(&s, "%t"), None);
+            s.clear();
+            assert!(names.iter().all(|name| s.name(name).is_none()), "{n}");
+            s.insert_name("p", Slot::Var(7));
+            assert_eq!(var_of(&s, "p"), Some(7));
+        }
     }
 
     /// The ids are those one table of names gives, in order of first write.

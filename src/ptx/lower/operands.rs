@@ -1,6 +1,6 @@
 //! Operands: statements, `.loc`, operand values.
 
-use super::body::{Body, Scope, Slot};
+use super::body::{Body, Slot};
 use super::names::BASE_SCOPES;
 use crate::ir::{BinOp, DebugLoc, InstKind, Operands, TypeH, UnOp, Value};
 use crate::ptx::parse::{Addr, LocDirective, Operand, Stmt, Stmts};
@@ -12,7 +12,8 @@ impl<'c, 'a> Body<'c, 'a> {
     pub(super) fn stmt(&mut self, s: &Stmt<'a>, stmts: &Stmts<'a>) -> Result<()> {
         match s {
             Stmt::Open(_) => {
-                self.scopes.push(Scope::default());
+                let s = self.spare_scopes.pop().unwrap_or_default();
+                self.scopes.push(s);
                 if self.scopes.len() <= BASE_SCOPES {
                     self.base_changed();
                 }
@@ -22,7 +23,10 @@ impl<'c, 'a> Body<'c, 'a> {
                     if self.scopes.len() <= BASE_SCOPES {
                         self.base_changed();
                     }
-                    self.scopes.pop();
+                    if let Some(mut s) = self.scopes.pop() {
+                        s.clear();
+                        self.spare_scopes.push(s);
+                    }
                 }
             }
             Stmt::Decl(d) => self.declare(d)?,
