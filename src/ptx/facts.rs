@@ -85,9 +85,37 @@ fn operand_of(values: &[Value], i: usize) -> Option<Operand> {
     values.get(i).map(|v| Operand::Value(*v))
 }
 
-/// Recognises a matrix instruction lowered to `kind` at `inst`.
+/// Which fact an instruction word may give, decided once per word by
+/// [`class`] (the lowering keeps it with the word's other facts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Class {
+    LdStMatrix,
+    Tcgen05Mma,
+    BlockScaledMma,
+    TensorCopy,
+    Wgmma,
+    Mbarrier,
+}
+
+/// The fact class of an instruction word; `None`: it never gives a fact.
+pub(crate) fn class(op: &Opcode<'_>) -> Option<Class> {
+    Some(match op.base() {
+        "ldmatrix" | "stmatrix" => Class::LdStMatrix,
+        "tcgen05" if op.second() == Some("mma") => Class::Tcgen05Mma,
+        "mma" if op.find("kind::").is_some() || op.has("block_scale") => Class::BlockScaledMma,
+        "cp" => Class::TensorCopy,
+        "wgmma" if op.second() == Some("mma_async") => Class::Wgmma,
+        "mbarrier" => Class::Mbarrier,
+        // `tcgen05.commit…mbarrier::arrive::one.b64 [mbar]`: an arrive on an mbarrier object.
+        "tcgen05" if op.second() == Some("commit") && op.find("mbarrier::").is_some() => Class::Mbarrier,
+        _ => return None,
+    })
+}
+
+/// Recognises a matrix instruction of fact class `class` (of its word, see
+/// [`class`]) lowered to `kind` at `inst`.
 pub(crate) fn recognise(
-    op: &Opcode<'_>,
+    class: Class,
     ins: &InstRef<'_, '_>,
     inst: InstH,
     kind: &InstKind,
@@ -97,18 +125,14 @@ pub(crate) fn recognise(
         InstKind::Other { operands, .. } => operands,
         _ => &[],
     };
-    let payload = match op.base() {
-        "ldmatrix" | "stmatrix" => PtxOp::LdStMatrix(ldst(op, ins, values)),
-        "tcgen05" if op.second() == Some("mma") => PtxOp::Tcgen05Mma(tcgen05(op, ins, values)),
-        "mma" if op.find("kind::").is_some() || op.has("block_scale") => PtxOp::BlockScaledMma(block_mma(op, ins)),
-        "cp" => PtxOp::TensorCopy(tensor_copy(op, ins, values)?),
-        "wgmma" if op.second() == Some("mma_async") => PtxOp::Wgmma(wgmma(op, ins, values)),
-        "mbarrier" => PtxOp::Mbarrier(Mbarrier { address: Some(mbarrier_address(ins, values)?) }),
-        // `tcgen05.commit…mbarrier::arrive::one.b64 [mbar]`: an arrive on an mbarrier object.
-        "tcgen05" if op.second() == Some("commit") && op.find("mbarrier::").is_some() => {
-            PtxOp::Mbarrier(Mbarrier { address: Some(mbarrier_address(ins, values)?) })
-        }
-        _ => return None,
+    let op = &Opcode::new(ins.op);
+    let payload = match class {
+        Class::LdStMatrix => PtxOp::LdStMatrix(ldst(op, ins, values)),
+        Class::Tcgen05Mma => PtxOp::Tcgen05Mma(tcgen05(op, ins, values)),
+        Class::BlockScaledMma => PtxOp::BlockScaledMma(block_mma(op, ins)),
+        Class::TensorCopy => PtxOp::TensorCopy(tensor_copy(op, ins, values)?),
+        Class::Wgmma => PtxOp::Wgmma(wgmma(op, ins, values)),
+        Class::Mbarrier => PtxOp::Mbarrier(Mbarrier { address: Some(mbarrier_address(ins, values)?) }),
     };
     Some(Pending { inst, op: PtxMatrixOp { word: ins.op.to_string(), target, op: payload } })
 }

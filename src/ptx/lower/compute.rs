@@ -6,7 +6,6 @@ use super::ops::{OpInfo, OpKind};
 use crate::ir::{BinOp, CastOp, InstKind, Operands, Span, TypeH, Value};
 use crate::ptx::facts;
 use crate::ptx::parse::{InstRef, Operand};
-use crate::ptx::Opcode;
 use crate::read::Result;
 
 impl<'c, 'a> Body<'c, 'a> {
@@ -94,9 +93,8 @@ impl<'c, 'a> Body<'c, 'a> {
                             self.emit(rty, InstKind::Other { opcode, operands })
                         };
                         self.record_access(word, ins, srcs, v);
-                        if let (Value::Inst(h), true) = (v, info.maybe_fact) {
-                            let op = Opcode::new(ins.op);
-                            if let Some(p) = facts::recognise(&op, ins, h, &self.f.insts[h].kind, self.cx.target) {
+                        if let (Value::Inst(h), Some(class)) = (v, info.fact) {
+                            if let Some(p) = facts::recognise(class, ins, h, &self.f.insts[h].kind, self.cx.target) {
                                 self.facts.push(p);
                             }
                         }

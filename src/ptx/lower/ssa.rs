@@ -63,6 +63,14 @@ impl<'c, 'a> Body<'c, 'a> {
             if let Some(v) = self.def(block, var) {
                 return v;
             }
+        }
+        self.read_var_unknown(var, block)
+    }
+
+    /// [`Body::read_var`] once `def(block, var)` said nothing (or the
+    /// budget is spent).
+    fn read_var_unknown(&mut self, var: u32, block: usize) -> Value {
+        if !self.over_budget {
             if let Some(v) = self.dominating_def(var, block) {
                 return v;
             }
@@ -75,7 +83,8 @@ impl<'c, 'a> Body<'c, 'a> {
                 let ty = self.var_ty(var);
                 return self.cx.undef(ty);
             }
-            if let Some(v) = self.def(b, var) {
+            // (Not known at `block` itself: the caller asked.)
+            if let Some(v) = if steps == 0 && b == block { None } else { self.def(b, var) } {
                 // Known at `b`: cached in the blocks below, not again in `b`.
                 if b != block {
                     self.set_def(block, var, v);
@@ -241,8 +250,11 @@ impl<'c, 'a> Body<'c, 'a> {
         if self.locals.capacity() == l {
             // Room for every declared register the body may meet, at most one
             // per instruction slot, once (unwritten room takes no memory).
+            // Half as many again at least: registers declared one at a time
+            // (`{ .reg .pred p; … }` per inline-asm statement) would
+            // otherwise copy the list every 16 of them.
             let more = (self.nvars as usize).min(self.body_insts.capacity()).max(l + 16) - l;
-            self.locals.reserve(more);
+            self.locals.reserve(more.max(l / 2));
         }
         let ty = self.decl_ty(v as u32);
         self.locals.push(Local { name: NOT_NOTED, block: u32::MAX, value: Value::Arg(u32::MAX), ty });
@@ -327,7 +339,7 @@ impl<'c, 'a> Body<'c, 'a> {
                 return v;
             }
         }
-        let v = self.read_var(var, self.cur);
+        let v = self.read_var_unknown(var, self.cur);
         if !self.work.is_empty() {
             self.drain();
         }
