@@ -268,8 +268,9 @@ pub(super) fn lower_body<'a>(
     let mut insts = 0usize;
     // The names each block's instructions may write (their first operand).
     let mut dom_names = DomNames::with_capacity(writers);
-    let mut writes: Vec<(u32, u32)> = Vec::new();
-    let mut last_write: Vec<u32> = Vec::new();
+    // (Sized like the table: about one name per instruction.)
+    let mut writes: Vec<(u32, u32)> = Vec::with_capacity(writers);
+    let mut last_write: Vec<u32> = Vec::with_capacity(writers);
     for (i, s) in stmts.iter().enumerate() {
         let scope = stack.last().copied().unwrap_or(0);
         let new_block = match s {
