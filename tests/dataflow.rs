@@ -66,9 +66,9 @@ fn select_and_phi_of_constants_are_sets() {
     };
     let picked = b.inst(t, InstKind::Select { cond: one, if_true: c48, if_false: c32 });
     b.ret();
-    assert_eq!(value(&b, sel), AbsValue::Set(vec![32, 48]));
-    assert_eq!(value(&b, phi), AbsValue::Set(vec![32, 48]));
-    assert_eq!(value(&b, picked), AbsValue::Set(vec![48]));
+    assert_eq!(value(&b, sel), AbsValue::Set(smallvec::smallvec![32, 48]));
+    assert_eq!(value(&b, phi), AbsValue::Set(smallvec::smallvec![32, 48]));
+    assert_eq!(value(&b, picked), AbsValue::Set(smallvec::smallvec![48]));
 }
 
 #[test]
@@ -162,12 +162,12 @@ fn function_local_array_store_and_load() {
     let gd = b.inst(p, InstKind::Gep { base: alloca, indices: vec![zero, tid] });
     let ld = b.inst(i32t, InstKind::Load { ptr: gd });
     b.ret();
-    assert_eq!(value(&b, l0), AbsValue::Set(vec![16]));
-    assert_eq!(value(&b, l2), AbsValue::Set(vec![96]));
-    assert_eq!(value(&b, ld), AbsValue::Set(vec![16, 64, 96, 128]));
+    assert_eq!(value(&b, l0), AbsValue::Set(smallvec::smallvec![16]));
+    assert_eq!(value(&b, l2), AbsValue::Set(smallvec::smallvec![96]));
+    assert_eq!(value(&b, ld), AbsValue::Set(smallvec::smallvec![16, 64, 96, 128]));
     // Override K = 24 → (48 + 15) & ~15 = 48.
     let opts = AnalysisOptions { spec_constants: vec![(1, 24)], all_functions: true };
-    assert_eq!(value_with(&b, l0, &opts), AbsValue::Set(vec![48]));
+    assert_eq!(value_with(&b, l0, &opts), AbsValue::Set(smallvec::smallvec![48]));
     let a = analyze(&b.m, &AnalysisOptions { all_functions: true, ..Default::default() });
     assert_eq!(a.spec_deps(&b.m, b.f, Operand::Value(l0)), vec![(1, 1)]);
     assert_eq!(a.spec_deps(&b.m, b.f, Operand::Value(l2)), vec![]);
@@ -200,8 +200,8 @@ fn element_stores_join_and_escapes_give_top() {
     b.inst(void, InstKind::Call { callee, args: vec![v], dx_op: None });
     let lv = b.inst(i32t, InstKind::Load { ptr: v });
     b.ret();
-    assert_eq!(value(&b, l0), AbsValue::Set(vec![32, 48]));
-    assert_eq!(value(&b, l1), AbsValue::Set(vec![7]));
+    assert_eq!(value(&b, l0), AbsValue::Set(smallvec::smallvec![32, 48]));
+    assert_eq!(value(&b, l1), AbsValue::Set(smallvec::smallvec![7]));
     assert_eq!(value(&b, lv), AbsValue::Top);
 }
 
@@ -262,8 +262,8 @@ fn constant_global_initializer_folds() {
     let gd = b.inst(p, InstKind::Gep { base: Value::Global(g), indices: vec![zero, tid] });
     let ld = b.inst(i32t, InstKind::Load { ptr: gd });
     b.ret();
-    assert_eq!(value(&b, l), AbsValue::Set(vec![20]));
-    assert_eq!(value(&b, ld), AbsValue::Set(vec![10, 20, 30]));
+    assert_eq!(value(&b, l), AbsValue::Set(smallvec::smallvec![20]));
+    assert_eq!(value(&b, ld), AbsValue::Set(smallvec::smallvec![10, 20, 30]));
 }
 
 #[test]
@@ -287,11 +287,11 @@ fn aggregates_extract_insert_and_casts() {
     let tr = b.inst(i16t, InstKind::Cast { op: CastOp::Trunc, value: big });
     b.ret();
     assert_eq!(value(&b, e1), cong(0, 8));
-    assert_eq!(value(&b, e0), AbsValue::Set(vec![5]));
+    assert_eq!(value(&b, e0), AbsValue::Set(smallvec::smallvec![5]));
     // Zero extension: still 0 mod 8, and bits 32-63 are now known 0.
     assert_eq!(value(&b, z), AbsValue::Known(KnownBits { zero: 0xFFFF_FFFF_0000_0007, one: 0 }));
     assert_eq!(value(&b, z).to_congruence(64), Some((0, 3)));
-    assert_eq!(value(&b, tr), AbsValue::Set(vec![0x10]));
+    assert_eq!(value(&b, tr), AbsValue::Set(smallvec::smallvec![0x10]));
 }
 
 #[test]
@@ -301,9 +301,9 @@ fn spec_constant_default_and_override() {
     let c2 = b.c32(2);
     let x = b.bin(BinOp::Mul, k, c2);
     b.ret();
-    assert_eq!(value(&b, x), AbsValue::Set(vec![32]));
+    assert_eq!(value(&b, x), AbsValue::Set(smallvec::smallvec![32]));
     let opts = AnalysisOptions { spec_constants: vec![(3, 40)], all_functions: true };
-    assert_eq!(value_with(&b, x, &opts), AbsValue::Set(vec![80]));
+    assert_eq!(value_with(&b, x, &opts), AbsValue::Set(smallvec::smallvec![80]));
     let a = analyze(&b.m, &opts);
     assert_eq!(a.spec_deps(&b.m, b.f, Operand::Value(x)), vec![(3, 40)]);
 }
@@ -508,5 +508,5 @@ fn gep_chains_with_many_indices_stay_bounded() {
     let t = std::time::Instant::now();
     let got = value(&b, load_short);
     assert!(t.elapsed() < std::time::Duration::from_secs(20), "{:?}", t.elapsed());
-    assert_eq!(got, AbsValue::Set(vec![7]));
+    assert_eq!(got, AbsValue::Set(smallvec::smallvec![7]));
 }

@@ -759,7 +759,7 @@ fn bit_field_forms_reach_the_dataflow() {
         idesc.push(a.value(&m, f.function, t.idesc.unwrap()));
         bdesc.push(a.value(&m, f.function, t.b_desc.unwrap()));
     }
-    let c = |x: u64| AbsValue::Set(vec![x]);
+    let c = |x: u64| AbsValue::Set(smallvec::smallvec![x]);
     assert_eq!(idesc[0], c(0x12));
     assert_eq!(idesc[1], c(0xFFFF_FFFA), "sign of bit 31");
     assert_eq!(idesc[2], c(0xA));
@@ -839,7 +839,7 @@ fn bit_field_forms_with_register_parameters_reach_the_dataflow() {
         .collect();
     let known = |zero: u64, one: u64| AbsValue::Known(KnownBits { zero, one });
     // Position 4 or 8 of 0xABCD1234: 0x23 or 0x12.
-    assert_eq!(idesc[0], AbsValue::Set(vec![0x12, 0x23]));
+    assert_eq!(idesc[0], AbsValue::Set(smallvec::smallvec![0x12, 0x23]));
     // Unknown position, length 6: bits 6 and up are 0 (unsigned), nothing (signed).
     assert_eq!(idesc[1], known(0xFFFF_FFC0, 0));
     assert_eq!(idesc[2], AbsValue::Top);
@@ -850,13 +850,13 @@ fn bit_field_forms_with_register_parameters_reach_the_dataflow() {
     // Position (x & 12) | 16, one of 16, 20, 24, 28 (known bits, 2 free): bits 0-15 stay.
     let touched = 0xFFFF_0000u64;
     assert_eq!(idesc[4], known(!base & !touched & 0xFFFF_FFFF, base & !touched));
-    assert_eq!(idesc[5], AbsValue::Set(vec![base]), "identity selector");
+    assert_eq!(idesc[5], AbsValue::Set(smallvec::smallvec![base]), "identity selector");
     // Selector 0x0123 or 0x3210: the bytes reversed, or not.
-    assert_eq!(idesc[6], AbsValue::Set(vec![0x3412_CDAB, base]));
+    assert_eq!(idesc[6], AbsValue::Set(smallvec::smallvec![0x3412_CDAB, base]));
     // Selector nibbles 0 or 4 (bit 2 free): bytes of 0x11111111 or 0x22222222.
     assert_eq!(idesc[7], known(0xCCCC_CCCC, 0));
     // Unknown selector over zeros: zero.
-    assert_eq!(idesc[8], AbsValue::Set(vec![0]));
+    assert_eq!(idesc[8], AbsValue::Set(smallvec::smallvec![0]));
     // Other modes stay opaque.
     assert_eq!(idesc[9], AbsValue::Top);
 }

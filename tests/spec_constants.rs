@@ -33,15 +33,15 @@ fn first_muladd_stride(spec: Vec<(u32, u64)>) -> Option<Folded> {
 #[test]
 fn matvecmul_stride_folds_with_spec_constant_defaults() {
     let Some((stride, deps, layout)) = first_muladd_stride(Vec::new()) else { return };
-    assert_eq!(stride, AbsValue::Set(vec![16]));
+    assert_eq!(stride, AbsValue::Set(smallvec::smallvec![16]));
     assert!(deps.contains(&(1, 1)), "depends on K = spec constant 1 = 1: {deps:?}");
-    assert_eq!(layout, AbsValue::Set(vec![0]), "layout = spec constant 15, default RowMajorNV");
+    assert_eq!(layout, AbsValue::Set(smallvec::smallvec![0]), "layout = spec constant 15, default RowMajorNV");
 }
 
 #[test]
 fn matvecmul_stride_follows_spec_constant_override() {
     let Some((stride, deps, _)) = first_muladd_stride(vec![(1, 64)]) else { return };
-    assert_eq!(stride, AbsValue::Set(vec![128]));
+    assert_eq!(stride, AbsValue::Set(smallvec::smallvec![128]));
     assert!(deps.contains(&(1, 64)), "{deps:?}");
 }
 

@@ -512,12 +512,18 @@ pub(crate) fn analyze_function_slice<'m>(
     let cfg = Cfg::new(f);
     // A slice without loads or stores never reads the memory facts: skip
     // resolving every pointer of a large function.
+    // Nor does one whose loads can only answer ⊤: the facts say what a load
+    // reads from a local variable (an alloca) or a constant-initialised
+    // global, and a function with neither (most PTX kernels: their memory is
+    // `.shared`, `.global` and `.param`) gets ⊤ from every load anyway.
     let touches_memory = only.is_none_or(|o| {
         f.insts.iter().any(|(h, i)| {
             matches!(i.kind, InstKind::Load { .. } | InstKind::Store { .. })
                 && o.get(h.index()).copied().unwrap_or(false)
         })
-    });
+    }) && (only.is_none()
+        || m.globals.iter().any(|(_, g)| g.init.is_some())
+        || f.insts.iter().any(|(_, i)| matches!(i.kind, InstKind::Alloca { .. })));
     let mem = if touches_memory { memory_facts(m, f) } else { MemoryFacts::none(n) };
 
     // Positions in reverse post-order; unreachable instructions have none.

@@ -54,13 +54,17 @@ pub use super::knownbits::KnownBits;
 pub use super::ptxops::{address_space_cast, bfe, bfi, concat, prmt, ADDRESS_CAST_KEPT_BITS};
 use crate::read::limits::MAX_CONST_SET;
 
+/// The members of an [`AbsValue::Set`].
+pub type Consts = smallvec::SmallVec<[u64; 2]>;
+
 /// An abstract integer value.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum AbsValue {
     /// No value (unreachable, not computed yet, or `undef`).
     Bottom,
-    /// One of these constants (sorted, deduplicated, at most 8, masked to the width).
-    Set(Vec<u64>),
+    /// One of these constants (sorted, deduplicated, at most 8, masked to the
+    /// width; one or two members, the usual case, need no allocation).
+    Set(Consts),
     /// Some bits known (within the width; at least one known, at least one not).
     Known(KnownBits),
     /// Unknown.
@@ -89,7 +93,7 @@ pub fn sext(x: u64, bits: u32) -> i64 {
 impl AbsValue {
     /// A single constant.
     pub fn constant(x: u64, bits: u32) -> AbsValue {
-        AbsValue::Set(vec![x & mask(bits)])
+        AbsValue::Set(smallvec::smallvec![x & mask(bits)])
     }
 
     /// `rem mod 2^k` (the low `k` bits known), normalized.
@@ -110,7 +114,7 @@ impl AbsValue {
         if kb.has_conflict() {
             AbsValue::Bottom
         } else if let Some(x) = kb.as_const(bits) {
-            AbsValue::Set(vec![x])
+            AbsValue::Set(smallvec::smallvec![x])
         } else if kb.known() == 0 {
             AbsValue::Top
         } else {
@@ -232,7 +236,7 @@ impl AbsValue {
         let bits = bits.clamp(1, 64);
         match self {
             AbsValue::Bottom => None,
-            AbsValue::Set(v) => Some(v.clone()),
+            AbsValue::Set(v) => Some(v.to_vec()),
             other => other.known_bits(bits)?.enumerate(bits, max_unknown.min(16)),
         }
     }
@@ -306,7 +310,7 @@ fn merge_sets(a: &[u64], b: &[u64], bits: u32) -> Option<AbsValue> {
     if !ok(a) || !ok(b) {
         return None;
     }
-    let mut out = Vec::with_capacity(a.len() + b.len());
+    let mut out = Consts::with_capacity(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
         out.push(x.min(y));

@@ -33,7 +33,7 @@ fn base_times_32_plus_4() {
 
 #[test]
 fn phi_of_32_and_48_is_a_set() {
-    assert_eq!(c(32).join(&c(48), 32), AbsValue::Set(vec![32, 48]));
+    assert_eq!(c(32).join(&c(48), 32), AbsValue::Set(smallvec::smallvec![32, 48]));
 }
 
 #[test]
@@ -66,7 +66,7 @@ fn or_xor_known_low_bits() {
 #[test]
 fn shifts() {
     assert_eq!(shl(&cong(3, 16), &c(2), 32), cong(12, 64));
-    assert_eq!(shl(&c(3), &AbsValue::set([1, 2], 32), 32), AbsValue::Set(vec![6, 12]));
+    assert_eq!(shl(&c(3), &AbsValue::set([1, 2], 32), 32), AbsValue::Set(smallvec::smallvec![6, 12]));
     assert_eq!(shr(&c(0x80), &c(4), 32, false), c(8));
     // The low bits shift down, zeros shift in at the top.
     assert_eq!(shr(&cong(12, 64), &c(2), 32, false), kb(0xC000_000C, 3));
@@ -383,7 +383,7 @@ fn ptx_forms_with_partly_known_parameters_are_sound() {
 /// invariants (unsorted, unmasked, too many).
 #[test]
 fn joining_sets_merges_them_as_normalize_would() {
-    let set = |v: &[u64]| AbsValue::Set(v.to_vec());
+    let set = |v: &[u64]| AbsValue::Set(v.into());
     assert_eq!(set(&[1, 5, 9]).join(&set(&[2, 5, 10]), 32), set(&[1, 2, 5, 9, 10]));
     assert_eq!(set(&[4]).join(&set(&[4]), 32), set(&[4]));
     let wide = set(&[0, 1, 2, 3, 4]).join(&set(&[5, 6, 7, 8]), 32);
@@ -400,7 +400,11 @@ fn joining_sets_merges_them_as_normalize_would() {
         for bits in [8, 32, 64] {
             let mut all = a.to_vec();
             all.extend_from_slice(b);
-            assert_eq!(set(a).join(&set(b), bits), AbsValue::Set(all).normalize(bits), "{a:?} | {b:?} at {bits}");
+            assert_eq!(
+                set(a).join(&set(b), bits),
+                AbsValue::Set(all.into()).normalize(bits),
+                "{a:?} | {b:?} at {bits}"
+            );
         }
     }
 }

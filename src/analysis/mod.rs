@@ -17,7 +17,7 @@
 //! let m = Module::new(SourceKind::Dxil);
 //! let a = analyze(&m, &AnalysisOptions::default());
 //! let f = FuncH::from_index(0).unwrap();
-//! assert_eq!(a.value(&m, f, Operand::Imm(16)), AbsValue::Set(vec![16]));
+//! assert_eq!(a.value(&m, f, Operand::Imm(16)), AbsValue::Set(smallvec::smallvec![16]));
 //! ```
 
 mod calls;
@@ -70,7 +70,7 @@ impl Analysis {
     /// The abstract value of an operand of a fact in function `f`.
     pub fn value(&self, m: &Module, f: FuncH, op: Operand) -> AbsValue {
         match op {
-            Operand::Imm(v) => AbsValue::Set(vec![v]),
+            Operand::Imm(v) => AbsValue::Set(smallvec::smallvec![v]),
             Operand::Value(Value::Const(c)) => ConstEval::new(m, &self.spec_constants).value(c).abs(),
             Operand::Value(Value::Inst(h)) => self
                 .funcs

@@ -81,7 +81,7 @@ impl Val {
         match self {
             Val::Int(AbsValue::Set(v), w) => {
                 let k = k & super::lattice::mask(u32::from(*w));
-                let rest: Vec<u64> = v.iter().copied().filter(|x| *x != k).collect();
+                let rest: super::lattice::Consts = v.iter().copied().filter(|x| *x != k).collect();
                 if rest.is_empty() {
                     Val::Bottom
                 } else {

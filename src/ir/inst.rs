@@ -379,7 +379,7 @@ mod tests {
     /// instruction stays 72 bytes (the arena holds millions of them).
     #[test]
     fn inline_operands_keep_instructions_small() {
-        assert_eq!(std::mem::size_of::<Operands>(), 40);
+        assert_eq!(std::mem::size_of::<Operands>(), 32);
         assert!(std::mem::size_of::<Indices>() <= 24);
         assert_eq!(std::mem::size_of::<InstKind>(), 48);
         assert_eq!(std::mem::size_of::<Inst>(), 72);

@@ -531,7 +531,7 @@ impl RuleContext<'_> {
 pub fn finding_value(v: &AbsValue) -> Option<FindingValue> {
     match v {
         AbsValue::Set(s) if s.len() == 1 => s.first().map(|x| FindingValue::Int(*x)),
-        AbsValue::Set(s) => Some(FindingValue::Set(s.clone())),
+        AbsValue::Set(s) => Some(FindingValue::Set(s.to_vec())),
         AbsValue::Known(_) => {
             let (rem, k) = v.known_low()?;
             Some(FindingValue::Congruence { rem, modulus: 1u64 << k })
