@@ -107,6 +107,12 @@ pub(super) struct Scope<'a> {
     pub(super) ranges: FxHashMap<&'a str, (u32, u32)>,
 }
 
+/// The bit of a name's length in [`Scope::len_mask`].
+#[inline(always)]
+pub(super) fn len_bit(name: &str) -> u64 {
+    1 << name.len().min(63)
+}
+
 /// Names a scope keeps in its list before they move to its table.
 const FEW_NAMES: usize = 8;
 
@@ -137,6 +143,15 @@ impl<'a> Scope<'a> {
             return None;
         }
         self.names.get(name).copied()
+    }
+
+    /// Bit `min(len, 63)` of every name this scope declares; every bit when
+    /// it declares ranges or more names than its list holds.
+    pub(super) fn len_mask(&self) -> u64 {
+        if !self.ranges.is_empty() || !self.names.is_empty() {
+            return u64::MAX;
+        }
+        self.few.iter().fold(0, |m, e| m | len_bit(e.0))
     }
 
     /// Empties the scope for its next use, keeping small allocations (a
@@ -174,6 +189,10 @@ pub(super) struct Body<'c, 'a> {
     pub(super) scopes: Vec<Scope<'a>>,
     /// Scopes closed, emptied for the next `{` (a scope opened costs no allocation).
     pub(super) spare_scopes: Vec<Scope<'a>>,
+    /// [`Scope::len_mask`] of the open scopes past the base ones: a name
+    /// whose length bit is clear is declared in none of them (see
+    /// `names::Body::lookup`).
+    pub(super) inner_mask: u64,
     /// What the outermost scope says of each name looked up since its last
     /// declaration (see `names::Body::lookup`).
     pub(super) outer_names: FxHashMap<&'a str, (u32, Option<Slot>)>,
@@ -451,6 +470,7 @@ pub(super) fn lower_body<'a>(
         last_decl: 0,
         scopes: vec![Scope::default()],
         spare_scopes: Vec::new(),
+        inner_mask: 0,
         outer_names: FxHashMap::default(),
         outer_gen: 0,
         recent_ranges: [(u64::MAX, u32::MAX, 0, 0); 8],

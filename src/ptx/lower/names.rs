@@ -1,6 +1,6 @@
 //! Names: declarations, scoped lookup, register ranges, destination registers.
 
-use super::body::{Body, Scope, Slot};
+use super::body::{len_bit, Body, Scope, Slot};
 use super::span;
 use crate::ir::{Inst, InstKind, Value};
 use crate::ptx::lex::error_at;
@@ -21,6 +21,14 @@ impl<'c, 'a> Body<'c, 'a> {
         if scope < BASE_SCOPES {
             self.base_changed();
         }
+        let r = self.declare_in(d, ty, scope);
+        if scope >= BASE_SCOPES {
+            self.inner_mask |= self.scopes[scope].len_mask();
+        }
+        r
+    }
+
+    fn declare_in(&mut self, d: &VarDecl<'a>, ty: crate::ir::TypeH, scope: usize) -> Result<()> {
         if d.space == Space::Reg {
             let count = d.range.unwrap_or(1);
             let base = self.nvars as usize;
@@ -63,7 +71,27 @@ impl<'c, 'a> Body<'c, 'a> {
     /// register is declared) say of a name is remembered until they change:
     /// most names are read many times, and are then found with one hash of
     /// the whole name instead of one per scope.
+    #[inline]
     pub(super) fn lookup(&mut self, name: &'a str) -> Option<Slot> {
+        // The usual name: `%r123` of a range the body scope declared, its
+        // range found last time, and no inner scope declaring a name of its
+        // length (a few instructions inline; the rest out of line).
+        if self.inner_mask & len_bit(name) == 0 {
+            if let Some((prefix, n)) = split_register(name) {
+                if let Some(key) = prefix_key(prefix) {
+                    let e = self.recent_ranges[recent_index(key, self.recent_ranges.len())];
+                    if e.0 == key && e.1 == self.outer_gen && n < e.3 {
+                        return Some(Slot::Var(e.2 + n));
+                    }
+                }
+            }
+        }
+        self.lookup_slow(name)
+    }
+
+    /// [`Body::lookup`] in full.
+    #[inline(never)]
+    fn lookup_slow(&mut self, name: &'a str) -> Option<Slot> {
         let inner = self.scopes.get(BASE_SCOPES..).unwrap_or(&[]);
         for s in inner.iter().rev() {
             if let Some(slot) = scope_lookup(s, name) {
@@ -76,7 +104,7 @@ impl<'c, 'a> Body<'c, 'a> {
         if let (Some((prefix, n)), Some(top)) = (split_register(name), outer.last()) {
             if let Some(key) = prefix_key(prefix) {
                 let gen = self.outer_gen;
-                let k = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 61) as usize % self.recent_ranges.len();
+                let k = recent_index(key, self.recent_ranges.len());
                 let e = self.recent_ranges[k];
                 let range = if e.0 == key && e.1 == gen {
                     Some((e.2, e.3))
@@ -163,8 +191,15 @@ fn scope_lookup(s: &Scope<'_>, name: &str) -> Option<Slot> {
     s.name(name)
 }
 
+/// The entry of `Body::recent_ranges` (of `len`) for a range prefix key.
+#[inline(always)]
+fn recent_index(key: u64, len: usize) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 61) as usize % len
+}
+
 /// `%r123` → ("%r", 123): the trailing decimal digits (no leading zero, a
 /// u32) and what precedes them.
+#[inline]
 fn split_register(name: &str) -> Option<(&str, u32)> {
     let b = name.as_bytes();
     let mut i = b.len();
@@ -206,6 +241,7 @@ fn name_key(name: &str) -> Option<u64> {
 
 /// A range prefix of up to 7 bytes as one word (its length in the top byte);
 /// `None` for a longer one.
+#[inline]
 fn prefix_key(prefix: &str) -> Option<u64> {
     let b = prefix.as_bytes();
     if b.len() > 7 {
@@ -328,6 +364,43 @@ mod tests {
             s.insert_name("p", Slot::Var(7));
             assert_eq!(var_of(&s, "p"), Some(7));
         }
+    }
+
+    /// A kernel whose inline-asm scope declares `INNER` (and `p`), writes
+    /// it and reads it beside registers of the body's ranges, of its length
+    /// and of others; the body then reads `%r1`, which the scope does not
+    /// change unless it writes the body's own `%r1`.
+    fn scoped_kernel(decl: &str, inner: &str) -> String {
+        format!(
+            ".version 8.7\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 a)\n{{\n\
+             .reg .b32 %r<20>;\n.reg .b64 %rd<4>;\nld.param.u64 %rd1, [a];\nmov.u32 %r1, %tid.x;\n\
+             mov.u32 %r2, %ctaid.x;\nmov.u32 %r12, 5;\n{{\n{decl}.reg .pred p;\nmov.b32 {inner}, 3;\n\
+             add.s32 %r13, %r12, {inner};\nadd.s32 %r15, %r2, {inner};\nsetp.eq.u32 p, %r13, 8;\n\
+             @p add.s32 %r16, %r15, 1;\n}}\nadd.s32 %r14, %r1, %r13;\nadd.s32 %r14, %r14, %r16;\n\
+             st.global.u32 [%rd1], %r14;\nret;\n}}\n"
+        )
+    }
+
+    fn lowered(text: &str) -> String {
+        let m = crate::ptx::lower(text.as_bytes(), 0).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        crate::ir::print::module(&m)
+    }
+
+    /// A name an inner scope declares hides the body's register of that
+    /// name, whatever the lengths of the other names read there (the
+    /// lookup's shortcut for body ranges must not answer for it).
+    #[test]
+    fn inner_scope_names_hide_body_registers() {
+        let shadow = lowered(&scoped_kernel(".reg .b32 %r1;\n", "%r1"));
+        let renamed = lowered(&scoped_kernel(".reg .b32 %q1;\n", "%q1"));
+        let longer = lowered(&scoped_kernel(".reg .b32 %inner1;\n", "%inner1"));
+        let unscoped = lowered(&scoped_kernel("", "%r1"));
+        assert_eq!(shadow, renamed);
+        assert_eq!(shadow, longer);
+        // Without the declaration the scope writes the body's %r1: the
+        // final add reads 3, not %tid.x.
+        assert_ne!(shadow, unscoped);
+        assert!(shadow.contains("tid.x"), "{shadow}");
     }
 
     /// The ids are those one table of names gives, in order of first write.

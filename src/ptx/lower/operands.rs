@@ -27,6 +27,8 @@ impl<'c, 'a> Body<'c, 'a> {
                         s.clear();
                         self.spare_scopes.push(s);
                     }
+                    let inner = self.scopes.get(BASE_SCOPES..).unwrap_or(&[]);
+                    self.inner_mask = inner.iter().fold(0, |m, s| m | s.len_mask());
                 }
             }
             Stmt::Decl(d) => self.declare(d)?,
