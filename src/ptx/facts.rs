@@ -376,7 +376,7 @@ fn tensor_copy(op: &Opcode<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> Opti
     // The tensor operand: [tensorMap, {coords}] — second operand of a load, first of a store.
     let tensor = if load && !prefetch { ins.operands.get(1) } else { ins.operands.first() };
     let coords = match tensor {
-        Some(Syn::Addr(a)) => a.extra().iter().map(|e| vector_len(Some(e))).sum(),
+        Some(Syn::Addr(a)) => a.extra(ins.items).iter().map(|e| vector_len(Some(e))).sum(),
         _ => 0,
     };
     // Flattened operands: an address, then its extra operands' elements.

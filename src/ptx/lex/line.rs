@@ -10,7 +10,7 @@
 //! read it (and report any error where it is).
 
 use super::{is_word_byte, number, scan, Lexer, Number, Pos, CLASS, DOT, SPACE, START, WORD};
-use crate::ptx::parse::{number_operand, take_tail, Addr, LocDirective, Operand};
+use crate::ptx::parse::{number_operand, Addr, Items, LocDirective, Operand};
 use crate::read::limits::MAX_PTX_OPERANDS;
 
 /// A statement read by [`Lexer::fast_line`].
@@ -33,9 +33,11 @@ pub enum Line<'a> {
 
 impl<'a> Lexer<'a> {
     /// Reads the next statement by the fast path when it has the usual
-    /// shape, pushing an instruction's operands on `out`; `None` (with `out`
-    /// as it was) otherwise.
-    pub fn fast_line(&mut self, out: &mut Vec<Operand<'a>>) -> Option<Line<'a>> {
+    /// shape, pushing an instruction's operands on `out` and the items of its
+    /// vectors, pairs and full addresses on `items` ([`Items`] index them from
+    /// where `items` was); `None` (with `out` and `items` as they were)
+    /// otherwise.
+    pub fn fast_line(&mut self, out: &mut Vec<Operand<'a>>, items: &mut Vec<Operand<'a>>) -> Option<Line<'a>> {
         if self.peeked.is_some() {
             return None;
         }
@@ -55,8 +57,9 @@ impl<'a> Lexer<'a> {
             return None;
         }
         let start = out.len();
+        let items_start = items.len();
         let mut r = Reader { b: self.bytes, text: self.text, i: self.pos };
-        match r.statement(out, start) {
+        match r.statement(out, items, start) {
             Some(kind) => {
                 let pos = self.here();
                 self.pos = r.i;
@@ -67,6 +70,7 @@ impl<'a> Lexer<'a> {
             }
             None => {
                 out.truncate(start);
+                items.truncate(items_start);
                 None
             }
         }
@@ -172,7 +176,12 @@ impl<'a> Reader<'a> {
         number(self.text.get(s..self.i)?)
     }
 
-    fn statement(&mut self, out: &mut Vec<Operand<'a>>, start: usize) -> Option<Kind<'a>> {
+    fn statement(
+        &mut self,
+        out: &mut Vec<Operand<'a>>,
+        items: &mut Vec<Operand<'a>>,
+        start: usize,
+    ) -> Option<Kind<'a>> {
         let mut guard = None;
         if self.at() == b'@' {
             self.i += 1;
@@ -216,15 +225,17 @@ impl<'a> Reader<'a> {
         loop {
             self.spaces();
             let o = match self.at() {
-                b'{' => self.vector(out)?,
-                b'[' => self.address(out)?,
+                b'{' => self.vector(items)?,
+                b'[' => self.address(out, items)?,
                 _ => {
                     let a = self.item()?;
                     // `%r1|%p1` (two results): a plain item after the bar.
                     if self.eat(b'|') {
                         self.spaces();
                         let b = self.item()?;
-                        Operand::Pair(Box::new(a), Box::new(b))
+                        let s = items.len();
+                        items.extend([a, b]);
+                        Operand::Pair(Items::new(s, items.len())?)
                     } else {
                         a
                     }
@@ -248,9 +259,11 @@ impl<'a> Reader<'a> {
 
     /// An address `[base]`, `[base+N]`, `[base+-N]`, or one of those with
     /// commas and plain items or `{…}` vectors of them before the `]`
-    /// (tensor coordinates, im2col offsets); its `[` is next.
+    /// (tensor coordinates, im2col offsets); its `[` is next. The base and
+    /// the operands after commas gather on `out` above the instruction's
+    /// operands, then move to `items` (after a vector's own items).
     #[inline(never)]
-    fn address(&mut self, out: &mut Vec<Operand<'a>>) -> Option<Operand<'a>> {
+    fn address(&mut self, out: &mut Vec<Operand<'a>>, items: &mut Vec<Operand<'a>>) -> Option<Operand<'a>> {
         self.i += 1;
         self.spaces();
         let base = match self.at() {
@@ -268,32 +281,40 @@ impl<'a> Reader<'a> {
             offset = if neg { (v as i64).wrapping_neg() } else { v as i64 };
         }
         if self.eat(b']') {
-            return Some(Operand::Addr(Addr::new(base, offset, Vec::new())));
+            if let Some(a) = Addr::inline(base, offset) {
+                return Some(Operand::Addr(a));
+            }
+            let s = items.len();
+            items.push(base);
+            return Some(Operand::Addr(Addr::Full(Items::new(s, items.len())?, offset)));
         }
         let mark = out.len();
+        out.push(base);
         while self.eat(b',') {
             self.spaces();
-            let o = if self.at() == b'{' { self.vector(out)? } else { self.item()? };
+            let o = if self.at() == b'{' { self.vector(items)? } else { self.item()? };
             out.push(o);
-            if out.len() - mark > MAX_PTX_OPERANDS {
+            if out.len() - mark > MAX_PTX_OPERANDS + 1 {
                 return None;
             }
         }
         if !self.eat(b']') {
             return None;
         }
-        Some(Operand::Addr(Addr::new(base, offset, take_tail(out, mark))))
+        let s = items.len();
+        items.extend(out.drain(mark..));
+        Some(Operand::Addr(Addr::Full(Items::new(s, items.len())?, offset)))
     }
 
-    /// A vector `{…}` of plain items (its `{` is next).
-    fn vector(&mut self, out: &mut Vec<Operand<'a>>) -> Option<Operand<'a>> {
+    /// A vector `{…}` of plain items (its `{` is next), pushed on `items`.
+    fn vector(&mut self, items: &mut Vec<Operand<'a>>) -> Option<Operand<'a>> {
         self.i += 1;
-        let mark = out.len();
+        let mark = items.len();
         loop {
             self.spaces();
             let o = self.item()?;
-            out.push(o);
-            if out.len() - mark > MAX_PTX_OPERANDS {
+            items.push(o);
+            if items.len() - mark > MAX_PTX_OPERANDS {
                 return None;
             }
             self.spaces();
@@ -306,7 +327,7 @@ impl<'a> Reader<'a> {
                 _ => return None,
             }
         }
-        Some(Operand::Vector(take_tail(out, mark).into_boxed_slice()))
+        Some(Operand::Vector(Items::new(mark, items.len())?))
     }
 
     /// A register, symbol, `_`, number, `-N` or `!%p` (after any spaces).

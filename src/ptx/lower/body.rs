@@ -243,6 +243,10 @@ pub(super) struct Body<'c, 'a> {
     /// never met are never touched (not resident).
     pub(super) var_local: Vec<u32>,
     pub(super) locals: Vec<Local>,
+    /// The item slots of the instruction being lowered (its vectors', lists',
+    /// pairs' and full addresses' items: `parse::Items` index them), copied
+    /// from the syntax tree when it has any.
+    pub(super) items: Vec<Operand<'a>>,
 }
 
 /// Lowers the body `stmts` of `fd` into `f` (which carries the signature),
@@ -329,11 +333,12 @@ pub(super) fn lower_body<'a>(
                 let base = control(ins.op);
                 insts += 1;
                 if base.is_none() {
-                    if let Some(o) = stmts.operands(ins).first() {
+                    let ins = stmts.inst(ins);
+                    if let Some(o) = ins.operands.first() {
                         // What an instruction gives grows with its destinations
                         // (a member read or an unpacking, a select when guarded).
                         insts = insts.saturating_add(2);
-                        written_names(o, &mut |name| {
+                        written_names(o, ins.items, &mut |name| {
                             insts = insts.saturating_add(2);
                             let id = dom_names.id(name);
                             // Once per name and block: blocks come in order.
@@ -494,6 +499,7 @@ pub(super) fn lower_body<'a>(
         dom_names,
         var_local: Vec::new(),
         locals: Vec::new(),
+        items: Vec::new(),
     };
     for (i, p) in fd.params.iter().enumerate() {
         body.scopes[0].insert_name(p.name, Slot::Param(i as u32));
@@ -511,7 +517,7 @@ pub(super) fn lower_body<'a>(
             let Some(s) = stmts.get(k) else { continue };
             body.stmt(s, &stmts)?;
             if body.over_budget {
-                return Err(ssa_budget_error(s, fd.pos));
+                return Err(ssa_budget_error(s, &stmts, fd.pos));
             }
             // Statements are read once, in order: those before this one
             // go as their chunks fill (the IR grows as the tree shrinks).
@@ -545,13 +551,12 @@ pub(super) fn lower_body<'a>(
 }
 
 /// Calls `f` with every register name in a destination operand.
-fn written_names<'a>(o: &Operand<'a>, f: &mut impl FnMut(&'a str)) {
+/// (`items`: the item slots of its instruction.)
+fn written_names<'a>(o: &Operand<'a>, items: &[Operand<'a>], f: &mut impl FnMut(&'a str)) {
     match o {
         Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(n),
-        Operand::Vector(items) | Operand::List(items) => items.iter().for_each(|o| written_names(o, f)),
-        Operand::Pair(a, b) => {
-            written_names(a, f);
-            written_names(b, f);
+        Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {
+            r.of(items).iter().for_each(|o| written_names(o, items, f))
         }
         _ => {}
     }
@@ -561,11 +566,11 @@ fn ssa_budget_message() -> String {
     format!("SSA construction needs more than {MAX_PTX_SSA_WORK} steps (register reads through blocks, phis)")
 }
 
-fn ssa_budget_error(s: &Stmt<'_>, fallback: Pos) -> crate::read::ReadError {
+fn ssa_budget_error(s: &Stmt<'_>, stmts: &Stmts<'_>, fallback: Pos) -> crate::read::ReadError {
     let pos = match s {
         Stmt::Inst(i) => i.pos,
         Stmt::Label(_, p) | Stmt::Open(p) | Stmt::Close(p) | Stmt::BranchTargets(_, _, p) => *p,
-        Stmt::Decl(d) => d.pos,
+        Stmt::Decl(d) => stmts.decl(*d).map_or(fallback, |d| d.pos),
         Stmt::Loc(_) => fallback,
     };
     error_at(pos, ErrorKind::LimitExceeded, ssa_budget_message())

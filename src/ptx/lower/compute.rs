@@ -11,6 +11,8 @@ use crate::read::Result;
 impl<'c, 'a> Body<'c, 'a> {
     pub(super) fn inst(&mut self, ins: &InstRef<'_, 'a>) -> Result<()> {
         self.sp = Span { offset: u64::from(ins.pos.offset), id: ins.pos.line, loc: self.sp.loc };
+        self.items.clear();
+        self.items.extend_from_slice(ins.items);
         let (word, info) = self.cx.op_info(ins.op);
         let bool_ty = self.cx.int(1);
         let guard = ins.guard.map(|(name, neg)| (self.name_value(name, bool_ty), neg));
@@ -138,7 +140,7 @@ impl<'c, 'a> Body<'c, 'a> {
         let Some(form) = self.cx.word_access(word) else { return };
         let Some(last) = form.slots().max() else { return };
         let single = |o: &Operand<'_>| match o {
-            Operand::Addr(a) => a.extra().is_empty(),
+            Operand::Addr(a) => !a.has_extra(),
             Operand::Vector(_) | Operand::List(_) | Operand::Pair(..) | Operand::Sink => false,
             _ => true,
         };
@@ -167,7 +169,7 @@ impl<'c, 'a> Body<'c, 'a> {
         let mut it = ins.operands.iter().peekable();
         let mut rets = Operands::new();
         if let Some(Operand::List(r)) = it.peek() {
-            for o in r {
+            for o in ins.list(*r) {
                 self.flatten(o, ty, &mut rets);
             }
             it.next();
@@ -178,7 +180,7 @@ impl<'c, 'a> Body<'c, 'a> {
         };
         let mut args = Operands::new();
         if let Some(Operand::List(a)) = it.next() {
-            for o in a {
+            for o in ins.list(*a) {
                 self.flatten(o, ty, &mut args);
             }
         }
@@ -225,7 +227,10 @@ impl<'c, 'a> Body<'c, 'a> {
                 self.emit(dty, InstKind::Unary { op: o, value: a })
             }
             (OpKind::Mov, [a]) if !matches!(a, Operand::Vector(_)) => self.value(a, dty),
-            (OpKind::Mov, [Operand::Vector(items)]) => self.pack(items, k, word, dty)?,
+            (OpKind::Mov, [Operand::Vector(r)]) => {
+                let items: smallvec::SmallVec<[Operand<'a>; 8]> = r.of(&self.items).iter().copied().collect();
+                self.pack(&items, k, word, dty)?
+            }
             (OpKind::Bfe(signed), [a, Operand::Int(pos), Operand::Int(len)]) => {
                 let a = self.value(a, dty);
                 self.bfe(a, *pos as u64 & 0xff, *len as u64 & 0xff, signed, dty)?
@@ -258,7 +263,7 @@ impl<'c, 'a> Body<'c, 'a> {
                     None => v,
                 }
             }
-            (OpKind::LdParam, [Operand::Addr(a)]) if a.offset() == 0 && a.extra().is_empty() => match &a.base() {
+            (OpKind::LdParam, [Operand::Addr(a)]) if a.offset() == 0 && !a.has_extra() => match &a.base(&self.items) {
                 // `ld.param [p]`: the parameter's value.
                 Operand::Sym(n) => match self.lookup(n) {
                     Some(Slot::Param(i)) => Value::Arg(i),

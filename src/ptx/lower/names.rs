@@ -145,15 +145,12 @@ impl<'c, 'a> Body<'c, 'a> {
         let mut out = SmallVec::new();
         match op {
             Operand::Reg(_) | Operand::Sym(_) | Operand::Sink => out.push(self.dest_var(op)?),
-            Operand::Vector(items) => {
-                out.reserve_exact(items.len());
-                for o in items {
-                    out.push(self.dest_var(o)?);
+            Operand::Vector(r) | Operand::Pair(r) => {
+                out.reserve_exact(r.len());
+                for k in r.range() {
+                    let o = self.items.get(k).copied().unwrap_or(Operand::Int(0));
+                    out.push(self.dest_var(&o)?);
                 }
-            }
-            Operand::Pair(a, b) => {
-                out.push(self.dest_var(a)?);
-                out.push(self.dest_var(b)?);
             }
             _ => return None,
         }

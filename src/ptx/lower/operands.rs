@@ -31,7 +31,11 @@ impl<'c, 'a> Body<'c, 'a> {
                     self.inner_mask = inner.iter().fold(0, |m, s| m | s.len_mask());
                 }
             }
-            Stmt::Decl(d) => self.declare(d)?,
+            Stmt::Decl(d) => {
+                if let Some(d) = stmts.decl(*d) {
+                    self.declare(d)?;
+                }
+            }
             Stmt::Loc(l) => self.set_loc(l),
             Stmt::Label(..) | Stmt::BranchTargets(..) => {}
             Stmt::Inst(ins) => self.inst(&stmts.inst(ins))?,
@@ -89,21 +93,27 @@ impl<'c, 'a> Body<'c, 'a> {
                 self.cx.const_float(t, *bits)
             }
             Operand::Sink => self.cx.undef(ty),
-            Operand::Vector(items) | Operand::List(items) => {
-                let elems: Vec<Value> = items.iter().map(|o| self.value(o, ty)).collect();
+            Operand::Vector(r) | Operand::List(r) => {
+                let elems: Vec<Value> = r.range().map(|k| self.item_value(k, ty)).collect();
                 let tys = elems.iter().map(|v| self.value_ty(*v)).collect();
                 let t = self.cx.tuple(tys);
                 self.emit(t, InstKind::Composite { elements: elems })
             }
-            Operand::Pair(a, b) => {
-                let a = self.value(a, ty);
-                let b = self.value(b, ty);
+            Operand::Pair(r) => {
+                let a = self.item_value(r.range().start, ty);
+                let b = self.item_value(r.range().start + 1, ty);
                 let tys = vec![self.value_ty(a), self.value_ty(b)];
                 let t = self.cx.tuple(tys);
                 self.emit(t, InstKind::Composite { elements: vec![a, b] })
             }
             Operand::Addr(a) => self.address(a),
         }
+    }
+
+    /// The value of item `k` of the instruction being lowered (see `Body::items`).
+    fn item_value(&mut self, k: usize, ty: TypeH) -> Value {
+        let o = self.items.get(k).copied().unwrap_or(Operand::Sink);
+        self.value(&o, ty)
     }
 
     pub(super) fn value_ty(&mut self, v: Value) -> TypeH {
@@ -153,7 +163,7 @@ impl<'c, 'a> Body<'c, 'a> {
     /// The address `[base + offset]` as a value (base plus a constant).
     pub(super) fn address(&mut self, a: &Addr<'a>) -> Value {
         let i64_ty = self.cx.int(64);
-        let base = self.value(&a.base(), i64_ty);
+        let base = self.value(&a.base(&self.items), i64_ty);
         let offset = a.offset();
         if offset == 0 {
             return base;
@@ -167,22 +177,28 @@ impl<'c, 'a> Body<'c, 'a> {
     /// Flattens source operands into values (addresses with their extra operands).
     pub(super) fn flatten(&mut self, op: &Operand<'a>, ty: TypeH, out: &mut Operands) {
         match op {
-            Operand::Vector(items) | Operand::List(items) => items.iter().for_each(|o| self.flatten(o, ty, out)),
-            Operand::Pair(a, b) => {
-                self.flatten(a, ty, out);
-                self.flatten(b, ty, out);
-            }
+            Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => self.flatten_items(r.range(), ty, out),
             Operand::Sink => {}
             Operand::Addr(a) => {
                 let v = self.address(a);
                 out.push(v);
-                for e in a.extra() {
-                    self.flatten(e, ty, out);
+                if let Addr::Full(r, _) = a {
+                    // The base is item 0: the extra operands follow it.
+                    self.flatten_items(r.range().skip(1), ty, out);
                 }
             }
             o => {
                 let v = self.value(o, ty);
                 out.push(v);
+            }
+        }
+    }
+
+    /// Flattens items `range` of the instruction being lowered.
+    fn flatten_items(&mut self, range: impl Iterator<Item = usize>, ty: TypeH, out: &mut Operands) {
+        for k in range {
+            if let Some(o) = self.items.get(k).copied() {
+                self.flatten(&o, ty, out);
             }
         }
     }

@@ -3,19 +3,20 @@
 //! and stops at the same place; where it declines, the token path reads the
 //! text as it would have from the start (same statement or same error).
 
-use super::{Addr, LocDirective, Operand, Parser};
+use super::{Addr, Items, LocDirective, Operand, Parser};
 use crate::ptx::lex::{Lexer, Line, Pos, Tok};
 use crate::read::Result;
 
 fn parser(s: &str) -> Parser<'_> {
-    Parser { lx: Lexer::new(s), statements: 0, files: Vec::new(), scratch: Vec::new() }
+    Parser { lx: Lexer::new(s), statements: 0, files: Vec::new(), scratch: Vec::new(), items: Vec::new() }
 }
 
-/// A statement as read: a label, or an instruction with its operands.
+/// A statement as read: a label, or an instruction with its operands and
+/// their item slots.
 #[derive(Debug, PartialEq)]
 enum Read<'a> {
     Label(&'a str, Pos),
-    Inst(Option<(&'a str, bool)>, &'a str, Vec<Operand<'a>>, Pos),
+    Inst(Option<(&'a str, bool)>, &'a str, Vec<Operand<'a>>, Vec<Operand<'a>>, Pos),
     Loc(LocDirective, Pos),
 }
 
@@ -33,21 +34,21 @@ fn by_tokens<'a>(p: &mut Parser<'a>) -> Result<Option<Read<'a>>> {
     }
     if t.kind == Tok::Word || t.is(b'@') {
         let (guard, op, pos) = p.instruction(t)?;
-        return Ok(Some(Read::Inst(guard, op, std::mem::take(&mut p.scratch), pos)));
+        return Ok(Some(Read::Inst(guard, op, std::mem::take(&mut p.scratch), std::mem::take(&mut p.items), pos)));
     }
     Ok(None)
 }
 
 fn by_bytes<'a>(p: &mut Parser<'a>) -> Option<Read<'a>> {
-    let mut ops = Vec::new();
-    Some(match p.lx.fast_line(&mut ops)? {
-        Line::Inst { guard, op, pos } => Read::Inst(guard, op, ops, pos),
+    let (mut ops, mut items) = (Vec::new(), Vec::new());
+    Some(match p.lx.fast_line(&mut ops, &mut items)? {
+        Line::Inst { guard, op, pos } => Read::Inst(guard, op, ops, items, pos),
         Line::Label(name, pos) => {
-            assert!(ops.is_empty());
+            assert!(ops.is_empty() && items.is_empty());
             Read::Label(name, pos)
         }
         Line::Loc(loc, pos) => {
-            assert!(ops.is_empty());
+            assert!(ops.is_empty() && items.is_empty());
             Read::Loc(loc, pos)
         }
     })
@@ -227,11 +228,12 @@ fn fast_lines_agree_on_random_text() {
 #[test]
 fn operands_keep_their_values() {
     let mut p = parser("@!%p1 ld.global.v2.u32 {%r1, _}, [%rd2+-16], 4294967296, -7, sym;");
-    let Some(Read::Inst(guard, op, ops, pos)) = by_bytes(&mut p) else { panic!("fast path declined") };
+    let Some(Read::Inst(guard, op, ops, items, pos)) = by_bytes(&mut p) else { panic!("fast path declined") };
     assert_eq!(guard, Some(("%p1", true)));
     assert_eq!(op, "ld.global.v2.u32");
     assert_eq!((pos.line, pos.col), (1, 1));
-    assert_eq!(ops[0], Operand::Vector(vec![Operand::Reg("%r1"), Operand::Sink].into()));
+    assert_eq!(ops[0], Operand::Vector(Items::new(0, 2).unwrap()));
+    assert_eq!(items, [Operand::Reg("%r1"), Operand::Sink]);
     // Inline: no allocation for a register base with a 32-bit offset.
     assert_eq!(ops[1], Operand::Addr(Addr::Reg("%rd2", -16)));
     assert_eq!(ops[2], Operand::Int(1 << 32));

@@ -1,7 +1,7 @@
 //! Function bodies: statements, instructions and their operands.
 
 use super::{unexpected, Parser, Space, LINKAGE};
-use super::{Addr, Operand, Stmt, Stmts};
+use super::{Addr, Items, Operand, Stmt, Stmts};
 use crate::ptx::lex::{error_at, number, Line, Number, Pos, Tok, Token};
 use crate::read::limits::{MAX_PTX_NESTING, MAX_PTX_OPERANDS, MAX_PTX_STATEMENTS};
 use crate::read::{ErrorKind, Result};
@@ -25,10 +25,11 @@ impl<'a> Parser<'a> {
             // The usual one-line instruction or label, straight from the bytes.
             let stack = out.operand_stack();
             let start = stack.len();
-            match self.lx.fast_line(stack) {
+            self.items.clear();
+            match self.lx.fast_line(stack, &mut self.items) {
                 Some(Line::Inst { guard, op, pos }) => {
                     self.count_stmt(pos)?;
-                    out.push_inst_pushed(guard, op, start, pos);
+                    out.push_inst_pushed(guard, op, start, &mut self.items, pos);
                     continue;
                 }
                 Some(Line::Label(name, pos)) => {
@@ -78,13 +79,13 @@ impl<'a> Parser<'a> {
                             self.skip_statement()?;
                         } else {
                             for v in self.var_decl(Some(d), first, true)? {
-                                out.push(Stmt::Decl(Box::new(v)));
+                                out.push_decl(v);
                             }
                         }
                     }
                     _ if Space::from_dir(t.text).is_some() => {
                         for v in self.var_decl(None, t, true)? {
-                            out.push(Stmt::Decl(Box::new(v)));
+                            out.push_decl(v);
                         }
                     }
                     ".func" | ".callprototype" => self.skip_statement()?,
@@ -122,8 +123,10 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Word | Tok::Punct(b'@') => {
                     let start = self.scratch.len();
+                    self.items.clear();
                     let (guard, op, pos) = self.instruction(t)?;
-                    out.push_inst(guard, op, self.scratch.drain(start..), pos);
+                    out.push_inst(guard, op, self.scratch.drain(start..), &self.items, pos);
+                    self.items.clear();
                 }
                 _ => return Err(unexpected(&t, "an instruction, label, directive or '}'")),
             }
@@ -132,7 +135,8 @@ impl<'a> Parser<'a> {
     }
 
     /// An instruction whose first token (its word or `@`) was read: its
-    /// guard, word and position; its operands are pushed on the scratch stack.
+    /// guard, word and position; its operands are pushed on the scratch stack
+    /// and the items of its lists on the item slots (`self.items`).
     #[allow(clippy::type_complexity)]
     pub(super) fn instruction(&mut self, first: Token<'a>) -> Result<(Option<(&'a str, bool)>, &'a str, Pos)> {
         let pos: Pos = (&first).into();
@@ -154,7 +158,7 @@ impl<'a> Parser<'a> {
             return Ok((guard, word.text, pos));
         }
         // Gathered on the scratch stack (lists inside an operand use the part
-        // above, and move into a boxed slice of exactly their length).
+        // above, and move to the item slots when they close).
         let start = self.scratch.len();
         let r = self.instruction_operands(pos, start);
         if r.is_err() {
@@ -212,7 +216,9 @@ impl<'a> Parser<'a> {
                     ));
                 }
                 let offset = self.const_expr(depth + 1)?;
-                Operand::Addr(Addr::new(base, offset, Vec::new()))
+                let start = self.scratch.len();
+                self.scratch.push(base);
+                self.address(start, offset)?
             }
             Tok::Reg => Operand::Reg(t.text),
             Tok::Word if t.text == "_" => Operand::Sink,
@@ -260,21 +266,62 @@ impl<'a> Parser<'a> {
                 if self.eat_punct(b'+')? {
                     offset = self.const_expr(depth + 1)?;
                 }
-                let mut extra = Vec::new();
-                while self.eat_punct(b',')? {
-                    extra.push(self.operand(depth + 1)?);
+                // The base and the operands after commas gather on the
+                // scratch stack (then move to the item slots, unless inline).
+                let start = self.scratch.len();
+                self.scratch.push(base);
+                let r = self.address_extra(depth);
+                if r.is_err() {
+                    self.scratch.truncate(start);
                 }
-                self.expect_punct(b']')?;
-                Operand::Addr(Addr::new(base, offset, extra))
+                r?;
+                self.address(start, offset)?
             }
             _ => return Err(unexpected(&t, "an operand")),
         };
         if self.lx.peek()?.is(b'|') {
             self.lx.next()?;
             let b = self.operand(depth + 1)?;
-            return Ok(Operand::Pair(Box::new(op), Box::new(b)));
+            let s = self.items.len();
+            self.items.extend([op, b]);
+            return Ok(Operand::Pair(self.items_from(s)?));
         }
         Ok(op)
+    }
+
+    fn address_extra(&mut self, depth: usize) -> Result<()> {
+        while self.eat_punct(b',')? {
+            let o = self.operand(depth + 1)?;
+            self.scratch.push(o);
+        }
+        self.expect_punct(b']')?;
+        Ok(())
+    }
+
+    /// The address of the base and extra operands on the scratch stack from
+    /// `start` on (popped): inline when it can be, else with them moved to
+    /// the item slots.
+    fn address(&mut self, start: usize, offset: i64) -> Result<Operand<'a>> {
+        if self.scratch.len() == start + 1 {
+            if let Some(a) = self.scratch.last().and_then(|&b| Addr::inline(b, offset)) {
+                self.scratch.truncate(start);
+                return Ok(Operand::Addr(a));
+            }
+        }
+        let s = self.items.len();
+        self.items.extend(self.scratch.drain(start..));
+        Ok(Operand::Addr(Addr::Full(self.items_from(s)?, offset)))
+    }
+
+    /// The item slots from `s` to the end.
+    fn items_from(&mut self, s: usize) -> Result<Items> {
+        match Items::new(s, self.items.len()) {
+            Some(r) => Ok(r),
+            None => {
+                let t = self.lx.peek()?;
+                Err(error_at((&t).into(), ErrorKind::LimitExceeded, "too many operands"))
+            }
+        }
     }
 
     /// True when `+` or `-` comes next.
@@ -284,10 +331,10 @@ impl<'a> Parser<'a> {
     }
 
     /// A `{…}` or `(…)` list, gathered on the parser's scratch stack and moved
-    /// into a boxed slice of exactly its length (one allocation, no regrowth).
-    pub(super) fn list(&mut self, close: u8, depth: usize) -> Result<Box<[Operand<'a>]>> {
+    /// to the instruction's item slots (no allocation).
+    pub(super) fn list(&mut self, close: u8, depth: usize) -> Result<Items> {
         if self.eat_punct(close)? {
-            return Ok(Box::default());
+            return Ok(Items::default());
         }
         let start = self.scratch.len();
         let r = self.list_items(close, depth, start);
@@ -295,7 +342,9 @@ impl<'a> Parser<'a> {
             self.scratch.truncate(start);
         }
         r?;
-        Ok(super::take_tail(&mut self.scratch, start).into_boxed_slice())
+        let s = self.items.len();
+        self.items.extend(self.scratch.drain(start..));
+        self.items_from(s)
     }
 
     fn list_items(&mut self, close: u8, depth: usize, start: usize) -> Result<()> {

@@ -9,8 +9,10 @@ use crate::read::{ErrorKind, Result};
 mod directives;
 mod expr;
 mod instructions;
+mod stmts;
 
 pub(crate) use instructions::number_operand;
+pub use stmts::{InstRef, Instruction, Stmt, Stmts};
 
 /// A state space (`.reg`, `.global`, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -99,8 +101,48 @@ pub struct VarDecl<'a> {
     pub pos: Pos,
 }
 
-/// An operand.
-#[derive(Debug, Clone, PartialEq)]
+/// Where the items of a `{…}` vector, a `(…)` list, an `a|b` pair or a
+/// full address are: a range of the instruction's item slots
+/// ([`InstRef::items`]), which follow its operands in the body's operand
+/// arena (no allocation per list).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Items {
+    start: u32,
+    len: u32,
+}
+
+impl Items {
+    /// Number of items.
+    pub fn len(self) -> usize {
+        self.len as usize
+    }
+
+    /// No item.
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+
+    /// The indexes of the items in the instruction's item slots.
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.start as usize + self.len as usize
+    }
+
+    /// The items in `items`, the item slots of their instruction (empty
+    /// when out of range).
+    pub fn of<'s, 'a>(self, items: &'s [Operand<'a>]) -> &'s [Operand<'a>] {
+        items.get(self.range()).unwrap_or(&[])
+    }
+
+    /// The range `start..end` of item slots (`None` past `u32`).
+    pub(crate) fn new(start: usize, end: usize) -> Option<Items> {
+        Some(Items { start: u32::try_from(start).ok()?, len: u32::try_from(end.checked_sub(start)?).ok()? })
+    }
+}
+
+/// An operand. Lists, pairs and full addresses keep their items in the
+/// instruction's item slots ([`Items`]): an operand is 24 bytes with no heap
+/// part.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Operand<'a> {
     /// A register (`%r1`, `%tid.x`).
     Reg(&'a str),
@@ -114,48 +156,53 @@ pub enum Operand<'a> {
     Int(i64),
     /// A float immediate: bits and width (32 or 64).
     Float(u64, u16),
-    /// A vector `{a, b, …}` (a boxed slice: an operand is 24 bytes).
-    Vector(Box<[Operand<'a>]>),
+    /// A vector `{a, b, …}`.
+    Vector(Items),
     /// A parenthesised list (call arguments and returns).
-    List(Box<[Operand<'a>]>),
-    /// `a|b` (two predicate results).
-    Pair(Box<Operand<'a>>, Box<Operand<'a>>),
+    List(Items),
+    /// `a|b` (two predicate results): two items.
+    Pair(Items),
     /// An address `[base + offset]`, optionally with `, extra` inside the brackets
     /// (tensor coordinates: `[%rd1, {%r1, %r2}]`).
     Addr(Addr<'a>),
 }
 
-/// The inside of `[…]`, as [`Addr::new`] stores it: inline for the usual
-/// register or symbol base with a 32-bit offset and nothing after a comma
-/// (no allocation; the operand stays 24 bytes), boxed otherwise. Read it
-/// through [`Addr::base`], [`Addr::offset`] and [`Addr::extra`].
-#[derive(Debug, Clone, PartialEq)]
+/// The inside of `[…]`: inline for the usual register or symbol base with a
+/// 32-bit offset and nothing after a comma, else its base and the operands
+/// after commas as items (the base first) with a 64-bit offset. Read it
+/// through [`Addr::base`], [`Addr::offset`] and [`Addr::extra`], which take
+/// the instruction's item slots.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Addr<'a> {
     /// `[%rd1+8]`: a register base and its offset.
     Reg(&'a str, i32),
     /// `[smem+8]`: a symbol base and its offset.
     Sym(&'a str, i32),
     /// Anything else (an immediate or `_` base, a 64-bit offset, operands
-    /// after a comma).
-    Full(Box<Address<'a>>),
+    /// after a comma): the base then the extra operands as items, and the
+    /// offset.
+    Full(Items, i64),
 }
 
 impl<'a> Addr<'a> {
-    /// The address `[base + offset, extra…]`, inline where it fits.
-    pub fn new(base: Operand<'a>, offset: i64, extra: Vec<Operand<'a>>) -> Self {
+    /// The address `[base + offset]` with no extra operand, inline when the
+    /// base is a register or symbol and the offset fits 32 bits; `None`
+    /// otherwise (then it is an [`Addr::Full`] with its base in the items).
+    pub fn inline(base: Operand<'a>, offset: i64) -> Option<Self> {
         match (base, i32::try_from(offset)) {
-            (Operand::Reg(r), Ok(o)) if extra.is_empty() => Addr::Reg(r, o),
-            (Operand::Sym(s), Ok(o)) if extra.is_empty() => Addr::Sym(s, o),
-            (base, _) => Addr::Full(Box::new(Address { base, offset, extra })),
+            (Operand::Reg(r), Ok(o)) => Some(Addr::Reg(r, o)),
+            (Operand::Sym(s), Ok(o)) => Some(Addr::Sym(s, o)),
+            _ => None,
         }
     }
 
-    /// The base: a register, a symbol, `_` or an immediate.
-    pub fn base(&self) -> Operand<'a> {
+    /// The base: a register, a symbol, `_` or an immediate (`items`: the
+    /// instruction's item slots).
+    pub fn base(&self, items: &[Operand<'a>]) -> Operand<'a> {
         match self {
             Addr::Reg(r, _) => Operand::Reg(r),
             Addr::Sym(s, _) => Operand::Sym(s),
-            Addr::Full(a) => a.base.clone(),
+            Addr::Full(i, _) => i.of(items).first().copied().unwrap_or(Operand::Int(0)),
         }
     }
 
@@ -163,242 +210,21 @@ impl<'a> Addr<'a> {
     pub fn offset(&self) -> i64 {
         match self {
             Addr::Reg(_, o) | Addr::Sym(_, o) => i64::from(*o),
-            Addr::Full(a) => a.offset,
+            Addr::Full(_, o) => *o,
         }
     }
 
     /// The operands after a comma (tensor coordinates).
-    pub fn extra(&self) -> &[Operand<'a>] {
+    pub fn extra<'s>(&self, items: &'s [Operand<'a>]) -> &'s [Operand<'a>] {
         match self {
             Addr::Reg(..) | Addr::Sym(..) => &[],
-            Addr::Full(a) => &a.extra,
+            Addr::Full(i, _) => i.of(items).get(1..).unwrap_or(&[]),
         }
     }
-}
 
-/// The inside of `[…]` when it does not fit inline in an [`Addr`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct Address<'a> {
-    /// Register, symbol or immediate base.
-    pub base: Operand<'a>,
-    /// Constant byte offset.
-    pub offset: i64,
-    /// Operands after a comma (tensor coordinates).
-    pub extra: Vec<Operand<'a>>,
-}
-
-/// An instruction statement as stored in [`Stmts`]: its operands are in the
-/// body's operand arena ([`Stmts::inst`] gives them with it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Instruction<'a> {
-    /// Guard predicate `@%p` (`true` when negated `@!%p`).
-    pub guard: Option<(&'a str, bool)>,
-    /// Instruction word with every modifier (`ld.global.v4.b32`).
-    pub op: &'a str,
-    /// Where its operands are: arena chunk, first index there, count.
-    operands: (u32, u32, u32),
-    /// Where it starts (the guard, when present).
-    pub pos: Pos,
-}
-
-/// An instruction with its operands, as the lowering reads it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct InstRef<'s, 'a> {
-    /// Guard predicate `@%p` (`true` when negated `@!%p`).
-    pub guard: Option<(&'a str, bool)>,
-    /// Instruction word with every modifier (`ld.global.v4.b32`).
-    pub op: &'a str,
-    /// Operands in order.
-    pub operands: &'s [Operand<'a>],
-    /// Where it starts (the guard, when present).
-    pub pos: Pos,
-}
-
-/// A statement in a function body.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Stmt<'a> {
-    /// `name:`
-    Label(&'a str, Pos),
-    /// `{` (an inner scope: inline asm, call sequences).
-    Open(Pos),
-    /// `}`
-    Close(Pos),
-    /// A declaration (`.reg`, `.local`, `.shared`, `.param`, …).
-    Decl(Box<VarDecl<'a>>),
-    /// `.loc file line column[, … inlined_at file line column]`.
-    Loc(LocDirective),
-    /// `label: .branchtargets a, b, …;`
-    BranchTargets(&'a str, Vec<&'a str>, Pos),
-    /// An instruction.
-    Inst(Instruction<'a>),
-}
-
-/// The statements of a function body, in chunks of [`Stmts::CHUNK`]: a long
-/// body is never copied to grow, and the lowering frees the chunks it has
-/// passed ([`Stmts::release_before`]), so the syntax tree of a large function
-/// shrinks while its IR grows. The instructions' operands are in an arena of
-/// chunks beside them (no allocation per instruction), released with them.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Stmts<'a> {
-    chunks: Vec<Vec<Stmt<'a>>>,
-    len: usize,
-    /// Chunks released so far (each call only looks at the new ones).
-    released: usize,
-    /// Operands of the instructions, in chunks of at least [`Stmts::OPERAND_CHUNK`]:
-    /// an instruction's are consecutive in one chunk.
-    operands: Vec<Vec<Operand<'a>>>,
-    /// For each statement chunk, the operand chunk its first instruction's
-    /// operands go to or after.
-    operand_marks: Vec<u32>,
-    /// Operand chunks released so far.
-    operands_released: usize,
-}
-
-impl<'a> Stmts<'a> {
-    /// Statements per chunk (160 KB: above glibc's initial mmap threshold,
-    /// so a released chunk goes back to the system at once).
-    pub const CHUNK: usize = 2048;
-
-    /// Operands per arena chunk (at least; 192 KB, above the mmap threshold).
-    pub const OPERAND_CHUNK: usize = 8192;
-
-    /// Statements with their first chunks sized for a body of about
-    /// `bytes` bytes of text (a statement per 32 bytes, an operand per 16;
-    /// nothing reserved for 0). Compilers write a line per 23 to 46 bytes
-    /// with two or three operands, so the usual body is read without growing
-    /// a chunk by copying it, and what is reserved stays within about four
-    /// bytes per byte of text. At most a whole statement chunk (147 KB) and
-    /// half an operand chunk (96 KB): a first operand chunk larger than the
-    /// statement chunk stayed above glibc's mmap threshold, so every body
-    /// mapped and faulted it in afresh (Triton corpus: 5,842 page faults
-    /// against 3,201, about 2 µs each on this VM).
-    pub fn for_body_bytes(bytes: usize) -> Self {
-        let mut s = Stmts::default();
-        if bytes > 0 {
-            s.chunks.push(Vec::with_capacity((bytes / 32).clamp(4, Self::CHUNK)));
-            s.operand_marks.push(0);
-            s.operands.push(Vec::with_capacity((bytes / 16).min(Self::OPERAND_CHUNK / 2)));
-        }
-        s
-    }
-
-    /// Appends a statement.
-    pub fn push(&mut self, s: Stmt<'a>) {
-        match self.chunks.last_mut() {
-            Some(c) if c.len() < Self::CHUNK => c.push(s),
-            // The first chunk grows as needed (most bodies are short), the
-            // others are allocated whole.
-            last => {
-                let mut c = if last.is_none() { Vec::new() } else { Vec::with_capacity(Self::CHUNK) };
-                c.push(s);
-                self.chunks.push(c);
-                self.operand_marks.push(self.operands.len().saturating_sub(1) as u32);
-            }
-        }
-        self.len += 1;
-    }
-
-    /// Appends an instruction with its operands.
-    pub fn push_inst(
-        &mut self,
-        guard: Option<(&'a str, bool)>,
-        op: &'a str,
-        operands: impl ExactSizeIterator<Item = Operand<'a>>,
-        pos: Pos,
-    ) {
-        let n = operands.len();
-        let fits = self.operands.last().is_some_and(|c| c.len() + n <= c.capacity().max(Self::OPERAND_CHUNK));
-        if !fits {
-            // As statements: the first chunk grows as needed, the others are
-            // allocated whole (larger for an instruction of more operands).
-            let c = if self.operands.is_empty() { Vec::new() } else { Vec::with_capacity(Self::OPERAND_CHUNK.max(n)) };
-            self.operands.push(c);
-        }
-        let k = self.operands.len() - 1;
-        let chunk = &mut self.operands[k];
-        let start = chunk.len();
-        chunk.extend(operands);
-        let range = (k as u32, start as u32, n as u32);
-        self.push(Stmt::Inst(Instruction { guard, op, operands: range, pos }));
-    }
-
-    /// The operand stack of the arena, for a reader that pushes an
-    /// instruction's operands there (then [`Stmts::push_inst_pushed`]) or
-    /// truncates it to where it was.
-    #[inline]
-    pub fn operand_stack(&mut self) -> &mut Vec<Operand<'a>> {
-        // Room for the usual instruction in the chunk (one of more operands
-        // than that grows it).
-        const ROOM: usize = 64;
-        let room = self.operands.last().is_some_and(|c| c.len() + ROOM <= c.capacity().max(Self::OPERAND_CHUNK));
-        if !room {
-            let c = if self.operands.is_empty() { Vec::new() } else { Vec::with_capacity(Self::OPERAND_CHUNK) };
-            self.operands.push(c);
-        }
-        let k = self.operands.len() - 1;
-        &mut self.operands[k]
-    }
-
-    /// Appends an instruction whose operands are those pushed on
-    /// [`Stmts::operand_stack`] from `start` on.
-    pub fn push_inst_pushed(&mut self, guard: Option<(&'a str, bool)>, op: &'a str, start: usize, pos: Pos) {
-        let k = self.operands.len().saturating_sub(1);
-        let n = self.operands.get(k).map_or(0, |c| c.len().saturating_sub(start));
-        let range = (k as u32, start as u32, n as u32);
-        self.push(Stmt::Inst(Instruction { guard, op, operands: range, pos }));
-    }
-
-    /// The operands of an instruction of these statements (empty once released).
-    pub fn operands(&self, ins: &Instruction<'a>) -> &[Operand<'a>] {
-        let (k, start, n) = ins.operands;
-        let (start, n) = (start as usize, n as usize);
-        self.operands.get(k as usize).and_then(|c| c.get(start..start + n)).unwrap_or(&[])
-    }
-
-    /// An instruction of these statements with its operands.
-    pub fn inst<'s>(&'s self, ins: &Instruction<'a>) -> InstRef<'s, 'a> {
-        InstRef { guard: ins.guard, op: ins.op, operands: self.operands(ins), pos: ins.pos }
-    }
-
-    /// Number of statements (released ones included).
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// No statement.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Statement `i`; `None` past the end or once released.
-    pub fn get(&self, i: usize) -> Option<&Stmt<'a>> {
-        self.chunks.get(i / Self::CHUNK)?.get(i % Self::CHUNK)
-    }
-
-    /// Every statement not released, in order.
-    pub fn iter(&self) -> impl Iterator<Item = &Stmt<'a>> {
-        self.chunks.iter().flatten()
-    }
-
-    /// Frees the chunks that hold only statements before `i`, and the
-    /// operand chunks that hold only their operands.
-    pub fn release_before(&mut self, i: usize) {
-        let upto = (i / Self::CHUNK).min(self.chunks.len());
-        if upto <= self.released {
-            return;
-        }
-        for c in self.chunks.get_mut(self.released..upto).unwrap_or(&mut []) {
-            *c = Vec::new();
-        }
-        self.released = upto;
-        let ops_upto = match self.operand_marks.get(upto) {
-            Some(&m) => (m as usize).min(self.operands.len()),
-            None => self.operands.len(),
-        };
-        for c in self.operands.get_mut(self.operands_released..ops_upto).unwrap_or(&mut []) {
-            *c = Vec::new();
-        }
-        self.operands_released = self.operands_released.max(ops_upto);
+    /// True when nothing follows the base and offset.
+    pub fn has_extra(&self) -> bool {
+        matches!(self, Addr::Full(i, _) if i.len() > 1)
     }
 }
 
@@ -464,6 +290,8 @@ struct Parser<'a> {
     files: Vec<(u32, String)>,
     /// Operands of the lists being read (see `Parser::list`).
     scratch: Vec<Operand<'a>>,
+    /// The item slots of the instruction being read ([`Items`]).
+    items: Vec<Operand<'a>>,
 }
 
 fn unexpected(t: &Token<'_>, expected: &str) -> crate::read::ReadError {
@@ -561,25 +389,13 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// The items of `v` from `at` on, moved into a vector of exactly their
-/// number (one allocation and a copy; `v` keeps its capacity). Unlike
-/// `Vec::split_off`, never hands over `v`'s own buffer when `at` is 0.
-pub(crate) fn take_tail<T>(v: &mut Vec<T>, at: usize) -> Vec<T> {
-    if at == 0 {
-        let mut t = Vec::with_capacity(v.len());
-        t.append(v);
-        return t;
-    }
-    v.split_off(at.min(v.len()))
-}
-
 fn unquote(s: &str) -> String {
     s.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(s).to_string()
 }
 
 /// Parses PTX text into a module.
 pub fn parse(text: &str) -> Result<PtxModule<'_>> {
-    Parser { lx: Lexer::new(text), statements: 0, files: Vec::new(), scratch: Vec::new() }.module()
+    Parser { lx: Lexer::new(text), statements: 0, files: Vec::new(), scratch: Vec::new(), items: Vec::new() }.module()
 }
 
 #[cfg(test)]
@@ -593,7 +409,7 @@ mod loc_tests {
     use super::*;
 
     fn parser(s: &str) -> Parser<'_> {
-        Parser { lx: Lexer::new(s), statements: 0, files: Vec::new(), scratch: Vec::new() }
+        Parser { lx: Lexer::new(s), statements: 0, files: Vec::new(), scratch: Vec::new(), items: Vec::new() }
     }
 
     /// The `.loc` arguments read byte by byte equal those read token by token

@@ -4,8 +4,9 @@
 use super::*;
 
 /// The syntax tree of a function body is in memory while it is lowered:
-/// keep its nodes small. An instruction's operands are in the body's
-/// arena and a declaration is boxed, so a statement is 72 bytes (it was
+/// keep its nodes small. An instruction's operands and their items are in
+/// the body's arena and its declarations beside the statements, so a
+/// statement is 72 bytes with no heap part (it was
 /// 168 with four operands inline, and half the statements of a
 /// `-lineinfo` build are `.loc` lines of 28 bytes).
 #[test]
@@ -40,7 +41,7 @@ fn operands_are_chunked_and_released_with_their_statements() {
     let ops = |i: usize| (0..5).map(move |k| Operand::Int((5 * i + k) as i64));
     let mut s = Stmts::default();
     for i in 0..n {
-        s.push_inst(None, "add.s32", ops(i), Pos { offset: i as u32, line: 1, col: 1 });
+        s.push_inst(None, "add.s32", ops(i), &[], Pos { offset: i as u32, line: 1, col: 1 });
     }
     fn read<'a>(s: &Stmts<'a>, i: usize) -> Vec<Operand<'a>> {
         match s.get(i) {
@@ -63,23 +64,6 @@ fn operands_are_chunked_and_released_with_their_statements() {
     assert!(s.operands.iter().all(|c| c.capacity() == 0));
 }
 
-/// `take_tail` moves the items from `at` on into a vector of exactly
-/// their number, and the source keeps its items before `at` and its
-/// capacity (at 0 too, where `Vec::split_off` would hand its buffer over).
-#[test]
-fn take_tail_moves_the_tail_only() {
-    for at in [0, 1, 3, 5, 9] {
-        let mut v: Vec<u32> = Vec::with_capacity(64);
-        v.extend(0..5);
-        let t = take_tail(&mut v, at);
-        let at = at.min(5);
-        assert_eq!(t, (at as u32..5).collect::<Vec<_>>(), "{at}");
-        assert_eq!(t.capacity(), 5 - at, "{at}");
-        assert_eq!(v, (0..at as u32).collect::<Vec<_>>(), "{at}");
-        assert_eq!(v.capacity(), 64, "{at}");
-    }
-}
-
 /// A body's first chunks are sized from its byte length (bounded by
 /// a chunk) and filled as ever: statements and operands read back.
 #[test]
@@ -93,7 +77,7 @@ fn chunks_sized_for_the_body() {
     let mut s = Stmts::for_body_bytes(20);
     let n = Stmts::CHUNK + 10;
     for i in 0..n {
-        s.push_inst(None, "add.s32", [Operand::Int(i as i64)].into_iter(), Pos::default());
+        s.push_inst(None, "add.s32", [Operand::Int(i as i64)].into_iter(), &[], Pos::default());
     }
     assert_eq!(s.len(), n);
     for i in [0, 7, Stmts::CHUNK - 1, Stmts::CHUNK, n - 1] {
@@ -110,22 +94,89 @@ fn nodes_stay_small() {
 
 #[test]
 fn addresses_inline_where_they_fit() {
-    // A register or symbol base with a 32-bit offset and no extra operand: inline.
-    assert_eq!(Addr::new(Operand::Reg("%rd1"), -8, Vec::new()), Addr::Reg("%rd1", -8));
-    assert_eq!(Addr::new(Operand::Sym("smem"), i64::from(i32::MAX), Vec::new()), Addr::Sym("smem", i32::MAX));
-    // Anything else boxed, and read back the same through the accessors.
-    let cases = [
-        (Operand::Reg("%rd1"), i64::from(i32::MAX) + 1, Vec::new()),
-        (Operand::Sym("smem"), i64::from(i32::MIN) - 1, Vec::new()),
-        (Operand::Int(4096), 0, Vec::new()),
-        (Operand::Sink, 4, Vec::new()),
-        (Operand::Reg("%rd1"), 0, vec![Operand::Vector(vec![Operand::Reg("%r1"), Operand::Reg("%r2")].into())]),
-    ];
-    for (base, offset, extra) in cases {
-        let a = Addr::new(base.clone(), offset, extra.clone());
-        assert!(matches!(a, Addr::Full(_)), "{a:?}");
-        assert_eq!((a.base(), a.offset(), a.extra()), (base, offset, &extra[..]));
+    // A register or symbol base with a 32-bit offset: inline.
+    assert_eq!(Addr::inline(Operand::Reg("%rd1"), -8), Some(Addr::Reg("%rd1", -8)));
+    assert_eq!(Addr::inline(Operand::Sym("smem"), i64::from(i32::MAX)), Some(Addr::Sym("smem", i32::MAX)));
+    // Anything else is not.
+    assert_eq!(Addr::inline(Operand::Reg("%rd1"), i64::from(i32::MAX) + 1), None);
+    assert_eq!(Addr::inline(Operand::Sym("smem"), i64::from(i32::MIN) - 1), None);
+    assert_eq!(Addr::inline(Operand::Int(4096), 0), None);
+    assert_eq!(Addr::inline(Operand::Sink, 4), None);
+    let a = Addr::Reg("%rd1", -8);
+    assert_eq!((a.base(&[]), a.offset(), a.extra(&[]), a.has_extra()), (Operand::Reg("%rd1"), -8, &[][..], false));
+}
+
+/// Vectors, pairs and full addresses keep their items in the instruction's
+/// item slots after its operands: a vector's own items before the address
+/// that holds it, the base first.
+#[test]
+fn lists_read_into_the_item_slots() {
+    let m = super::parse(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.entry k() {\n\
+         cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd1, {%r1, %r2}], [%r3];\n\
+         call.uni (%r4), f, (%r5, {%r6, _});\n\
+         setp.eq.s32 %p1|%p2, %r1, 0;\n\
+         ld.u32 %r1, [4096];\n\
+         }",
+    )
+    .unwrap();
+    let body = m.functions[0].body.as_ref().unwrap();
+    let insts: Vec<_> =
+        body.iter().filter_map(|s| if let Stmt::Inst(i) = s { Some(body.inst(i)) } else { None }).collect();
+    let r = |s, e| Items::new(s, e).unwrap();
+    let [tma, call, setp, ld] = &insts[..] else { panic!("{insts:?}") };
+    assert_eq!(tma.items, [Operand::Reg("%r1"), Operand::Reg("%r2"), Operand::Reg("%rd1"), Operand::Vector(r(0, 2))]);
+    let Operand::Addr(a) = tma.operands[0] else { panic!("{tma:?}") };
+    assert_eq!(a, Addr::Full(r(2, 4), 0));
+    assert_eq!((a.base(tma.items), a.extra(tma.items)), (Operand::Reg("%rd1"), &[Operand::Vector(r(0, 2))][..]));
+    assert!(a.has_extra());
+    assert_eq!(tma.operands[1], Operand::Addr(Addr::Reg("%r3", 0)));
+    // A list holding a vector: the inner items first.
+    assert_eq!(call.operands, [Operand::List(r(0, 1)), Operand::Sym("f"), Operand::List(r(3, 5))]);
+    assert_eq!(call.list(r(3, 5)), [Operand::Reg("%r5"), Operand::Vector(r(1, 3))]);
+    assert_eq!(call.list(r(1, 3)), [Operand::Reg("%r6"), Operand::Sink]);
+    assert_eq!(setp.operands[0], Operand::Pair(r(0, 2)));
+    assert_eq!(setp.items, [Operand::Reg("%p1"), Operand::Reg("%p2")]);
+    let Operand::Addr(a) = ld.operands[1] else { panic!("{ld:?}") };
+    assert_eq!((a.base(ld.items), a.offset(), a.has_extra()), (Operand::Int(4096), 0, false));
+    // An out-of-range item range reads as empty, never a panic.
+    assert_eq!(ld.list(r(5, 9)), &[][..]);
+}
+
+/// Declarations are kept beside the statements (no allocation each) and
+/// released with the chunk their statement is in.
+#[test]
+fn declarations_are_read_back_and_released_with_their_chunk() {
+    let decl = |i: usize| VarDecl {
+        space: Space::Reg,
+        linkage: None,
+        ty: Some(".b32"),
+        vector: None,
+        align: None,
+        ptr_align: None,
+        name: "%r",
+        range: Some(i as u32),
+        dims: Vec::new(),
+        init: false,
+        pos: Pos { offset: i as u32, line: 1, col: 1 },
+    };
+    let n = 2 * Stmts::CHUNK + 5;
+    let mut s = Stmts::default();
+    for i in 0..n {
+        if i % 3 == 0 {
+            s.push_decl(decl(i));
+        } else {
+            s.push(Stmt::Close(Pos::default()));
+        }
     }
-    let a = Addr::new(Operand::Reg("%rd1"), -8, Vec::new());
-    assert_eq!((a.base(), a.offset(), a.extra()), (Operand::Reg("%rd1"), -8, &[][..]));
+    let ids: Vec<(usize, u32)> =
+        (0..n).filter_map(|i| if let Some(Stmt::Decl(d)) = s.get(i) { Some((i, *d)) } else { None }).collect();
+    assert_eq!(ids.len(), n.div_ceil(3));
+    for &(i, d) in &ids {
+        assert_eq!(s.decl(d), Some(&decl(i)), "{i}");
+    }
+    s.release_before(Stmts::CHUNK);
+    for &(i, d) in &ids {
+        assert_eq!(s.decl(d).is_some(), i >= Stmts::CHUNK, "{i}");
+    }
 }

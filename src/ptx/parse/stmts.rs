@@ -1,0 +1,299 @@
+//! The statements of a function body: instructions with their operands in
+//! an arena of chunks, declarations beside them, all released block by
+//! block as the lowering goes past them.
+
+use super::{Items, Operand, VarDecl};
+use crate::ptx::lex::Pos;
+use crate::ptx::parse::LocDirective;
+
+/// An instruction statement as stored in [`Stmts`]: its operands are in the
+/// body's operand arena ([`Stmts::inst`] gives them with it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Instruction<'a> {
+    /// Guard predicate `@%p` (negated when [`InstRef::guard`] says so).
+    pub guard: Option<&'a str>,
+    /// The guard is negated (`@!%p`).
+    neg: bool,
+    /// Instruction word with every modifier (`ld.global.v4.b32`).
+    pub op: &'a str,
+    /// The operand arena chunk its operands are in.
+    chunk: u32,
+    /// Index of its first operand there.
+    start: u32,
+    /// Number of operands (at most `MAX_PTX_OPERANDS`, which the reader
+    /// enforces).
+    n: u16,
+    /// Number of item slots after them.
+    m: u32,
+    /// Where it starts (the guard, when present).
+    pub pos: Pos,
+}
+
+/// An instruction with its operands, as the lowering reads it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InstRef<'s, 'a> {
+    /// Guard predicate `@%p` (`true` when negated `@!%p`).
+    pub guard: Option<(&'a str, bool)>,
+    /// Instruction word with every modifier (`ld.global.v4.b32`).
+    pub op: &'a str,
+    /// Operands in order.
+    pub operands: &'s [Operand<'a>],
+    /// The item slots of its lists, pairs and full addresses ([`Items`]).
+    pub items: &'s [Operand<'a>],
+    /// Where it starts (the guard, when present).
+    pub pos: Pos,
+}
+
+impl<'s, 'a> InstRef<'s, 'a> {
+    /// The items of a list, pair or full address of this instruction.
+    pub fn list(&self, r: Items) -> &'s [Operand<'a>] {
+        r.of(self.items)
+    }
+}
+
+const _: () = assert!(crate::read::limits::MAX_PTX_OPERANDS < u16::MAX as usize);
+
+/// A statement in a function body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stmt<'a> {
+    /// `name:`
+    Label(&'a str, Pos),
+    /// `{` (an inner scope: inline asm, call sequences).
+    Open(Pos),
+    /// `}`
+    Close(Pos),
+    /// A declaration (`.reg`, `.local`, `.shared`, `.param`, …): its index
+    /// in the body's declarations ([`Stmts::decl`]; released with its chunk).
+    Decl(u32),
+    /// `.loc file line column[, … inlined_at file line column]`.
+    Loc(LocDirective),
+    /// `label: .branchtargets a, b, …;`
+    BranchTargets(&'a str, Vec<&'a str>, Pos),
+    /// An instruction.
+    Inst(Instruction<'a>),
+}
+
+/// The statements of a function body, in chunks of [`Stmts::CHUNK`]: a long
+/// body is never copied to grow, and the lowering frees the chunks it has
+/// passed ([`Stmts::release_before`]), so the syntax tree of a large function
+/// shrinks while its IR grows. The instructions' operands are in an arena of
+/// chunks beside them (no allocation per instruction), released with them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Stmts<'a> {
+    pub(super) chunks: Vec<Vec<Stmt<'a>>>,
+    pub(super) len: usize,
+    /// Chunks released so far (each call only looks at the new ones).
+    pub(super) released: usize,
+    /// Operands of the instructions, in chunks of at least [`Stmts::OPERAND_CHUNK`]:
+    /// an instruction's are consecutive in one chunk.
+    pub(super) operands: Vec<Vec<Operand<'a>>>,
+    /// For each statement chunk, the operand chunk its first instruction's
+    /// operands go to or after.
+    pub(super) operand_marks: Vec<u32>,
+    /// Operand chunks released so far.
+    pub(super) operands_released: usize,
+    /// The declarations of each statement chunk, in order ([`Stmt::Decl`]
+    /// indexes them), released with it.
+    pub(super) decls: Vec<Vec<VarDecl<'a>>>,
+}
+
+impl<'a> Stmts<'a> {
+    /// Statements per chunk (160 KB: above glibc's initial mmap threshold,
+    /// so a released chunk goes back to the system at once).
+    pub const CHUNK: usize = 2048;
+
+    /// Operands per arena chunk (at least; 192 KB, above the mmap threshold).
+    pub const OPERAND_CHUNK: usize = 8192;
+
+    /// Statements with their first chunks sized for a body of about
+    /// `bytes` bytes of text (a statement per 32 bytes, an operand per 16;
+    /// nothing reserved for 0). Compilers write a line per 23 to 46 bytes
+    /// with two or three operands, so the usual body is read without growing
+    /// a chunk by copying it, and what is reserved stays within about four
+    /// bytes per byte of text. At most a whole statement chunk (147 KB) and
+    /// half an operand chunk (96 KB): a first operand chunk larger than the
+    /// statement chunk stayed above glibc's mmap threshold, so every body
+    /// mapped and faulted it in afresh (Triton corpus: 5,842 page faults
+    /// against 3,201, about 2 µs each on this VM).
+    pub fn for_body_bytes(bytes: usize) -> Self {
+        let mut s = Stmts::default();
+        if bytes > 0 {
+            s.chunks.push(Vec::with_capacity((bytes / 32).clamp(4, Self::CHUNK)));
+            s.operand_marks.push(0);
+            s.operands.push(Vec::with_capacity((bytes / 16).min(Self::OPERAND_CHUNK / 2)));
+        }
+        s
+    }
+
+    /// Appends a statement.
+    pub fn push(&mut self, s: Stmt<'a>) {
+        match self.chunks.last_mut() {
+            Some(c) if c.len() < Self::CHUNK => c.push(s),
+            // The first chunk grows as needed (most bodies are short), the
+            // others are allocated whole.
+            last => {
+                let mut c = if last.is_none() { Vec::new() } else { Vec::with_capacity(Self::CHUNK) };
+                c.push(s);
+                self.chunks.push(c);
+                self.operand_marks.push(self.operands.len().saturating_sub(1) as u32);
+            }
+        }
+        self.len += 1;
+    }
+
+    /// Appends a declaration (kept with the statement chunk it is in:
+    /// [`Stmt::Decl`] holds chunk × [`Stmts::CHUNK`] + its index there).
+    pub fn push_decl(&mut self, d: VarDecl<'a>) {
+        self.push(Stmt::Decl(0));
+        let k = self.chunks.len() - 1;
+        if self.decls.len() <= k {
+            self.decls.resize_with(k + 1, Vec::new);
+        }
+        let id = (k * Self::CHUNK + self.decls[k].len()) as u32;
+        self.decls[k].push(d);
+        if let Some(Stmt::Decl(x)) = self.chunks[k].last_mut() {
+            *x = id;
+        }
+    }
+
+    /// Declaration `i` ([`Stmt::Decl`]); `None` once released.
+    pub fn decl(&self, i: u32) -> Option<&VarDecl<'a>> {
+        let i = i as usize;
+        self.decls.get(i / Self::CHUNK)?.get(i % Self::CHUNK)
+    }
+
+    /// Appends an instruction with its operands and the item slots of its
+    /// lists ([`Items`] index `items`).
+    pub fn push_inst(
+        &mut self,
+        guard: Option<(&'a str, bool)>,
+        op: &'a str,
+        operands: impl ExactSizeIterator<Item = Operand<'a>>,
+        items: &[Operand<'a>],
+        pos: Pos,
+    ) {
+        let n = operands.len();
+        let m = items.len();
+        let fits = self.operands.last().is_some_and(|c| c.len() + n + m <= c.capacity().max(Self::OPERAND_CHUNK));
+        if !fits {
+            // As statements: the first chunk grows as needed, the others are
+            // allocated whole (larger for an instruction of more operands).
+            let c =
+                if self.operands.is_empty() { Vec::new() } else { Vec::with_capacity(Self::OPERAND_CHUNK.max(n + m)) };
+            self.operands.push(c);
+        }
+        let k = self.operands.len() - 1;
+        let chunk = &mut self.operands[k];
+        let start = chunk.len();
+        chunk.extend(operands);
+        chunk.extend_from_slice(items);
+        let (chunk, start, n, m) = (k as u32, start as u32, u16::try_from(n).unwrap_or(u16::MAX), m as u32);
+        let (guard, neg) = (guard.map(|g| g.0), guard.is_some_and(|g| g.1));
+        self.push(Stmt::Inst(Instruction { guard, neg, op, chunk, start, n, m, pos }));
+    }
+
+    /// The operand stack of the arena, for a reader that pushes an
+    /// instruction's operands there (then [`Stmts::push_inst_pushed`]) or
+    /// truncates it to where it was.
+    #[inline]
+    pub fn operand_stack(&mut self) -> &mut Vec<Operand<'a>> {
+        // Room for the usual instruction in the chunk with its items (one of
+        // more than that grows it): a `wgmma` of 128 accumulators fits.
+        const ROOM: usize = 64;
+        let room = self.operands.last().is_some_and(|c| c.len() + ROOM <= c.capacity().max(Self::OPERAND_CHUNK));
+        if !room {
+            let c = if self.operands.is_empty() { Vec::new() } else { Vec::with_capacity(Self::OPERAND_CHUNK) };
+            self.operands.push(c);
+        }
+        let k = self.operands.len() - 1;
+        &mut self.operands[k]
+    }
+
+    /// Appends an instruction whose operands are those pushed on
+    /// [`Stmts::operand_stack`] from `start` on, and whose item slots are
+    /// `items` (moved after them; `items` is left empty).
+    pub fn push_inst_pushed(
+        &mut self,
+        guard: Option<(&'a str, bool)>,
+        op: &'a str,
+        start: usize,
+        items: &mut Vec<Operand<'a>>,
+        pos: Pos,
+    ) {
+        let k = self.operands.len().saturating_sub(1);
+        let (mut n, m) = (0, items.len());
+        if let Some(c) = self.operands.get_mut(k) {
+            n = c.len().saturating_sub(start);
+            c.extend_from_slice(items);
+        }
+        items.clear();
+        let (chunk, start, n, m) = (k as u32, start as u32, u16::try_from(n).unwrap_or(u16::MAX), m as u32);
+        let (guard, neg) = (guard.map(|g| g.0), guard.is_some_and(|g| g.1));
+        self.push(Stmt::Inst(Instruction { guard, neg, op, chunk, start, n, m, pos }));
+    }
+
+    /// The operands and the item slots of an instruction of these statements
+    /// (empty once released).
+    fn slots(&self, ins: &Instruction<'a>) -> (&[Operand<'a>], &[Operand<'a>]) {
+        let (start, n, m) = (ins.start as usize, usize::from(ins.n), ins.m as usize);
+        match self.operands.get(ins.chunk as usize).and_then(|c| c.get(start..start + n + m)) {
+            Some(s) => s.split_at(n),
+            None => (&[], &[]),
+        }
+    }
+
+    /// The operands of an instruction of these statements (empty once released).
+    pub fn operands(&self, ins: &Instruction<'a>) -> &[Operand<'a>] {
+        self.slots(ins).0
+    }
+
+    /// An instruction of these statements with its operands.
+    pub fn inst<'s>(&'s self, ins: &Instruction<'a>) -> InstRef<'s, 'a> {
+        let (operands, items) = self.slots(ins);
+        InstRef { guard: ins.guard.map(|g| (g, ins.neg)), op: ins.op, operands, items, pos: ins.pos }
+    }
+
+    /// Number of statements (released ones included).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// No statement.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Statement `i`; `None` past the end or once released.
+    pub fn get(&self, i: usize) -> Option<&Stmt<'a>> {
+        self.chunks.get(i / Self::CHUNK)?.get(i % Self::CHUNK)
+    }
+
+    /// Every statement not released, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Stmt<'a>> {
+        self.chunks.iter().flatten()
+    }
+
+    /// Frees the chunks that hold only statements before `i`, and the
+    /// operand chunks that hold only their operands.
+    pub fn release_before(&mut self, i: usize) {
+        let upto = (i / Self::CHUNK).min(self.chunks.len());
+        if upto <= self.released {
+            return;
+        }
+        for c in self.chunks.get_mut(self.released..upto).unwrap_or(&mut []) {
+            *c = Vec::new();
+        }
+        for d in self.decls.get_mut(self.released..upto).unwrap_or(&mut []) {
+            *d = Vec::new();
+        }
+        self.released = upto;
+        let ops_upto = match self.operand_marks.get(upto) {
+            Some(&m) => (m as usize).min(self.operands.len()),
+            None => self.operands.len(),
+        };
+        for c in self.operands.get_mut(self.operands_released..ops_upto).unwrap_or(&mut []) {
+            *c = Vec::new();
+        }
+        self.operands_released = self.operands_released.max(ops_upto);
+    }
+}
