@@ -48,6 +48,10 @@ pub(super) struct Pre<'a> {
     pub(super) term_pos: Pos,
 }
 
+/// A block's predecessors or successors: inline up to two (a block's edge
+/// lists cost no allocation unless it is a switch or a join of three).
+pub(super) type Edges = smallvec::SmallVec<[usize; 2]>;
+
 #[derive(Default)]
 pub(super) struct Blk {
     pub(super) phis: Vec<InstH>,
@@ -58,8 +62,8 @@ pub(super) struct Blk {
     pub(super) unfilled: u32,
     /// Phis made here before the block was sealed: (register, index in `phis`).
     pub(super) incomplete: Vec<(u32, u32)>,
-    pub(super) preds: Vec<usize>,
-    pub(super) succs: Vec<usize>,
+    pub(super) preds: Edges,
+    pub(super) succs: Edges,
     pub(super) ir: Option<BlockH>,
     /// Filled, and some register written here.
     pub(super) filled: bool,
@@ -413,12 +417,12 @@ pub(super) fn lower_body<'a>(
     let n = pres.len();
     let mut blocks: Vec<Blk> = (0..n).map(|_| Blk::default()).collect();
     for (i, p) in pres.iter().enumerate() {
-        let next = if i + 1 < n { vec![i + 1] } else { vec![] };
+        let next: Edges = if i + 1 < n { smallvec::smallvec![i + 1] } else { smallvec::smallvec![] };
         let succs = match p.term {
             Term::Fall | Term::CondRet | Term::CondTrap => next,
-            Term::Br(l, s) => vec![resolve(l, s, p.term_pos)?],
+            Term::Br(l, s) => smallvec::smallvec![resolve(l, s, p.term_pos)?],
             Term::CondBr(l, s) => {
-                let mut v = vec![resolve(l, s, p.term_pos)?];
+                let mut v = smallvec::smallvec![resolve(l, s, p.term_pos)?];
                 v.extend(next);
                 v
             }
@@ -429,13 +433,13 @@ pub(super) fn lower_body<'a>(
                 // One table shared by M `brx.idx` gives M copies of its edges:
                 // charge them before allocating.
                 cx.charge_edges(targets.len(), p.term_pos)?;
-                let mut v = Vec::with_capacity(targets.len());
+                let mut v = Edges::with_capacity(targets.len());
                 for l in targets {
                     v.push(resolve(l, scope, p.term_pos)?);
                 }
                 v
             }
-            Term::Ret | Term::Trap => vec![],
+            Term::Ret | Term::Trap => smallvec::smallvec![],
         };
         for &s in &succs {
             if let Some(b) = blocks.get_mut(s) {
