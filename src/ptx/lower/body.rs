@@ -539,8 +539,9 @@ pub(super) fn lower_body<'a>(
         body.terminate(i, p.term, p.term_pos);
         body.blocks[i].body = (start, body.body_insts.len() as u32);
         body.blocks[i].filled = true;
-        let succs = body.blocks[i].succs.clone();
-        for s in succs {
+        let mut k = 0;
+        while let Some(&s) = body.blocks[i].succs.get(k) {
+            k += 1;
             let b = &mut body.blocks[s];
             b.unfilled = b.unfilled.saturating_sub(1);
             if b.unfilled == 0 && s <= i && !b.sealed {
@@ -601,7 +602,8 @@ impl<'c, 'a> Body<'c, 'a> {
 
     pub(super) fn terminate(&mut self, i: usize, term: Term<'a>, pos: Pos) {
         self.sp = Span { offset: u64::from(pos.offset), id: pos.line, loc: self.sp.loc };
-        let succs = self.blocks[i].succs.clone();
+        // (Taken for the terminator and put back: no copy.)
+        let succs = std::mem::take(&mut self.blocks[i].succs);
         let first = succs.first().map(|&s| self.ir_block(s));
         let (cond, neg) = self.cond.unwrap_or((Value::Arg(u32::MAX), false));
         let kind = match (term, first) {
@@ -641,6 +643,7 @@ impl<'c, 'a> Body<'c, 'a> {
             }
             k => k,
         };
+        self.blocks[i].succs = succs;
         self.emit_term(i, kind);
     }
 }
