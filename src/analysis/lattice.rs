@@ -429,12 +429,31 @@ pub(super) fn lift1(
 
 /// `a + b`.
 pub fn add(a: &AbsValue, b: &AbsValue, bits: u32) -> AbsValue {
+    if let Some(v) = top_absorbs(a, b) {
+        return v;
+    }
     lift2(a, b, bits, |x, y| Some(x.wrapping_add(y)), |x, y| x.add(y, bits))
 }
 
 /// `a - b`.
 pub fn sub(a: &AbsValue, b: &AbsValue, bits: u32) -> AbsValue {
+    if let Some(v) = top_absorbs(a, b) {
+        return v;
+    }
     lift2(a, b, bits, |x, y| Some(x.wrapping_sub(y)), |x, y| x.sub(y, bits))
+}
+
+/// ⊤ with ⊤ (⊥ with ⊥) for an operation whose every result bit depends on
+/// every bit of an unknown operand: an unknown addend's carries reach every
+/// bit above its lowest, and it has no known lowest bit. `None` otherwise.
+fn top_absorbs(a: &AbsValue, b: &AbsValue) -> Option<AbsValue> {
+    if either_bottom(a, b) {
+        Some(AbsValue::Bottom)
+    } else if matches!(a, AbsValue::Top) || matches!(b, AbsValue::Top) {
+        Some(AbsValue::Top)
+    } else {
+        None
+    }
 }
 
 /// `a * b`.

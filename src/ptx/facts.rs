@@ -45,7 +45,7 @@ impl Pending {
     }
 }
 
-fn vector_len(o: Option<&Syn<'_>>) -> u32 {
+fn vector_len(o: Option<&Syn>) -> u32 {
     match o {
         Some(Syn::Vector(v)) => v.len() as u32,
         Some(_) => 1,
@@ -195,7 +195,7 @@ fn tcgen05(op: &Opcode<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> Tcgen05M
     if ws {
         zero_column_mask = rest.len() >= 2;
     } else if !block_scale {
-        let mut r: Vec<&Syn<'_>> = rest.iter().collect();
+        let mut r: Vec<&Syn> = rest.iter().collect();
         if let Some(Syn::Vector(v)) = r.first() {
             disable_output_lane = Some(v.len() as u32);
             r.remove(0);

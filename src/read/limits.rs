@@ -77,6 +77,9 @@ pub const MAX_PTX_OPERANDS: usize = 4096;
 pub const MAX_PTX_NESTING: usize = 64;
 /// Registers declared in one PTX function (`%r<N>` ranges summed).
 pub const MAX_PTX_REGISTERS: usize = 1 << 22;
+/// Distinct register and symbol names read in one PTX function body (the
+/// reader's name table).
+pub const MAX_PTX_NAMES: usize = 1 << 22;
 /// Largest `irlint.toml` read (bytes); past it the config is an input error.
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 /// Globs in one `exclude` list or `[per-file-ignores]` table of `irlint.toml`.

@@ -10,7 +10,7 @@
 //! read it (and report any error where it is).
 
 use super::{is_word_byte, number, scan, Lexer, Number, Pos, CLASS, DOT, SPACE, START, WORD};
-use crate::ptx::parse::{number_operand, Addr, Items, LocDirective, Operand};
+use crate::ptx::parse::{number_operand, Addr, Interner, Items, LocDirective, NameId, Operand};
 use crate::read::limits::MAX_PTX_OPERANDS;
 
 /// A statement read by [`Lexer::fast_line`].
@@ -19,7 +19,7 @@ pub enum Line<'a> {
     /// An instruction (its operands were pushed on the caller's stack).
     Inst {
         /// Guard predicate and whether it is negated.
-        guard: Option<(&'a str, bool)>,
+        guard: Option<(NameId, bool)>,
         /// Instruction word.
         op: &'a str,
         /// Where it starts (the guard, when present).
@@ -35,9 +35,14 @@ impl<'a> Lexer<'a> {
     /// Reads the next statement by the fast path when it has the usual
     /// shape, pushing an instruction's operands on `out` and the items of its
     /// vectors, pairs and full addresses on `items` ([`Items`] index them from
-    /// where `items` was); `None` (with `out` and `items` as they were)
-    /// otherwise.
-    pub fn fast_line(&mut self, out: &mut Vec<Operand<'a>>, items: &mut Vec<Operand<'a>>) -> Option<Line<'a>> {
+    /// where `items` was), with the ids of their names from `names`; `None`
+    /// (with `out` and `items` as they were) otherwise.
+    pub(crate) fn fast_line(
+        &mut self,
+        out: &mut Vec<Operand>,
+        items: &mut Vec<Operand>,
+        names: &mut Interner<'a>,
+    ) -> Option<Line<'a>> {
         if self.peeked.is_some() {
             return None;
         }
@@ -58,7 +63,7 @@ impl<'a> Lexer<'a> {
         }
         let start = out.len();
         let items_start = items.len();
-        let mut r = Reader { b: self.bytes, text: self.text, i: self.pos };
+        let mut r = Reader { b: self.bytes, text: self.text, i: self.pos, names };
         match r.statement(out, items, start) {
             Some(kind) => {
                 let pos = self.here();
@@ -102,18 +107,19 @@ impl<'a> Lexer<'a> {
 }
 
 enum Kind<'a> {
-    Inst(Option<(&'a str, bool)>, &'a str),
+    Inst(Option<(NameId, bool)>, &'a str),
     Label(&'a str),
 }
 
 /// A cursor over the bytes of one line.
-struct Reader<'a> {
+struct Reader<'a, 'n> {
     b: &'a [u8],
     text: &'a str,
     i: usize,
+    names: &'n mut Interner<'a>,
 }
 
-impl<'a> Reader<'a> {
+impl<'a> Reader<'a, '_> {
     #[inline(always)]
     fn at(&self) -> u8 {
         self.b.get(self.i).copied().unwrap_or(0)
@@ -176,17 +182,13 @@ impl<'a> Reader<'a> {
         number(self.text.get(s..self.i)?)
     }
 
-    fn statement(
-        &mut self,
-        out: &mut Vec<Operand<'a>>,
-        items: &mut Vec<Operand<'a>>,
-        start: usize,
-    ) -> Option<Kind<'a>> {
+    fn statement(&mut self, out: &mut Vec<Operand>, items: &mut Vec<Operand>, start: usize) -> Option<Kind<'a>> {
         let mut guard = None;
         if self.at() == b'@' {
             self.i += 1;
             let neg = self.eat(b'!');
-            guard = Some((self.reg_or_word()?, neg));
+            let p = self.reg_or_word()?;
+            guard = Some((self.names.id(p)?, neg));
             self.spaces();
         }
         let op = self.word()?;
@@ -263,14 +265,17 @@ impl<'a> Reader<'a> {
     /// the operands after commas gather on `out` above the instruction's
     /// operands, then move to `items` (after a vector's own items).
     #[inline(never)]
-    fn address(&mut self, out: &mut Vec<Operand<'a>>, items: &mut Vec<Operand<'a>>) -> Option<Operand<'a>> {
+    fn address(&mut self, out: &mut Vec<Operand>, items: &mut Vec<Operand>) -> Option<Operand> {
         self.i += 1;
         self.spaces();
         let base = match self.at() {
-            b'%' => Operand::Reg(self.reg()?),
+            b'%' => {
+                let r = self.reg()?;
+                Operand::Reg(self.names.id(r)?)
+            }
             _ => match self.word()? {
                 "_" => Operand::Sink,
-                w => Operand::Sym(w),
+                w => Operand::Sym(self.names.id(w)?),
             },
         };
         let mut offset = 0;
@@ -307,7 +312,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A vector `{…}` of plain items (its `{` is next), pushed on `items`.
-    fn vector(&mut self, items: &mut Vec<Operand<'a>>) -> Option<Operand<'a>> {
+    fn vector(&mut self, items: &mut Vec<Operand>) -> Option<Operand> {
         self.i += 1;
         let mark = items.len();
         loop {
@@ -332,9 +337,12 @@ impl<'a> Reader<'a> {
 
     /// A register, symbol, `_`, number, `-N` or `!%p` (after any spaces).
     #[inline(always)]
-    fn item(&mut self) -> Option<Operand<'a>> {
+    fn item(&mut self) -> Option<Operand> {
         Some(match self.at() {
-            b'%' => Operand::Reg(self.reg()?),
+            b'%' => {
+                let r = self.reg()?;
+                Operand::Reg(self.names.id(r)?)
+            }
             b'-' => {
                 self.i += 1;
                 self.spaces();
@@ -342,12 +350,13 @@ impl<'a> Reader<'a> {
             }
             b'!' => {
                 self.i += 1;
-                Operand::NotReg(self.reg_or_word()?)
+                let p = self.reg_or_word()?;
+                Operand::NotReg(self.names.id(p)?)
             }
             c if c.is_ascii_digit() => number_operand(self.number()?, false),
             _ => match self.word()? {
                 "_" => Operand::Sink,
-                w => Operand::Sym(w),
+                w => Operand::Sym(self.names.id(w)?),
             },
         })
     }

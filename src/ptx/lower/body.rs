@@ -24,7 +24,7 @@ use super::{span, Cx};
 use crate::ir::{BlockH, Function, Inst, InstH, InstKind, LocH, Span, TypeH, Value};
 use crate::ptx::facts;
 use crate::ptx::lex::{error_at, Pos};
-use crate::ptx::parse::{FuncDecl, LocDirective, Operand, Stmt, Stmts};
+use crate::ptx::parse::{FuncDecl, LocDirective, NameId, Operand, Stmt, Stmts};
 use crate::read::limits::{MAX_BLOCKS, MAX_PTX_SSA_WORK, MAX_VALUES};
 use crate::read::{ErrorKind, Result};
 use rustc_hash::FxHashMap;
@@ -250,7 +250,9 @@ pub(super) struct Body<'c, 'a> {
     /// The item slots of the instruction being lowered (its vectors', lists',
     /// pairs' and full addresses' items: `parse::Items` index them), copied
     /// from the syntax tree when it has any.
-    pub(super) items: Vec<Operand<'a>>,
+    pub(super) items: Vec<Operand>,
+    /// The body's names by id (`parse::NameId`), moved out of the statements.
+    pub(super) names: Vec<&'a str>,
 }
 
 /// Lowers the body `stmts` of `fd` into `f` (which carries the signature),
@@ -281,7 +283,7 @@ pub(super) fn lower_body<'a>(
         match s {
             Stmt::Inst(ins) if control(ins.op).is_some() => {
                 if let Some(Operand::Sym(l)) = stmts.operands(ins).last() {
-                    targets.insert(l);
+                    targets.insert(stmts.name(*l));
                 }
             }
             Stmt::Inst(_) => writers += 1,
@@ -342,7 +344,7 @@ pub(super) fn lower_body<'a>(
                         // What an instruction gives grows with its destinations
                         // (a member read or an unpacking, a select when guarded).
                         insts = insts.saturating_add(2);
-                        written_names(o, ins.items, &mut |name| {
+                        written_names(o, ins.items, stmts.names(), &mut |name| {
                             insts = insts.saturating_add(2);
                             let id = dom_names.id(name);
                             // Once per name and block: blocks come in order.
@@ -359,7 +361,7 @@ pub(super) fn lower_body<'a>(
                 if let Some(base) = base {
                     let guarded = ins.guard.is_some();
                     let target = match stmts.operands(ins) {
-                        [Operand::Sym(l)] => Some(*l),
+                        [Operand::Sym(l)] => Some(stmts.name(*l)),
                         _ => None,
                     };
                     let term = match (base, guarded) {
@@ -374,7 +376,7 @@ pub(super) fn lower_body<'a>(
                             }
                         }
                         ("brx", _) => match stmts.operands(ins) {
-                            [_, Operand::Sym(t)] => Term::Switch(t),
+                            [_, Operand::Sym(t)] => Term::Switch(stmts.name(*t)),
                             _ => {
                                 return Err(error_at(
                                     ins.pos,
@@ -504,6 +506,7 @@ pub(super) fn lower_body<'a>(
         var_local: Vec::new(),
         locals: Vec::new(),
         items: Vec::new(),
+        names: stmts.take_names(),
     };
     for (i, p) in fd.params.iter().enumerate() {
         body.scopes[0].insert_name(p.name, Slot::Param(i as u32));
@@ -556,12 +559,12 @@ pub(super) fn lower_body<'a>(
 }
 
 /// Calls `f` with every register name in a destination operand.
-/// (`items`: the item slots of its instruction.)
-fn written_names<'a>(o: &Operand<'a>, items: &[Operand<'a>], f: &mut impl FnMut(&'a str)) {
+/// (`items`: the item slots of its instruction; `names`: the body's names by id.)
+fn written_names<'a>(o: &Operand, items: &[Operand], names: &[&'a str], f: &mut impl FnMut(&'a str)) {
     match o {
-        Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(n),
+        Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(names.get(n.index()).copied().unwrap_or("")),
         Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {
-            r.of(items).iter().for_each(|o| written_names(o, items, f))
+            r.of(items).iter().for_each(|o| written_names(o, items, names, f))
         }
         _ => {}
     }
@@ -582,6 +585,11 @@ fn ssa_budget_error(s: &Stmt<'_>, stmts: &Stmts<'_>, fallback: Pos) -> crate::re
 }
 
 impl<'c, 'a> Body<'c, 'a> {
+    /// The name of id `id` in this body (empty for an id it does not have).
+    pub(super) fn name(&self, id: NameId) -> &'a str {
+        self.names.get(id.index()).copied().unwrap_or("")
+    }
+
     pub(super) fn ir_block(&self, b: usize) -> BlockH {
         self.blocks.get(b).and_then(|b| b.ir).unwrap_or_else(first_block)
     }

@@ -15,7 +15,7 @@ impl<'c, 'a> Body<'c, 'a> {
         self.items.extend_from_slice(ins.items);
         let (word, info) = self.cx.op_info(ins.op);
         let bool_ty = self.cx.int(1);
-        let guard = ins.guard.map(|(name, neg)| (self.name_value(name, bool_ty), neg));
+        let guard = ins.guard.map(|(id, neg)| (self.name_value(self.name(id), bool_ty), neg));
         if info.control {
             self.cond = guard;
             if info.base == "brx" {
@@ -135,11 +135,11 @@ impl<'c, 'a> Body<'c, 'a> {
     /// Records a memory access ([`crate::ir::AccessForm`]) lowered to `v`, when its
     /// written operands give the slots the form reads: addresses where it
     /// has them, and one value for every operand up to the last slot.
-    fn record_access(&mut self, word: u32, ins: &InstRef<'_, 'a>, srcs: &[Operand<'a>], v: Value) {
+    fn record_access(&mut self, word: u32, ins: &InstRef<'_, 'a>, srcs: &[Operand], v: Value) {
         let Value::Inst(h) = v else { return };
         let Some(form) = self.cx.word_access(word) else { return };
         let Some(last) = form.slots().max() else { return };
-        let single = |o: &Operand<'_>| match o {
+        let single = |o: &Operand| match o {
             Operand::Addr(a) => !a.has_extra(),
             Operand::Vector(_) | Operand::List(_) | Operand::Pair(..) | Operand::Sink => false,
             _ => true,
@@ -196,7 +196,7 @@ impl<'c, 'a> Body<'c, 'a> {
         info: &OpInfo<'a>,
         k: u32,
         word: &'a str,
-        srcs: &[Operand<'a>],
+        srcs: &[Operand],
         dty: TypeH,
     ) -> Option<Value> {
         let imm_ty = info.imm_ty;
@@ -228,7 +228,7 @@ impl<'c, 'a> Body<'c, 'a> {
             }
             (OpKind::Mov, [a]) if !matches!(a, Operand::Vector(_)) => self.value(a, dty),
             (OpKind::Mov, [Operand::Vector(r)]) => {
-                let items: smallvec::SmallVec<[Operand<'a>; 8]> = r.of(&self.items).iter().copied().collect();
+                let items: smallvec::SmallVec<[Operand; 8]> = r.of(&self.items).iter().copied().collect();
                 self.pack(&items, k, word, dty)?
             }
             (OpKind::Bfe(signed), [a, Operand::Int(pos), Operand::Int(len)]) => {
@@ -265,7 +265,7 @@ impl<'c, 'a> Body<'c, 'a> {
             }
             (OpKind::LdParam, [Operand::Addr(a)]) if a.offset() == 0 && !a.has_extra() => match &a.base(&self.items) {
                 // `ld.param [p]`: the parameter's value.
-                Operand::Sym(n) => match self.lookup(n) {
+                Operand::Sym(n) => match self.lookup(self.name(*n)) {
                     Some(Slot::Param(i)) => Value::Arg(i),
                     _ => return None,
                 },
@@ -322,7 +322,7 @@ impl<'c, 'a> Body<'c, 'a> {
     /// A packed `mov.bN d, {e0, e1, …}`: one [`crate::ir::OpSemantics::Pack`] operation
     /// on the elements, each `w = N / count` bits wide (the dataflow computes
     /// `e0 | e1 << w | …`); `None` when the form is not that.
-    pub(super) fn pack(&mut self, items: &[Operand<'a>], k: u32, word: &'a str, ty: TypeH) -> Option<Value> {
+    pub(super) fn pack(&mut self, items: &[Operand], k: u32, word: &'a str, ty: TypeH) -> Option<Value> {
         let bits = u64::from(self.cx.m.int_bits(ty)?);
         let n = items.len() as u64;
         if n < 2 || bits % n != 0 {
@@ -361,7 +361,7 @@ impl<'c, 'a> Body<'c, 'a> {
     /// An unpacking `mov.bN {d0, d1, …}, s`: `trunc(s >> k·w)` per destination.
     pub(super) fn unpack(
         &mut self,
-        src: &Operand<'a>,
+        src: &Operand,
         dests: &[Option<u32>],
         ty: TypeH,
     ) -> Option<smallvec::SmallVec<[Value; 4]>> {
@@ -392,7 +392,7 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     /// A 32-bit source operand widened to the result type (`mul.wide`, `mad.wide`).
-    pub(super) fn widen(&mut self, o: &Operand<'a>, signed: bool, dty: TypeH) -> Value {
+    pub(super) fn widen(&mut self, o: &Operand, signed: bool, dty: TypeH) -> Value {
         if let Operand::Int(v) = o {
             return self.cx.const_int(dty, *v as u64);
         }

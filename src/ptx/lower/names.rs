@@ -141,7 +141,7 @@ impl<'c, 'a> Body<'c, 'a> {
 
     /// The registers an operand defines: one per element (`None` for `_` or a non-register).
     /// (Inline up to four: no allocation for the usual one destination.)
-    pub(super) fn dest_vars(&mut self, op: &Operand<'a>) -> Option<SmallVec<[Option<u32>; 4]>> {
+    pub(super) fn dest_vars(&mut self, op: &Operand) -> Option<SmallVec<[Option<u32>; 4]>> {
         let mut out = SmallVec::new();
         match op {
             Operand::Reg(_) | Operand::Sym(_) | Operand::Sink => out.push(self.dest_var(op)?),
@@ -158,11 +158,11 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     /// The register one destination element defines (`Some(None)` for `_`).
-    fn dest_var(&mut self, o: &Operand<'a>) -> Option<Option<u32>> {
+    fn dest_var(&mut self, o: &Operand) -> Option<Option<u32>> {
         match o {
-            Operand::Reg(n) | Operand::Sym(n) => match self.lookup(n) {
+            Operand::Reg(n) | Operand::Sym(n) => match self.lookup(self.name(*n)) {
                 Some(Slot::Var(v)) => {
-                    self.note_name(v, n);
+                    self.note_name(v, self.name(*n));
                     Some(Some(v))
                 }
                 _ => None,

@@ -72,12 +72,12 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     /// The value of a source operand; `ty` types immediates.
-    pub(super) fn value(&mut self, op: &Operand<'a>, ty: TypeH) -> Value {
+    pub(super) fn value(&mut self, op: &Operand, ty: TypeH) -> Value {
         match op {
-            Operand::Reg(name) | Operand::Sym(name) => self.name_value(name, ty),
-            Operand::NotReg(name) => {
+            Operand::Reg(id) | Operand::Sym(id) => self.name_value(self.name(*id), ty),
+            Operand::NotReg(id) => {
                 let bool_ty = self.cx.int(1);
-                let v = self.name_value(name, bool_ty);
+                let v = self.name_value(self.name(*id), bool_ty);
                 self.emit(bool_ty, InstKind::Unary { op: UnOp::LogicalNot, value: v })
             }
             Operand::Int(v) => {
@@ -161,7 +161,7 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     /// The address `[base + offset]` as a value (base plus a constant).
-    pub(super) fn address(&mut self, a: &Addr<'a>) -> Value {
+    pub(super) fn address(&mut self, a: &Addr) -> Value {
         let i64_ty = self.cx.int(64);
         let base = self.value(&a.base(&self.items), i64_ty);
         let offset = a.offset();
@@ -175,7 +175,7 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     /// Flattens source operands into values (addresses with their extra operands).
-    pub(super) fn flatten(&mut self, op: &Operand<'a>, ty: TypeH, out: &mut Operands) {
+    pub(super) fn flatten(&mut self, op: &Operand, ty: TypeH, out: &mut Operands) {
         match op {
             Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => self.flatten_items(r.range(), ty, out),
             Operand::Sink => {}

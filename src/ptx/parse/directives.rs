@@ -155,6 +155,7 @@ impl<'a> Parser<'a> {
             align: None,
             ptr_align: None,
             name: "",
+            id: None,
             range: None,
             dims: Vec::new(),
             init: false,

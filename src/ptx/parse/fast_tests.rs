@@ -3,12 +3,19 @@
 //! and stops at the same place; where it declines, the token path reads the
 //! text as it would have from the start (same statement or same error).
 
-use super::{Addr, Items, LocDirective, Operand, Parser};
+use super::{Addr, Items, LocDirective, NameId, Operand, Parser};
 use crate::ptx::lex::{Lexer, Line, Pos, Tok};
 use crate::read::Result;
 
 fn parser(s: &str) -> Parser<'_> {
-    Parser { lx: Lexer::new(s), statements: 0, files: Vec::new(), scratch: Vec::new(), items: Vec::new() }
+    Parser {
+        lx: Lexer::new(s),
+        statements: 0,
+        files: Vec::new(),
+        scratch: Vec::new(),
+        items: Vec::new(),
+        names: Default::default(),
+    }
 }
 
 /// A statement as read: a label, or an instruction with its operands and
@@ -16,7 +23,7 @@ fn parser(s: &str) -> Parser<'_> {
 #[derive(Debug, PartialEq)]
 enum Read<'a> {
     Label(&'a str, Pos),
-    Inst(Option<(&'a str, bool)>, &'a str, Vec<Operand<'a>>, Vec<Operand<'a>>, Pos),
+    Inst(Option<(NameId, bool)>, &'a str, Vec<Operand>, Vec<Operand>, Pos),
     Loc(LocDirective, Pos),
 }
 
@@ -41,7 +48,7 @@ fn by_tokens<'a>(p: &mut Parser<'a>) -> Result<Option<Read<'a>>> {
 
 fn by_bytes<'a>(p: &mut Parser<'a>) -> Option<Read<'a>> {
     let (mut ops, mut items) = (Vec::new(), Vec::new());
-    Some(match p.lx.fast_line(&mut ops, &mut items)? {
+    Some(match p.lx.fast_line(&mut ops, &mut items, &mut p.names)? {
         Line::Inst { guard, op, pos } => Read::Inst(guard, op, ops, items, pos),
         Line::Label(name, pos) => {
             assert!(ops.is_empty() && items.is_empty());
@@ -54,12 +61,13 @@ fn by_bytes<'a>(p: &mut Parser<'a>) -> Option<Read<'a>> {
     })
 }
 
-/// Checks `s`; true when the fast path read it.
+/// Checks `s`; true when the fast path read it. The names' ids agree and
+/// name the same names.
 fn agree(s: &str) -> bool {
     let mut fast = parser(s);
     let mut slow = parser(s);
     let want = by_tokens(&mut slow);
-    match by_bytes(&mut fast) {
+    let fast_read = match by_bytes(&mut fast) {
         Some(got) => {
             assert_eq!(Ok(Some(got)), want, "{s:?}");
             assert_eq!(fast.lx.next(), slow.lx.next(), "{s:?}: the next token");
@@ -69,7 +77,11 @@ fn agree(s: &str) -> bool {
             assert_eq!(by_tokens(&mut fast), want, "{s:?}: after declining");
             false
         }
+    };
+    if want.is_ok() {
+        assert_eq!(fast.names.names(), slow.names.names(), "{s:?}: the names by id");
     }
+    fast_read
 }
 
 #[test]
@@ -229,14 +241,17 @@ fn fast_lines_agree_on_random_text() {
 fn operands_keep_their_values() {
     let mut p = parser("@!%p1 ld.global.v2.u32 {%r1, _}, [%rd2+-16], 4294967296, -7, sym;");
     let Some(Read::Inst(guard, op, ops, items, pos)) = by_bytes(&mut p) else { panic!("fast path declined") };
-    assert_eq!(guard, Some(("%p1", true)));
+    // Ids in order of first appearance.
+    assert_eq!(p.names.names(), ["%p1", "%r1", "%rd2", "sym"]);
+    let id = NameId::new;
+    assert_eq!(guard, Some((id(0), true)));
     assert_eq!(op, "ld.global.v2.u32");
     assert_eq!((pos.line, pos.col), (1, 1));
     assert_eq!(ops[0], Operand::Vector(Items::new(0, 2).unwrap()));
-    assert_eq!(items, [Operand::Reg("%r1"), Operand::Sink]);
+    assert_eq!(items, [Operand::Reg(id(1)), Operand::Sink]);
     // Inline: no allocation for a register base with a 32-bit offset.
-    assert_eq!(ops[1], Operand::Addr(Addr::Reg("%rd2", -16)));
+    assert_eq!(ops[1], Operand::Addr(Addr::Reg(id(2), -16)));
     assert_eq!(ops[2], Operand::Int(1 << 32));
     assert_eq!(ops[3], Operand::Int(-7));
-    assert_eq!(ops[4], Operand::Sym("sym"));
+    assert_eq!(ops[4], Operand::Sym(id(3)));
 }

@@ -1,9 +1,9 @@
 //! Function bodies: statements, instructions and their operands.
 
 use super::{unexpected, Parser, Space, LINKAGE};
-use super::{Addr, Items, Operand, Stmt, Stmts};
+use super::{Addr, Items, NameId, Operand, Stmt, Stmts};
 use crate::ptx::lex::{error_at, number, Line, Number, Pos, Tok, Token};
-use crate::read::limits::{MAX_PTX_NESTING, MAX_PTX_OPERANDS, MAX_PTX_STATEMENTS};
+use crate::read::limits::{MAX_PTX_NAMES, MAX_PTX_NESTING, MAX_PTX_OPERANDS, MAX_PTX_STATEMENTS};
 use crate::read::{ErrorKind, Result};
 
 impl<'a> Parser<'a> {
@@ -18,7 +18,9 @@ impl<'a> Parser<'a> {
     /// A function body from its `{` to the matching `}`.
     pub(super) fn body(&mut self) -> Result<Stmts<'a>> {
         let open = self.expect_punct(b'{')?;
-        let mut out = Stmts::for_body_bytes(self.lx.bytes_to_closing_line());
+        let bytes = self.lx.bytes_to_closing_line();
+        let mut out = Stmts::for_body_bytes(bytes);
+        self.names.reserve_for_body_bytes(bytes);
         out.push(Stmt::Open((&open).into()));
         let mut depth = 1usize;
         while depth > 0 {
@@ -26,7 +28,7 @@ impl<'a> Parser<'a> {
             let stack = out.operand_stack();
             let start = stack.len();
             self.items.clear();
-            match self.lx.fast_line(stack, &mut self.items) {
+            match self.lx.fast_line(stack, &mut self.items, &mut self.names) {
                 Some(Line::Inst { guard, op, pos }) => {
                     self.count_stmt(pos)?;
                     out.push_inst_pushed(guard, op, start, &mut self.items, pos);
@@ -79,13 +81,13 @@ impl<'a> Parser<'a> {
                             self.skip_statement()?;
                         } else {
                             for v in self.var_decl(Some(d), first, true)? {
-                                out.push_decl(v);
+                                self.push_decl(&mut out, v)?;
                             }
                         }
                     }
                     _ if Space::from_dir(t.text).is_some() => {
                         for v in self.var_decl(None, t, true)? {
-                            out.push_decl(v);
+                            self.push_decl(&mut out, v)?;
                         }
                     }
                     ".func" | ".callprototype" => self.skip_statement()?,
@@ -131,14 +133,29 @@ impl<'a> Parser<'a> {
                 _ => return Err(unexpected(&t, "an instruction, label, directive or '}'")),
             }
         }
+        out.names = self.names.take();
         Ok(out)
+    }
+
+    /// The id of a name read at `pos` in this body.
+    pub(super) fn name_id(&mut self, name: &'a str, pos: Pos) -> Result<NameId> {
+        self.names.id(name).ok_or_else(|| {
+            error_at(pos, ErrorKind::LimitExceeded, format!("more than {MAX_PTX_NAMES} names in one function"))
+        })
+    }
+
+    /// Appends a declaration with its name's id.
+    fn push_decl(&mut self, out: &mut Stmts<'a>, mut v: super::VarDecl<'a>) -> Result<()> {
+        v.id = Some(self.name_id(v.name, v.pos)?);
+        out.push_decl(v);
+        Ok(())
     }
 
     /// An instruction whose first token (its word or `@`) was read: its
     /// guard, word and position; its operands are pushed on the scratch stack
     /// and the items of its lists on the item slots (`self.items`).
     #[allow(clippy::type_complexity)]
-    pub(super) fn instruction(&mut self, first: Token<'a>) -> Result<(Option<(&'a str, bool)>, &'a str, Pos)> {
+    pub(super) fn instruction(&mut self, first: Token<'a>) -> Result<(Option<(NameId, bool)>, &'a str, Pos)> {
         let pos: Pos = (&first).into();
         let mut guard = None;
         let mut word = first;
@@ -148,7 +165,7 @@ impl<'a> Parser<'a> {
             if !matches!(p.kind, Tok::Reg | Tok::Word) {
                 return Err(unexpected(&p, "a predicate register after '@'"));
             }
-            guard = Some((p.text, neg));
+            guard = Some((self.name_id(p.text, (&p).into())?, neg));
             word = self.lx.next()?;
         }
         if word.kind != Tok::Word {
@@ -185,12 +202,12 @@ impl<'a> Parser<'a> {
         }
     }
 
-    pub(super) fn operand(&mut self, depth: usize) -> Result<Operand<'a>> {
+    pub(super) fn operand(&mut self, depth: usize) -> Result<Operand> {
         self.operand_f(depth, true)
     }
 
     /// An operand; `fold` reads `sym+8` outside brackets as an address expression.
-    pub(super) fn operand_f(&mut self, depth: usize, fold: bool) -> Result<Operand<'a>> {
+    pub(super) fn operand_f(&mut self, depth: usize, fold: bool) -> Result<Operand> {
         let t = self.lx.next()?;
         if depth > MAX_PTX_NESTING {
             return Err(error_at((&t).into(), ErrorKind::LimitExceeded, "operand nested too deeply"));
@@ -202,7 +219,8 @@ impl<'a> Parser<'a> {
                 // ptxas accepts wherever an operand goes. The sign after the
                 // base must be `+` (`%r1-4` is ptxas's syntax error; `%r1+-4`
                 // is not).
-                let base = if t.kind == Tok::Reg { Operand::Reg(t.text) } else { Operand::Sym(t.text) };
+                let id = self.name_id(t.text, (&t).into())?;
+                let base = if t.kind == Tok::Reg { Operand::Reg(id) } else { Operand::Sym(id) };
                 let sign = self.lx.next()?;
                 if sign.is(b'-') {
                     return Err(error_at(
@@ -220,9 +238,9 @@ impl<'a> Parser<'a> {
                 self.scratch.push(base);
                 self.address(start, offset)?
             }
-            Tok::Reg => Operand::Reg(t.text),
+            Tok::Reg => Operand::Reg(self.name_id(t.text, (&t).into())?),
             Tok::Word if t.text == "_" => Operand::Sink,
-            Tok::Word => Operand::Sym(t.text),
+            Tok::Word => Operand::Sym(self.name_id(t.text, (&t).into())?),
             Tok::Num => self.num(&t, false)?,
             Tok::Punct(b'-') => {
                 let n = self.lx.next()?;
@@ -236,7 +254,7 @@ impl<'a> Parser<'a> {
                 if !matches!(r.kind, Tok::Reg | Tok::Word) {
                     return Err(unexpected(&r, "a predicate register after '!'"));
                 }
-                Operand::NotReg(r.text)
+                Operand::NotReg(self.name_id(r.text, (&r).into())?)
             }
             Tok::Punct(b'{') => Operand::Vector(self.list(b'}', depth)?),
             Tok::Punct(b'(') => Operand::List(self.list(b')', depth)?),
@@ -301,7 +319,7 @@ impl<'a> Parser<'a> {
     /// The address of the base and extra operands on the scratch stack from
     /// `start` on (popped): inline when it can be, else with them moved to
     /// the item slots.
-    fn address(&mut self, start: usize, offset: i64) -> Result<Operand<'a>> {
+    fn address(&mut self, start: usize, offset: i64) -> Result<Operand> {
         if self.scratch.len() == start + 1 {
             if let Some(a) = self.scratch.last().and_then(|&b| Addr::inline(b, offset)) {
                 self.scratch.truncate(start);
@@ -365,7 +383,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    pub(super) fn num(&mut self, t: &Token<'a>, neg: bool) -> Result<Operand<'a>> {
+    pub(super) fn num(&mut self, t: &Token<'a>, neg: bool) -> Result<Operand> {
         let v =
             number(t.text).ok_or_else(|| error_at(t.into(), ErrorKind::Malformed, format!("bad number {}", t.text)))?;
         Ok(number_operand(v, neg))
@@ -373,7 +391,7 @@ impl<'a> Parser<'a> {
 }
 
 /// The immediate operand of a number token's value, negated after a `-`.
-pub(crate) fn number_operand<'a>(v: Number, neg: bool) -> Operand<'a> {
+pub(crate) fn number_operand(v: Number, neg: bool) -> Operand {
     match v {
         Number::Int(x) => {
             let x = x as i64;

@@ -9,9 +9,12 @@ use crate::read::{ErrorKind, Result};
 mod directives;
 mod expr;
 mod instructions;
+mod names;
 mod stmts;
 
 pub(crate) use instructions::number_operand;
+pub(crate) use names::Interner;
+pub use names::NameId;
 pub use stmts::{InstRef, Instruction, Stmt, Stmts};
 
 /// A state space (`.reg`, `.global`, …).
@@ -91,6 +94,9 @@ pub struct VarDecl<'a> {
     pub ptr_align: Option<u64>,
     /// Name (without the `<N>` range).
     pub name: &'a str,
+    /// The name's id in its function body's name table ([`Stmts::names`]);
+    /// `None` outside a body (module variables, parameters).
+    pub id: Option<NameId>,
     /// `%r<N>`: N registers `%r0 … %r{N-1}`.
     pub range: Option<u32>,
     /// Array dimensions (`None` for `[]`).
@@ -129,7 +135,7 @@ impl Items {
 
     /// The items in `items`, the item slots of their instruction (empty
     /// when out of range).
-    pub fn of<'s, 'a>(self, items: &'s [Operand<'a>]) -> &'s [Operand<'a>] {
+    pub fn of(self, items: &[Operand]) -> &[Operand] {
         items.get(self.range()).unwrap_or(&[])
     }
 
@@ -143,13 +149,15 @@ impl Items {
 /// instruction's item slots ([`Items`]): an operand is 24 bytes with no heap
 /// part.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Operand<'a> {
-    /// A register (`%r1`, `%tid.x`).
-    Reg(&'a str),
+pub enum Operand {
+    /// A register (`%r1`, `%tid.x`): its name's id ([`NameId`]; the name is
+    /// in the body's table, [`Stmts::names`]).
+    Reg(NameId),
     /// A negated predicate `!%p1`.
-    NotReg(&'a str),
-    /// A symbol or label (`global_smem`, `$L__BB0_2`, `mm_param_0`).
-    Sym(&'a str),
+    NotReg(NameId),
+    /// A symbol, label or register named without `%` (`global_smem`,
+    /// `$L__BB0_2`, `mm_param_0`, `p`).
+    Sym(NameId),
     /// The sink `_`.
     Sink,
     /// An integer immediate (two's complement).
@@ -164,7 +172,7 @@ pub enum Operand<'a> {
     Pair(Items),
     /// An address `[base + offset]`, optionally with `, extra` inside the brackets
     /// (tensor coordinates: `[%rd1, {%r1, %r2}]`).
-    Addr(Addr<'a>),
+    Addr(Addr),
 }
 
 /// The inside of `[…]`: inline for the usual register or symbol base with a
@@ -173,22 +181,22 @@ pub enum Operand<'a> {
 /// through [`Addr::base`], [`Addr::offset`] and [`Addr::extra`], which take
 /// the instruction's item slots.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Addr<'a> {
+pub enum Addr {
     /// `[%rd1+8]`: a register base and its offset.
-    Reg(&'a str, i32),
+    Reg(NameId, i32),
     /// `[smem+8]`: a symbol base and its offset.
-    Sym(&'a str, i32),
+    Sym(NameId, i32),
     /// Anything else (an immediate or `_` base, a 64-bit offset, operands
     /// after a comma): the base then the extra operands as items, and the
     /// offset.
     Full(Items, i64),
 }
 
-impl<'a> Addr<'a> {
+impl Addr {
     /// The address `[base + offset]` with no extra operand, inline when the
     /// base is a register or symbol and the offset fits 32 bits; `None`
     /// otherwise (then it is an [`Addr::Full`] with its base in the items).
-    pub fn inline(base: Operand<'a>, offset: i64) -> Option<Self> {
+    pub fn inline(base: Operand, offset: i64) -> Option<Self> {
         match (base, i32::try_from(offset)) {
             (Operand::Reg(r), Ok(o)) => Some(Addr::Reg(r, o)),
             (Operand::Sym(s), Ok(o)) => Some(Addr::Sym(s, o)),
@@ -198,10 +206,10 @@ impl<'a> Addr<'a> {
 
     /// The base: a register, a symbol, `_` or an immediate (`items`: the
     /// instruction's item slots).
-    pub fn base(&self, items: &[Operand<'a>]) -> Operand<'a> {
+    pub fn base(&self, items: &[Operand]) -> Operand {
         match self {
-            Addr::Reg(r, _) => Operand::Reg(r),
-            Addr::Sym(s, _) => Operand::Sym(s),
+            Addr::Reg(r, _) => Operand::Reg(*r),
+            Addr::Sym(s, _) => Operand::Sym(*s),
             Addr::Full(i, _) => i.of(items).first().copied().unwrap_or(Operand::Int(0)),
         }
     }
@@ -215,7 +223,7 @@ impl<'a> Addr<'a> {
     }
 
     /// The operands after a comma (tensor coordinates).
-    pub fn extra<'s>(&self, items: &'s [Operand<'a>]) -> &'s [Operand<'a>] {
+    pub fn extra<'s>(&self, items: &'s [Operand]) -> &'s [Operand] {
         match self {
             Addr::Reg(..) | Addr::Sym(..) => &[],
             Addr::Full(i, _) => i.of(items).get(1..).unwrap_or(&[]),
@@ -289,9 +297,11 @@ struct Parser<'a> {
     statements: usize,
     files: Vec<(u32, String)>,
     /// Operands of the lists being read (see `Parser::list`).
-    scratch: Vec<Operand<'a>>,
+    scratch: Vec<Operand>,
     /// The item slots of the instruction being read ([`Items`]).
-    items: Vec<Operand<'a>>,
+    items: Vec<Operand>,
+    /// The names of the body being read.
+    names: names::Interner<'a>,
 }
 
 fn unexpected(t: &Token<'_>, expected: &str) -> crate::read::ReadError {
@@ -395,7 +405,15 @@ fn unquote(s: &str) -> String {
 
 /// Parses PTX text into a module.
 pub fn parse(text: &str) -> Result<PtxModule<'_>> {
-    Parser { lx: Lexer::new(text), statements: 0, files: Vec::new(), scratch: Vec::new(), items: Vec::new() }.module()
+    Parser {
+        lx: Lexer::new(text),
+        statements: 0,
+        files: Vec::new(),
+        scratch: Vec::new(),
+        items: Vec::new(),
+        names: Default::default(),
+    }
+    .module()
 }
 
 #[cfg(test)]
@@ -409,7 +427,14 @@ mod loc_tests {
     use super::*;
 
     fn parser(s: &str) -> Parser<'_> {
-        Parser { lx: Lexer::new(s), statements: 0, files: Vec::new(), scratch: Vec::new(), items: Vec::new() }
+        Parser {
+            lx: Lexer::new(s),
+            statements: 0,
+            files: Vec::new(),
+            scratch: Vec::new(),
+            items: Vec::new(),
+            names: Default::default(),
+        }
     }
 
     /// The `.loc` arguments read byte by byte equal those read token by token

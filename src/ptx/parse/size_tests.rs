@@ -43,7 +43,7 @@ fn operands_are_chunked_and_released_with_their_statements() {
     for i in 0..n {
         s.push_inst(None, "add.s32", ops(i), &[], Pos { offset: i as u32, line: 1, col: 1 });
     }
-    fn read<'a>(s: &Stmts<'a>, i: usize) -> Vec<Operand<'a>> {
+    fn read<'a>(s: &Stmts<'a>, i: usize) -> Vec<Operand> {
         match s.get(i) {
             Some(Stmt::Inst(ins)) => s.inst(ins).operands.to_vec(),
             _ => Vec::new(),
@@ -88,55 +88,69 @@ fn chunks_sized_for_the_body() {
 
 #[test]
 fn nodes_stay_small() {
-    assert_eq!(std::mem::size_of::<Operand<'_>>(), 24);
+    assert_eq!(std::mem::size_of::<Operand>(), 24);
     assert!(std::mem::size_of::<Stmt<'_>>() <= 72, "{}", std::mem::size_of::<Stmt<'_>>());
 }
 
 #[test]
 fn addresses_inline_where_they_fit() {
+    let (rd1, smem) = (NameId::new(0), NameId::new(1));
     // A register or symbol base with a 32-bit offset: inline.
-    assert_eq!(Addr::inline(Operand::Reg("%rd1"), -8), Some(Addr::Reg("%rd1", -8)));
-    assert_eq!(Addr::inline(Operand::Sym("smem"), i64::from(i32::MAX)), Some(Addr::Sym("smem", i32::MAX)));
+    assert_eq!(Addr::inline(Operand::Reg(rd1), -8), Some(Addr::Reg(rd1, -8)));
+    assert_eq!(Addr::inline(Operand::Sym(smem), i64::from(i32::MAX)), Some(Addr::Sym(smem, i32::MAX)));
     // Anything else is not.
-    assert_eq!(Addr::inline(Operand::Reg("%rd1"), i64::from(i32::MAX) + 1), None);
-    assert_eq!(Addr::inline(Operand::Sym("smem"), i64::from(i32::MIN) - 1), None);
+    assert_eq!(Addr::inline(Operand::Reg(rd1), i64::from(i32::MAX) + 1), None);
+    assert_eq!(Addr::inline(Operand::Sym(smem), i64::from(i32::MIN) - 1), None);
     assert_eq!(Addr::inline(Operand::Int(4096), 0), None);
     assert_eq!(Addr::inline(Operand::Sink, 4), None);
-    let a = Addr::Reg("%rd1", -8);
-    assert_eq!((a.base(&[]), a.offset(), a.extra(&[]), a.has_extra()), (Operand::Reg("%rd1"), -8, &[][..], false));
+    let a = Addr::Reg(rd1, -8);
+    assert_eq!((a.base(&[]), a.offset(), a.extra(&[]), a.has_extra()), (Operand::Reg(rd1), -8, &[][..], false));
 }
 
 /// Vectors, pairs and full addresses keep their items in the instruction's
 /// item slots after its operands: a vector's own items before the address
-/// that holds it, the base first.
+/// that holds it, the base first. Names have dense ids in order of first
+/// appearance in the body (declared names included), the body's table
+/// names them.
 #[test]
 fn lists_read_into_the_item_slots() {
     let m = super::parse(
         ".version 8.0\n.target sm_90\n.address_size 64\n.entry k() {\n\
+         .reg .b32 %r<8>;\n\
          cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd1, {%r1, %r2}], [%r3];\n\
          call.uni (%r4), f, (%r5, {%r6, _});\n\
-         setp.eq.s32 %p1|%p2, %r1, 0;\n\
+         { .reg .pred p; @!p setp.eq.s32 %p1|%p2, %r1, 0; }\n\
          ld.u32 %r1, [4096];\n\
          }",
     )
     .unwrap();
     let body = m.functions[0].body.as_ref().unwrap();
+    assert_eq!(body.names(), ["%r", "%rd1", "%r1", "%r2", "%r3", "%r4", "f", "%r5", "%r6", "p", "%p1", "%p2"]);
+    let id = |n: &str| NameId::new(body.names().iter().position(|x| *x == n).unwrap() as u32);
+    assert_eq!(body.name(id("%r6")), "%r6");
+    let decls: Vec<_> = body.iter().filter_map(|s| if let Stmt::Decl(d) = s { body.decl(*d) } else { None }).collect();
+    assert_eq!(
+        decls.iter().map(|d| (d.name, d.id)).collect::<Vec<_>>(),
+        [("%r", Some(id("%r"))), ("p", Some(id("p")))]
+    );
     let insts: Vec<_> =
         body.iter().filter_map(|s| if let Stmt::Inst(i) = s { Some(body.inst(i)) } else { None }).collect();
     let r = |s, e| Items::new(s, e).unwrap();
+    let reg = |n| Operand::Reg(id(n));
     let [tma, call, setp, ld] = &insts[..] else { panic!("{insts:?}") };
-    assert_eq!(tma.items, [Operand::Reg("%r1"), Operand::Reg("%r2"), Operand::Reg("%rd1"), Operand::Vector(r(0, 2))]);
+    assert_eq!(tma.items, [reg("%r1"), reg("%r2"), reg("%rd1"), Operand::Vector(r(0, 2))]);
     let Operand::Addr(a) = tma.operands[0] else { panic!("{tma:?}") };
     assert_eq!(a, Addr::Full(r(2, 4), 0));
-    assert_eq!((a.base(tma.items), a.extra(tma.items)), (Operand::Reg("%rd1"), &[Operand::Vector(r(0, 2))][..]));
+    assert_eq!((a.base(tma.items), a.extra(tma.items)), (reg("%rd1"), &[Operand::Vector(r(0, 2))][..]));
     assert!(a.has_extra());
-    assert_eq!(tma.operands[1], Operand::Addr(Addr::Reg("%r3", 0)));
+    assert_eq!(tma.operands[1], Operand::Addr(Addr::Reg(id("%r3"), 0)));
     // A list holding a vector: the inner items first.
-    assert_eq!(call.operands, [Operand::List(r(0, 1)), Operand::Sym("f"), Operand::List(r(3, 5))]);
-    assert_eq!(call.list(r(3, 5)), [Operand::Reg("%r5"), Operand::Vector(r(1, 3))]);
-    assert_eq!(call.list(r(1, 3)), [Operand::Reg("%r6"), Operand::Sink]);
+    assert_eq!(call.operands, [Operand::List(r(0, 1)), Operand::Sym(id("f")), Operand::List(r(3, 5))]);
+    assert_eq!(call.list(r(3, 5)), [reg("%r5"), Operand::Vector(r(1, 3))]);
+    assert_eq!(call.list(r(1, 3)), [reg("%r6"), Operand::Sink]);
+    assert_eq!(setp.guard, Some((id("p"), true)));
     assert_eq!(setp.operands[0], Operand::Pair(r(0, 2)));
-    assert_eq!(setp.items, [Operand::Reg("%p1"), Operand::Reg("%p2")]);
+    assert_eq!(setp.items, [reg("%p1"), reg("%p2")]);
     let Operand::Addr(a) = ld.operands[1] else { panic!("{ld:?}") };
     assert_eq!((a.base(ld.items), a.offset(), a.has_extra()), (Operand::Int(4096), 0, false));
     // An out-of-range item range reads as empty, never a panic.
@@ -155,6 +169,7 @@ fn declarations_are_read_back_and_released_with_their_chunk() {
         align: None,
         ptr_align: None,
         name: "%r",
+        id: None,
         range: Some(i as u32),
         dims: Vec::new(),
         init: false,

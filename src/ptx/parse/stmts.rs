@@ -2,7 +2,7 @@
 //! an arena of chunks, declarations beside them, all released block by
 //! block as the lowering goes past them.
 
-use super::{Items, Operand, VarDecl};
+use super::{Items, NameId, Operand, VarDecl};
 use crate::ptx::lex::Pos;
 use crate::ptx::parse::LocDirective;
 
@@ -11,7 +11,7 @@ use crate::ptx::parse::LocDirective;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Instruction<'a> {
     /// Guard predicate `@%p` (negated when [`InstRef::guard`] says so).
-    pub guard: Option<&'a str>,
+    pub guard: Option<NameId>,
     /// The guard is negated (`@!%p`).
     neg: bool,
     /// Instruction word with every modifier (`ld.global.v4.b32`).
@@ -33,20 +33,20 @@ pub struct Instruction<'a> {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct InstRef<'s, 'a> {
     /// Guard predicate `@%p` (`true` when negated `@!%p`).
-    pub guard: Option<(&'a str, bool)>,
+    pub guard: Option<(NameId, bool)>,
     /// Instruction word with every modifier (`ld.global.v4.b32`).
     pub op: &'a str,
     /// Operands in order.
-    pub operands: &'s [Operand<'a>],
+    pub operands: &'s [Operand],
     /// The item slots of its lists, pairs and full addresses ([`Items`]).
-    pub items: &'s [Operand<'a>],
+    pub items: &'s [Operand],
     /// Where it starts (the guard, when present).
     pub pos: Pos,
 }
 
 impl<'s, 'a> InstRef<'s, 'a> {
     /// The items of a list, pair or full address of this instruction.
-    pub fn list(&self, r: Items) -> &'s [Operand<'a>] {
+    pub fn list(&self, r: Items) -> &'s [Operand] {
         r.of(self.items)
     }
 }
@@ -86,7 +86,7 @@ pub struct Stmts<'a> {
     pub(super) released: usize,
     /// Operands of the instructions, in chunks of at least [`Stmts::OPERAND_CHUNK`]:
     /// an instruction's are consecutive in one chunk.
-    pub(super) operands: Vec<Vec<Operand<'a>>>,
+    pub(super) operands: Vec<Vec<Operand>>,
     /// For each statement chunk, the operand chunk its first instruction's
     /// operands go to or after.
     pub(super) operand_marks: Vec<u32>,
@@ -95,6 +95,8 @@ pub struct Stmts<'a> {
     /// The declarations of each statement chunk, in order ([`Stmt::Decl`]
     /// indexes them), released with it.
     pub(super) decls: Vec<Vec<VarDecl<'a>>>,
+    /// The body's names by id ([`NameId`]), never released.
+    pub(super) names: Vec<&'a str>,
 }
 
 impl<'a> Stmts<'a> {
@@ -123,6 +125,24 @@ impl<'a> Stmts<'a> {
             s.operands.push(Vec::with_capacity((bytes / 16).min(Self::OPERAND_CHUNK / 2)));
         }
         s
+    }
+
+    /// The body's names by id: every register and symbol name its operands,
+    /// guards and declarations use ([`NameId`] indexes it), and maybe a few
+    /// more read while trying the one-line path.
+    pub fn names(&self) -> &[&'a str] {
+        &self.names
+    }
+
+    /// The name of id `id` (empty for an id of another body).
+    pub fn name(&self, id: NameId) -> &'a str {
+        self.names.get(id.index()).copied().unwrap_or("")
+    }
+
+    /// The table of names, moved out (a reader of the body keeps it while
+    /// the statements are released).
+    pub fn take_names(&mut self) -> Vec<&'a str> {
+        std::mem::take(&mut self.names)
     }
 
     /// Appends a statement.
@@ -166,10 +186,10 @@ impl<'a> Stmts<'a> {
     /// lists ([`Items`] index `items`).
     pub fn push_inst(
         &mut self,
-        guard: Option<(&'a str, bool)>,
+        guard: Option<(NameId, bool)>,
         op: &'a str,
-        operands: impl ExactSizeIterator<Item = Operand<'a>>,
-        items: &[Operand<'a>],
+        operands: impl ExactSizeIterator<Item = Operand>,
+        items: &[Operand],
         pos: Pos,
     ) {
         let n = operands.len();
@@ -196,7 +216,7 @@ impl<'a> Stmts<'a> {
     /// instruction's operands there (then [`Stmts::push_inst_pushed`]) or
     /// truncates it to where it was.
     #[inline]
-    pub fn operand_stack(&mut self) -> &mut Vec<Operand<'a>> {
+    pub fn operand_stack(&mut self) -> &mut Vec<Operand> {
         // Room for the usual instruction in the chunk with its items (one of
         // more than that grows it): a `wgmma` of 128 accumulators fits.
         const ROOM: usize = 64;
@@ -214,10 +234,10 @@ impl<'a> Stmts<'a> {
     /// `items` (moved after them; `items` is left empty).
     pub fn push_inst_pushed(
         &mut self,
-        guard: Option<(&'a str, bool)>,
+        guard: Option<(NameId, bool)>,
         op: &'a str,
         start: usize,
-        items: &mut Vec<Operand<'a>>,
+        items: &mut Vec<Operand>,
         pos: Pos,
     ) {
         let k = self.operands.len().saturating_sub(1);
@@ -234,7 +254,7 @@ impl<'a> Stmts<'a> {
 
     /// The operands and the item slots of an instruction of these statements
     /// (empty once released).
-    fn slots(&self, ins: &Instruction<'a>) -> (&[Operand<'a>], &[Operand<'a>]) {
+    fn slots(&self, ins: &Instruction<'a>) -> (&[Operand], &[Operand]) {
         let (start, n, m) = (ins.start as usize, usize::from(ins.n), ins.m as usize);
         match self.operands.get(ins.chunk as usize).and_then(|c| c.get(start..start + n + m)) {
             Some(s) => s.split_at(n),
@@ -243,7 +263,7 @@ impl<'a> Stmts<'a> {
     }
 
     /// The operands of an instruction of these statements (empty once released).
-    pub fn operands(&self, ins: &Instruction<'a>) -> &[Operand<'a>] {
+    pub fn operands(&self, ins: &Instruction<'a>) -> &[Operand] {
         self.slots(ins).0
     }
 
