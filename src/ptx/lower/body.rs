@@ -18,7 +18,6 @@
 //! [`super::compute`], the per-word facts in [`super::ops`].
 
 use super::dom::Dom;
-use super::names::DomNames;
 use super::ops::control;
 use super::{span, Cx};
 use crate::ir::{BlockH, Function, Inst, InstH, InstKind, LocH, Span, TypeH, Value};
@@ -76,9 +75,9 @@ pub(super) struct Blk {
 /// What pass 2 keeps of a register the body reads or writes.
 #[derive(Clone, Copy)]
 pub(super) struct Local {
-    /// The id in `dom_names` of the name it was first read or written as
-    /// (`NOT_NOTED`: none yet; `dom::NEVER_WRITTEN`: no instruction writes
-    /// it), looked up when first met (no name is kept per register).
+    /// The id in `dom` of the name it was first read or written as (from
+    /// `Body::id_dom`; `NOT_NOTED`: none yet; `dom::NEVER_WRITTEN`: no
+    /// instruction writes it), noted when first met.
     pub(super) name: u32,
     /// Its latest entry of `defs`, kept out of the table: the block
     /// (`u32::MAX`: none yet) and the value there. Reads and writes within
@@ -238,8 +237,13 @@ pub(super) struct Body<'c, 'a> {
     pub(super) over_budget: bool,
     /// Dominators and phi placement, when the CFG allows (see [`super::dom`]).
     pub(super) dom: Option<Dom>,
-    /// Names written by some instruction → name id in `dom`.
-    pub(super) dom_names: DomNames<'a>,
+    /// Name id (`parse::NameId`) → 1 + its name's id in `dom` (0: no
+    /// instruction writes it); dom ids in order of first write.
+    pub(super) id_dom: Vec<u32>,
+    /// Name id → the register the base scopes say it is, tagged with
+    /// `outer_gen + 1` when that was found (0: not known); see
+    /// `names::Body::lookup`.
+    pub(super) id_vars: Vec<u64>,
     /// Register → 1 + its index in `locals` (0: not met yet). Declared
     /// ranges are often far larger than what the body uses (`%f<110593>`
     /// for 4,097 registers), so only this 4-byte entry is per declared
@@ -296,7 +300,10 @@ pub(super) fn lower_body<'a>(
     // writes (a 128-register `wgmma` gives 129 or more).
     let mut insts = 0usize;
     // The names each block's instructions may write (their first operand).
-    let mut dom_names = DomNames::with_capacity(writers);
+    // Name id → 1 + dom id, given in order of first write (zeroed: the
+    // pages of names never written stay untouched).
+    let mut id_dom: Vec<u32> = vec![0; stmts.names().len()];
+    let mut dom_count = 0u32;
     // (Sized like the table: about one name per instruction.)
     let mut writes: Vec<(u32, u32)> = Vec::with_capacity(writers);
     let mut last_write: Vec<u32> = Vec::with_capacity(writers);
@@ -344,9 +351,14 @@ pub(super) fn lower_body<'a>(
                         // What an instruction gives grows with its destinations
                         // (a member read or an unpacking, a select when guarded).
                         insts = insts.saturating_add(2);
-                        written_names(o, ins.items, stmts.names(), &mut |name| {
+                        written_names(o, ins.items, &mut |name| {
                             insts = insts.saturating_add(2);
-                            let id = dom_names.id(name);
+                            let Some(d) = id_dom.get_mut(name.index()) else { return };
+                            if *d == 0 {
+                                dom_count += 1;
+                                *d = dom_count;
+                            }
+                            let id = *d - 1;
                             // Once per name and block: blocks come in order.
                             if last_write.len() <= id as usize {
                                 last_write.push(u32::MAX);
@@ -455,7 +467,7 @@ pub(super) fn lower_body<'a>(
     }
     let cap = MAX_PTX_SSA_WORK.saturating_sub(cx.ssa_work) / 2;
     let mut spent = 0u64;
-    let dom = Dom::build(&blocks, writes, dom_names.len(), cap, &mut spent);
+    let dom = Dom::build(&blocks, writes, dom_count as usize, cap, &mut spent);
     cx.ssa_work = cx.ssa_work.saturating_add(spent);
     let mut f = f;
     f.is_declaration = false;
@@ -502,7 +514,8 @@ pub(super) fn lower_body<'a>(
         switch_value: None,
         over_budget: false,
         dom,
-        dom_names,
+        id_dom,
+        id_vars: vec![0; stmts.names().len()],
         var_local: Vec::new(),
         locals: Vec::new(),
         items: Vec::new(),
@@ -558,13 +571,13 @@ pub(super) fn lower_body<'a>(
     body.finish()
 }
 
-/// Calls `f` with every register name in a destination operand.
-/// (`items`: the item slots of its instruction; `names`: the body's names by id.)
-fn written_names<'a>(o: &Operand, items: &[Operand], names: &[&'a str], f: &mut impl FnMut(&'a str)) {
+/// Calls `f` with the id of every name in a destination operand.
+/// (`items`: the item slots of its instruction.)
+fn written_names(o: &Operand, items: &[Operand], f: &mut impl FnMut(NameId)) {
     match o {
-        Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(names.get(n.index()).copied().unwrap_or("")),
+        Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(*n),
         Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {
-            r.of(items).iter().for_each(|o| written_names(o, items, names, f))
+            r.of(items).iter().for_each(|o| written_names(o, items, f))
         }
         _ => {}
     }

@@ -15,7 +15,7 @@ impl<'c, 'a> Body<'c, 'a> {
         self.items.extend_from_slice(ins.items);
         let (word, info) = self.cx.op_info(ins.op);
         let bool_ty = self.cx.int(1);
-        let guard = ins.guard.map(|(id, neg)| (self.name_value(self.name(id), bool_ty), neg));
+        let guard = ins.guard.map(|(id, neg)| (self.name_value(id, bool_ty), neg));
         if info.control {
             self.cond = guard;
             if info.base == "brx" {
@@ -265,7 +265,7 @@ impl<'c, 'a> Body<'c, 'a> {
             }
             (OpKind::LdParam, [Operand::Addr(a)]) if a.offset() == 0 && !a.has_extra() => match &a.base(&self.items) {
                 // `ld.param [p]`: the parameter's value.
-                Operand::Sym(n) => match self.lookup(self.name(*n)) {
+                Operand::Sym(n) => match self.lookup(*n) {
                     Some(Slot::Param(i)) => Value::Arg(i),
                     _ => return None,
                 },

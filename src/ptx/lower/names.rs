@@ -4,10 +4,9 @@ use super::body::{len_bit, Body, Scope, Slot};
 use super::span;
 use crate::ir::{Inst, InstKind, Value};
 use crate::ptx::lex::error_at;
-use crate::ptx::parse::{Operand, Space, VarDecl};
+use crate::ptx::parse::{NameId, Operand, Space, VarDecl};
 use crate::read::limits::MAX_PTX_REGISTERS;
 use crate::read::{ErrorKind, Result};
-use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 /// The scopes whose answers [`Body::lookup`] remembers: the parameters'
@@ -66,38 +65,48 @@ impl<'c, 'a> Body<'c, 'a> {
         Ok(())
     }
 
-    /// The slot a name stands for, innermost scope first. What the base
-    /// scopes (the parameters' and the function body's, where nearly every
-    /// register is declared) say of a name is remembered until they change:
-    /// most names are read many times, and are then found with one hash of
-    /// the whole name instead of one per scope.
+    /// The slot the name with id `id` stands for, innermost scope first.
+    /// What the base scopes (the parameters' and the function body's, where
+    /// nearly every register is declared) make of a name is remembered per
+    /// id until they change ([`Body::id_vars`]): the usual register is then
+    /// found by an index, its name neither hashed nor parsed.
     #[inline]
-    pub(super) fn lookup(&mut self, name: &'a str) -> Option<Slot> {
-        // The usual name: `%r123` of a range the body scope declared, its
-        // range found last time, and no inner scope declaring a name of its
-        // length (a few instructions inline; the rest out of line).
-        if self.inner_mask & len_bit(name) == 0 {
-            if let Some((prefix, n)) = split_register(name) {
-                if let Some(key) = prefix_key(prefix) {
-                    let e = self.recent_ranges[recent_index(key, self.recent_ranges.len())];
-                    if e.0 == key && e.1 == self.outer_gen && n < e.3 {
-                        return Some(Slot::Var(e.2 + n));
-                    }
+    pub(super) fn lookup(&mut self, id: NameId) -> Option<Slot> {
+        // No inner scope declares a name of its length (none is open, or
+        // `{ .reg .pred p; … }` around `%r12`): the base scopes answer.
+        if self.inner_mask == 0 || self.inner_mask & len_bit(self.name(id)) == 0 {
+            if let Some(&e) = self.id_vars.get(id.index()) {
+                let tag = self.outer_gen.wrapping_add(1);
+                if e >> 32 == u64::from(tag) && tag != 0 {
+                    return Some(Slot::Var(e as u32));
                 }
             }
         }
-        self.lookup_slow(name)
+        self.lookup_slow(id)
     }
 
-    /// [`Body::lookup`] in full.
+    /// [`Body::lookup`] in full; remembers a register the base scopes give.
     #[inline(never)]
-    fn lookup_slow(&mut self, name: &'a str) -> Option<Slot> {
+    fn lookup_slow(&mut self, id: NameId) -> Option<Slot> {
+        let name = self.name(id);
         let inner = self.scopes.get(BASE_SCOPES..).unwrap_or(&[]);
         for s in inner.iter().rev() {
             if let Some(slot) = scope_lookup(s, name) {
                 return Some(slot);
             }
         }
+        let slot = self.base_lookup(name);
+        if let (Some(Slot::Var(v)), Some(e)) = (slot, self.id_vars.get_mut(id.index())) {
+            *e = u64::from(self.outer_gen.wrapping_add(1)) << 32 | u64::from(v);
+        }
+        slot
+    }
+
+    /// What the base scopes say of `name`. A register of a range the body
+    /// scope declares is found through a small direct-mapped memo of ranges
+    /// by prefix; other names through a table of what they were found as
+    /// since the base scopes last changed.
+    fn base_lookup(&mut self, name: &'a str) -> Option<Slot> {
         let outer = self.scopes.get(..BASE_SCOPES).unwrap_or(&self.scopes);
         // `%r123` of a range the body scope declares: the range is found by
         // its prefix in a small direct-mapped memo, without hashing the name.
@@ -160,9 +169,9 @@ impl<'c, 'a> Body<'c, 'a> {
     /// The register one destination element defines (`Some(None)` for `_`).
     fn dest_var(&mut self, o: &Operand) -> Option<Option<u32>> {
         match o {
-            Operand::Reg(n) | Operand::Sym(n) => match self.lookup(self.name(*n)) {
+            Operand::Reg(n) | Operand::Sym(n) => match self.lookup(*n) {
                 Some(Slot::Var(v)) => {
-                    self.note_name(v, self.name(*n));
+                    self.note_name(v, *n);
                     Some(Some(v))
                 }
                 _ => None,
@@ -221,21 +230,6 @@ fn split_register(name: &str) -> Option<(&str, u32)> {
     Some((name.get(..i)?, u32::try_from(n).ok()?))
 }
 
-/// A name of up to 8 bytes as one word, distinct for distinct names: up to
-/// 7 bytes with the length in the top byte, 8 bytes as they are when the
-/// last is not below 8 (it could be a length); `None` otherwise.
-fn name_key(name: &str) -> Option<u64> {
-    let b = name.as_bytes();
-    if b.len() > 8 {
-        return None;
-    }
-    let k = b.iter().rev().fold(0u64, |k, &c| (k << 8) | u64::from(c));
-    match b.len() {
-        8 => (b[7] >= 8).then_some(k),
-        n => Some(k | (n as u64) << 56),
-    }
-}
-
 /// A range prefix of up to 7 bytes as one word (its length in the top byte);
 /// `None` for a longer one.
 #[inline]
@@ -251,84 +245,9 @@ fn prefix_key(prefix: &str) -> Option<u64> {
     Some(k)
 }
 
-/// Names written by some instruction → dense ids in order of first write,
-/// for the phi placement of [`super::dom`]. A name of up to 8 bytes (nearly
-/// every register) is keyed by its bytes as one word ([`name_key`]: one
-/// multiply to hash, no string compare), a longer one by itself.
-#[derive(Debug, Default)]
-pub(super) struct DomNames<'a> {
-    short: FxHashMap<u64, u32>,
-    long: FxHashMap<&'a str, u32>,
-}
-
-impl<'a> DomNames<'a> {
-    /// Room for `n` names of up to 8 bytes (the table does not grow, and
-    /// rehash, while pass 1 fills it).
-    pub(super) fn with_capacity(n: usize) -> Self {
-        DomNames { short: FxHashMap::with_capacity_and_hasher(n, Default::default()), long: FxHashMap::default() }
-    }
-
-    /// Names in the table.
-    pub(super) fn len(&self) -> usize {
-        self.short.len() + self.long.len()
-    }
-
-    /// The id of `name`, given the next one when it is new.
-    pub(super) fn id(&mut self, name: &'a str) -> u32 {
-        let next = self.len() as u32;
-        match name_key(name) {
-            Some(k) => *self.short.entry(k).or_insert(next),
-            None => *self.long.entry(name).or_insert(next),
-        }
-    }
-
-    /// The id of `name`, if some instruction writes it.
-    pub(super) fn get(&self, name: &str) -> Option<u32> {
-        match name_key(name) {
-            Some(k) => self.short.get(&k).copied(),
-            None => self.long.get(name).copied(),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Distinct names have distinct keys (lengths 0 to 8, bytes 0 to 9 and
-    /// the usual ones at every place), and longer ones none.
-    #[test]
-    fn name_keys_are_distinct() {
-        let mut seen = FxHashMap::default();
-        let alphabet: &[u8] = &[0, 1, 7, 8, 9, b'%', b'r', b'd', b'1', b'0'];
-        let mut names: Vec<Vec<u8>> = vec![Vec::new()];
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        for len in 1..=8usize {
-            for _ in 0..3000 {
-                let name: Vec<u8> = (0..len)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        alphabet[(state % alphabet.len() as u64) as usize]
-                    })
-                    .collect();
-                names.push(name);
-            }
-        }
-        for name in &names {
-            let text = std::str::from_utf8(name).unwrap();
-            if let Some(k) = name_key(text) {
-                if let Some(other) = seen.insert(k, name.clone()) {
-                    assert_eq!(&other, name, "{k:x}");
-                }
-            } else {
-                assert!(name.len() == 8 && name[7] < 8, "{name:?}");
-            }
-        }
-        assert!(seen.len() > 10_000, "{}", seen.len());
-        assert_eq!(name_key("%rd123456"), None);
-    }
 
     fn var_of(s: &Scope<'_>, name: &str) -> Option<u32> {
         match s.name(name) {
@@ -398,32 +317,5 @@ mod tests {
         // final add reads 3, not %tid.x.
         assert_ne!(shadow, unscoped);
         assert!(shadow.contains("tid.x"), "{shadow}");
-    }
-
-    /// The ids are those one table of names gives, in order of first write.
-    #[test]
-    fn dom_names_number_names_in_order_of_first_write() {
-        let mut want: FxHashMap<String, u32> = FxHashMap::default();
-        let names: Vec<String> = (0..4000u32)
-            .map(|i| match i % 5 {
-                0 => format!("%r{}", i % 700),
-                1 => format!("%rd{}", i * 7 % 100_003),
-                2 => format!("%p{}", i % 9),
-                3 => format!("global_smem_{}", i % 11),
-                _ => format!("%r{}", i * 13 % 100_000_000),
-            })
-            .collect();
-        let mut d = DomNames::default();
-        for name in &names {
-            let k = want.len() as u32;
-            let w = *want.entry(name.clone()).or_insert(k);
-            assert_eq!(d.id(name), w, "{name}");
-        }
-        assert_eq!(d.len(), want.len());
-        assert!(!d.short.is_empty() && !d.long.is_empty());
-        for (name, id) in &want {
-            assert_eq!(d.get(name), Some(*id), "{name}");
-        }
-        assert_eq!(d.get("%r701"), None);
     }
 }

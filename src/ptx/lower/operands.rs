@@ -3,7 +3,7 @@
 use super::body::{Body, Slot};
 use super::names::BASE_SCOPES;
 use crate::ir::{BinOp, DebugLoc, InstKind, Operands, TypeH, UnOp, Value};
-use crate::ptx::parse::{Addr, LocDirective, Operand, Stmt, Stmts};
+use crate::ptx::parse::{Addr, LocDirective, NameId, Operand, Stmt, Stmts};
 use crate::read::Result;
 
 impl<'c, 'a> Body<'c, 'a> {
@@ -74,10 +74,10 @@ impl<'c, 'a> Body<'c, 'a> {
     /// The value of a source operand; `ty` types immediates.
     pub(super) fn value(&mut self, op: &Operand, ty: TypeH) -> Value {
         match op {
-            Operand::Reg(id) | Operand::Sym(id) => self.name_value(self.name(*id), ty),
+            Operand::Reg(id) | Operand::Sym(id) => self.name_value(*id, ty),
             Operand::NotReg(id) => {
                 let bool_ty = self.cx.int(1);
-                let v = self.name_value(self.name(*id), bool_ty);
+                let v = self.name_value(*id, bool_ty);
                 self.emit(bool_ty, InstKind::Unary { op: UnOp::LogicalNot, value: v })
             }
             Operand::Int(v) => {
@@ -127,10 +127,10 @@ impl<'c, 'a> Body<'c, 'a> {
         .unwrap_or_else(|| self.cx.int(64))
     }
 
-    pub(super) fn name_value(&mut self, name: &'a str, ty: TypeH) -> Value {
-        match self.lookup(name) {
+    pub(super) fn name_value(&mut self, id: NameId, ty: TypeH) -> Value {
+        match self.lookup(id) {
             Some(Slot::Var(v)) => {
-                self.note_name(v, name);
+                self.note_name(v, id);
                 self.read(v)
             }
             Some(Slot::Sym(v)) => v,
@@ -144,6 +144,7 @@ impl<'c, 'a> Body<'c, 'a> {
                 Value::Arg(i)
             }
             None => {
+                let name = self.name(id);
                 if let Some(v) = self.cx.globals.get(name) {
                     return *v;
                 }

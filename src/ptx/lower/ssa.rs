@@ -9,6 +9,7 @@ use super::dom::NEVER_WRITTEN;
 use super::phis::{map_values, Renumber, Repl};
 use crate::ir::{Function, Inst, InstH, InstKind, Span, TypeH, Value};
 use crate::ptx::facts;
+use crate::ptx::parse::NameId;
 use crate::read::limits::MAX_PTX_SSA_WORK;
 use crate::read::Result;
 
@@ -193,10 +194,10 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     /// Remembers the id in [`super::dom`] of the name register `var` is
-    /// first read or written as (`name`), for the phi placement: looked up
-    /// once per register, and no name kept (a `Local` stays 24 bytes).
+    /// first read or written as (name id `name`), for the phi placement:
+    /// one index into `id_dom` per register (a `Local` stays 24 bytes).
     #[inline(always)]
-    pub(super) fn note_name(&mut self, var: u32, name: &'a str) {
+    pub(super) fn note_name(&mut self, var: u32, name: NameId) {
         // Noted when first met: the usual call finds it so.
         if let Some(&l) = self.var_local.get(var as usize) {
             if self.locals.get((l as usize).wrapping_sub(1)).is_some_and(|x| x.name != NOT_NOTED) {
@@ -207,13 +208,14 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     #[inline(never)]
-    fn note_new_name(&mut self, var: u32, name: &'a str) {
+    fn note_new_name(&mut self, var: u32, name: NameId) {
         if self.dom.is_none() {
             return;
         }
         let l = self.local(var);
         if self.locals[l].name == NOT_NOTED {
-            self.locals[l].name = self.dom_names.get(name).unwrap_or(NEVER_WRITTEN);
+            let d = self.id_dom.get(name.index()).copied().unwrap_or(0);
+            self.locals[l].name = d.checked_sub(1).unwrap_or(NEVER_WRITTEN);
         }
     }
 
