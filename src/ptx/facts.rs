@@ -67,7 +67,7 @@ fn shape3(m: &str) -> Option<(u32, u32, u32)> {
     Some((a.parse().ok()?, b.parse().ok()?, c.parse().ok()?))
 }
 
-fn scale_vec(op: &Opcode<'_>) -> ScaleVec {
+fn scale_vec(op: &Words<'_>) -> ScaleVec {
     for m in op.mods() {
         match m {
             "scale_vec::1X" => return ScaleVec::X1,
@@ -81,13 +81,75 @@ fn scale_vec(op: &Opcode<'_>) -> ScaleVec {
     ScaleVec::None
 }
 
+/// An instruction word split once into its base and modifiers: the fact
+/// builders ask for modifiers a dozen times, which [`Opcode`] answers by
+/// splitting the word again each time.
+struct Words<'a> {
+    text: &'a str,
+    base: &'a str,
+    mods: smallvec::SmallVec<[&'a str; 16]>,
+}
+
+impl<'a> Words<'a> {
+    fn new(op: &Opcode<'a>) -> Self {
+        Words { text: op.text, base: op.base(), mods: op.mods().collect() }
+    }
+
+    fn base(&self) -> &'a str {
+        self.base
+    }
+
+    /// The modifiers in written order (as [`Opcode::mods`]).
+    fn mods(&self) -> impl Iterator<Item = &'a str> + Clone + '_ {
+        self.mods.iter().copied()
+    }
+
+    /// As [`Opcode::has`].
+    fn has(&self, m: &str) -> bool {
+        self.mods.contains(&m)
+    }
+
+    /// As [`Opcode::find`].
+    fn find(&self, prefix: &str) -> Option<&'a str> {
+        self.mods().find(|x| x.starts_with(prefix))
+    }
+}
+
 fn operand_of(values: &[Value], i: usize) -> Option<Operand> {
     values.get(i).map(|v| Operand::Value(*v))
 }
 
-/// Recognises a matrix instruction lowered to `kind` at `inst`.
+/// Which fact an instruction word may give, decided once per word by
+/// [`class`] (the lowering keeps it with the word's other facts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Class {
+    LdStMatrix,
+    Tcgen05Mma,
+    BlockScaledMma,
+    TensorCopy,
+    Wgmma,
+    Mbarrier,
+}
+
+/// The fact class of an instruction word; `None`: it never gives a fact.
+pub(crate) fn class(op: &Opcode<'_>) -> Option<Class> {
+    Some(match op.base() {
+        "ldmatrix" | "stmatrix" => Class::LdStMatrix,
+        "tcgen05" if op.second() == Some("mma") => Class::Tcgen05Mma,
+        "mma" if op.find("kind::").is_some() || op.has("block_scale") => Class::BlockScaledMma,
+        "cp" => Class::TensorCopy,
+        "wgmma" if op.second() == Some("mma_async") => Class::Wgmma,
+        "mbarrier" => Class::Mbarrier,
+        // `tcgen05.commit…mbarrier::arrive::one.b64 [mbar]`: an arrive on an mbarrier object.
+        "tcgen05" if op.second() == Some("commit") && op.find("mbarrier::").is_some() => Class::Mbarrier,
+        _ => return None,
+    })
+}
+
+/// Recognises a matrix instruction of fact class `class` (of its word, see
+/// [`class`]) lowered to `kind` at `inst`.
 pub(crate) fn recognise(
-    op: &Opcode<'_>,
+    class: Class,
     ins: &InstRef<'_, '_>,
     inst: InstH,
     kind: &InstKind,
@@ -97,23 +159,19 @@ pub(crate) fn recognise(
         InstKind::Other { operands, .. } => operands,
         _ => &[],
     };
-    let payload = match op.base() {
-        "ldmatrix" | "stmatrix" => PtxOp::LdStMatrix(ldst(op, ins, values)),
-        "tcgen05" if op.second() == Some("mma") => PtxOp::Tcgen05Mma(tcgen05(op, ins, values)),
-        "mma" if op.find("kind::").is_some() || op.has("block_scale") => PtxOp::BlockScaledMma(block_mma(op, ins)),
-        "cp" => PtxOp::TensorCopy(tensor_copy(op, ins, values)?),
-        "wgmma" if op.second() == Some("mma_async") => PtxOp::Wgmma(wgmma(op, ins, values)),
-        "mbarrier" => PtxOp::Mbarrier(Mbarrier { address: Some(mbarrier_address(ins, values)?) }),
-        // `tcgen05.commit…mbarrier::arrive::one.b64 [mbar]`: an arrive on an mbarrier object.
-        "tcgen05" if op.second() == Some("commit") && op.find("mbarrier::").is_some() => {
-            PtxOp::Mbarrier(Mbarrier { address: Some(mbarrier_address(ins, values)?) })
-        }
-        _ => return None,
+    let op = &Words::new(&Opcode::new(ins.op));
+    let payload = match class {
+        Class::LdStMatrix => PtxOp::LdStMatrix(ldst(op, ins, values)),
+        Class::Tcgen05Mma => PtxOp::Tcgen05Mma(tcgen05(op, ins, values)),
+        Class::BlockScaledMma => PtxOp::BlockScaledMma(block_mma(op, ins)),
+        Class::TensorCopy => PtxOp::TensorCopy(tensor_copy(op, ins, values)?),
+        Class::Wgmma => PtxOp::Wgmma(wgmma(op, ins, values)),
+        Class::Mbarrier => PtxOp::Mbarrier(Mbarrier { address: Some(mbarrier_address(ins, values)?) }),
     };
     Some(Pending { inst, op: PtxMatrixOp { word: ins.op.to_string(), target, op: payload } })
 }
 
-fn ldst(op: &Opcode<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> LdStMatrix {
+fn ldst(op: &Words<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> LdStMatrix {
     let store = op.base() == "stmatrix";
     let (mut m, mut n, mut num) = (0, 0, 0);
     let mut format = Vec::new();
@@ -147,7 +205,7 @@ fn ldst(op: &Opcode<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> LdStMatrix 
     }
 }
 
-fn tcgen05(op: &Opcode<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> Tcgen05Mma {
+fn tcgen05(op: &Words<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> Tcgen05Mma {
     // `.ws` is part of the instruction name `tcgen05.mma.ws`: anywhere else ptxas
     // does not know it. `.sp` and every other modifier may come in any order.
     let ws = op.mods().nth(1) == Some("ws");
@@ -231,7 +289,7 @@ fn scalar_type_word(x: &str) -> bool {
 /// `mma.sync.aligned.kind::mxf8f6f4.sp::ordered_metadata.block_scale…`, as CUTLASS
 /// writes it) except the two sequences: the layouts (`row.col`) and the types
 /// (D, A, B, C, scale).
-fn block_mma(op: &Opcode<'_>, ins: &InstRef<'_, '_>) -> BlockScaledMma {
+fn block_mma(op: &Words<'_>, ins: &InstRef<'_, '_>) -> BlockScaledMma {
     let (mut m, mut n, mut k) = (0, 0, 0);
     let mut types = Vec::new();
     let mut layouts = Vec::new();
@@ -274,7 +332,7 @@ fn block_mma(op: &Opcode<'_>, ins: &InstRef<'_, '_>) -> BlockScaledMma {
 /// after `d`; A in registers takes one value per register.
 /// Every modifier but the instruction name (`wgmma.mma_async`) may come in any
 /// order; the types are a sequence (D, A, B) and `.popc` ends the b1 operation.
-fn wgmma(op: &Opcode<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> Wgmma {
+fn wgmma(op: &Words<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> Wgmma {
     let (mut m, mut n, mut k) = (0, 0, 0);
     let mut types = Vec::new();
     let mut bit_op = Vec::new();
@@ -317,7 +375,7 @@ fn mbarrier_address(ins: &InstRef<'_, '_>, values: &[Value]) -> Option<Operand> 
     }
 }
 
-fn tensor_copy(op: &Opcode<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> Option<TensorCopy> {
+fn tensor_copy(op: &Words<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> Option<TensorCopy> {
     let t = op.text;
     let family = ["cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor"]
         .into_iter()

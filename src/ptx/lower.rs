@@ -40,8 +40,9 @@ pub(super) struct Cx<'a> {
     word_ops: Vec<u32>,
     /// The word asked last and its index.
     last_word: Option<(&'a str, u32)>,
-    /// Packing `mov` word → its [`OpSemantics::Pack`] entry in `m.op_names`.
-    pack_ops: FxHashMap<&'a str, u32>,
+    /// Each packing `mov` word's [`OpSemantics::Pack`] entry in `m.op_names`,
+    /// by word index, given when first needed (`u32::MAX`: not yet).
+    pack_ops: Vec<u32>,
     /// `i32` and `i64` constants below 64, once made (see [`Cx::const_int`]).
     small_ints: [[Option<ConstH>; 64]; 2],
     /// The tuple type asked last (see [`Cx::tuple_of`]).
@@ -141,6 +142,7 @@ impl<'a> Cx<'a> {
         self.infos.push(i);
         self.accesses.push(crate::ir::AccessForm::parse(word));
         self.word_ops.push(u32::MAX);
+        self.pack_ops.push(u32::MAX);
         self.op_info.insert(word, k);
         self.last_word = Some((word, k));
         (k, i)
@@ -305,12 +307,17 @@ impl<'a> Cx<'a> {
     /// an entry of `m.op_names` for the word with [`OpSemantics::Pack`],
     /// apart from the word's own (opaque) entry, which a `mov` the lowering
     /// does not model keeps.
-    pub fn pack_op(&mut self, word: &'a str) -> u32 {
-        if let Some(&i) = self.pack_ops.get(word) {
-            return i;
+    /// `k` is the word's index (from [`Cx::op_info`]): no hash of the word.
+    pub fn pack_op(&mut self, k: u32, word: &'a str) -> u32 {
+        if let Some(&i) = self.pack_ops.get(k as usize) {
+            if i != u32::MAX {
+                return i;
+            }
         }
         let i = self.new_op(word, OpSemantics::Pack);
-        self.pack_ops.insert(word, i);
+        if let Some(slot) = self.pack_ops.get_mut(k as usize) {
+            *slot = i;
+        }
         i
     }
 
@@ -418,7 +425,7 @@ pub(super) fn lower<'a>(pm: PtxModule<'a>) -> Result<Module> {
         accesses: Vec::new(),
         word_ops: Vec::new(),
         last_word: None,
-        pack_ops: FxHashMap::default(),
+        pack_ops: Vec::new(),
         last_tuple: None,
         small_ints: [[None; 64]; 2],
         target: pm.target.iter().find_map(|t| crate::ir::PtxTarget::parse(t, pm.version.unwrap_or((0, 0)))),

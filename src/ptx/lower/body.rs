@@ -18,7 +18,6 @@
 //! [`super::compute`], the per-word facts in [`super::ops`].
 
 use super::dom::Dom;
-use super::names::DomNames;
 use super::ops::control;
 use super::{span, Cx};
 use crate::ir::{BlockH, Function, Inst, InstH, InstKind, LocH, Span, TypeH, Value};
@@ -48,6 +47,10 @@ pub(super) struct Pre<'a> {
     pub(super) term_pos: Pos,
 }
 
+/// A block's predecessors or successors: inline up to two (a block's edge
+/// lists cost no allocation unless it is a switch or a join of three).
+pub(super) type Edges = smallvec::SmallVec<[usize; 2]>;
+
 #[derive(Default)]
 pub(super) struct Blk {
     pub(super) phis: Vec<InstH>,
@@ -58,8 +61,8 @@ pub(super) struct Blk {
     pub(super) unfilled: u32,
     /// Phis made here before the block was sealed: (register, index in `phis`).
     pub(super) incomplete: Vec<(u32, u32)>,
-    pub(super) preds: Vec<usize>,
-    pub(super) succs: Vec<usize>,
+    pub(super) preds: Edges,
+    pub(super) succs: Edges,
     pub(super) ir: Option<BlockH>,
     /// Filled, and some register written here.
     pub(super) filled: bool,
@@ -72,9 +75,9 @@ pub(super) struct Blk {
 /// What pass 2 keeps of a register the body reads or writes.
 #[derive(Clone, Copy)]
 pub(super) struct Local {
-    /// The id in `dom_names` of the name it was first read or written as
-    /// (`NOT_NOTED`: none yet; `dom::NEVER_WRITTEN`: no instruction writes
-    /// it), looked up when first met (no name is kept per register).
+    /// The id in `dom` of the name it was first read or written as (from
+    /// `Body::id_dom`; `NOT_NOTED`: none yet; `dom::NEVER_WRITTEN`: no
+    /// instruction writes it), noted when first met.
     pub(super) name: u32,
     /// Its latest entry of `defs`, kept out of the table: the block
     /// (`u32::MAX`: none yet) and the value there. Reads and writes within
@@ -95,10 +98,81 @@ pub(super) enum Slot {
     Param(u32),
 }
 
+/// The names one `{ }` scope declares. The first few are kept in a short
+/// list, found by a scan: an inline-asm scope (`{ .reg .pred p; … }`)
+/// declares one or two, and every register its instruction names is looked
+/// up through it first (a scan rejects `%r382` against `p` on its length,
+/// where a table hashes it).
 #[derive(Default)]
 pub(super) struct Scope<'a> {
-    pub(super) names: FxHashMap<&'a str, Slot>,
+    few: Vec<(&'a str, Slot)>,
+    names: FxHashMap<&'a str, Slot>,
     pub(super) ranges: FxHashMap<&'a str, (u32, u32)>,
+}
+
+/// The bit of a name's length in [`Scope::len_mask`].
+#[inline(always)]
+pub(super) fn len_bit(name: &str) -> u64 {
+    1 << name.len().min(63)
+}
+
+/// Names a scope keeps in its list before they move to its table.
+const FEW_NAMES: usize = 8;
+
+impl<'a> Scope<'a> {
+    /// Declares `name` here (a later declaration of the same name replaces it).
+    pub(super) fn insert_name(&mut self, name: &'a str, slot: Slot) {
+        if self.names.is_empty() {
+            if let Some(e) = self.few.iter_mut().find(|e| e.0 == name) {
+                e.1 = slot;
+                return;
+            }
+            if self.few.len() < FEW_NAMES {
+                self.few.push((name, slot));
+                return;
+            }
+            self.names.extend(self.few.drain(..));
+        }
+        self.names.insert(name, slot);
+    }
+
+    /// What this scope declares `name` as (not its ranges).
+    #[inline]
+    pub(super) fn name(&self, name: &str) -> Option<Slot> {
+        if !self.few.is_empty() {
+            return self.few.iter().find(|e| e.0 == name).map(|e| e.1);
+        }
+        if self.names.is_empty() {
+            return None;
+        }
+        self.names.get(name).copied()
+    }
+
+    /// Bit `min(len, 63)` of every name this scope declares; every bit when
+    /// it declares ranges or more names than its list holds.
+    pub(super) fn len_mask(&self) -> u64 {
+        if !self.ranges.is_empty() || !self.names.is_empty() {
+            return u64::MAX;
+        }
+        self.few.iter().fold(0, |m, e| m | len_bit(e.0))
+    }
+
+    /// Empties the scope for its next use, keeping small allocations (a
+    /// large table is dropped: clearing it again and again would cost its
+    /// size each time).
+    pub(super) fn clear(&mut self) {
+        self.few.clear();
+        if self.names.capacity() > 64 {
+            self.names = FxHashMap::default();
+        } else if !self.names.is_empty() {
+            self.names.clear();
+        }
+        if self.ranges.capacity() > 64 {
+            self.ranges = FxHashMap::default();
+        } else if !self.ranges.is_empty() {
+            self.ranges.clear();
+        }
+    }
 }
 
 pub(super) struct Body<'c, 'a> {
@@ -116,6 +190,12 @@ pub(super) struct Body<'c, 'a> {
     /// The entry of `decls` found last (see `ssa::Body::decl_ty`).
     pub(super) last_decl: usize,
     pub(super) scopes: Vec<Scope<'a>>,
+    /// Scopes closed, emptied for the next `{` (a scope opened costs no allocation).
+    pub(super) spare_scopes: Vec<Scope<'a>>,
+    /// [`Scope::len_mask`] of the open scopes past the base ones: a name
+    /// whose length bit is clear is declared in none of them (see
+    /// `names::Body::lookup`).
+    pub(super) inner_mask: u64,
     /// What the outermost scope says of each name looked up since its last
     /// declaration (see `names::Body::lookup`).
     pub(super) outer_names: FxHashMap<&'a str, (u32, Option<Slot>)>,
@@ -157,8 +237,13 @@ pub(super) struct Body<'c, 'a> {
     pub(super) over_budget: bool,
     /// Dominators and phi placement, when the CFG allows (see [`super::dom`]).
     pub(super) dom: Option<Dom>,
-    /// Names written by some instruction → name id in `dom`.
-    pub(super) dom_names: DomNames<'a>,
+    /// Name id (`parse::NameId`) → 1 + its name's id in `dom` (0: no
+    /// instruction writes it); dom ids in order of first write.
+    pub(super) id_dom: Vec<u32>,
+    /// Name id → the register the base scopes say it is, tagged with
+    /// `outer_gen + 1` when that was found (0: not known); see
+    /// `names::Body::lookup`.
+    pub(super) id_vars: Vec<u64>,
     /// Register → 1 + its index in `locals` (0: not met yet). Declared
     /// ranges are often far larger than what the body uses (`%f<110593>`
     /// for 4,097 registers), so only this 4-byte entry is per declared
@@ -215,9 +300,13 @@ pub(super) fn lower_body<'a>(
     // writes (a 128-register `wgmma` gives 129 or more).
     let mut insts = 0usize;
     // The names each block's instructions may write (their first operand).
-    let mut dom_names = DomNames::with_capacity(writers);
-    let mut writes: Vec<(u32, u32)> = Vec::new();
-    let mut last_write: Vec<u32> = Vec::new();
+    // Name id → 1 + dom id, given in order of first write (zeroed: the
+    // pages of names never written stay untouched).
+    let mut id_dom: Vec<u32> = vec![0; stmts.names().len()];
+    let mut dom_count = 0u32;
+    // (Sized like the table: about one name per instruction.)
+    let mut writes: Vec<(u32, u32)> = Vec::with_capacity(writers);
+    let mut last_write: Vec<u32> = Vec::with_capacity(writers);
     for (i, s) in stmts.iter().enumerate() {
         let scope = stack.last().copied().unwrap_or(0);
         let new_block = match s {
@@ -262,9 +351,14 @@ pub(super) fn lower_body<'a>(
                         // What an instruction gives grows with its destinations
                         // (a member read or an unpacking, a select when guarded).
                         insts = insts.saturating_add(2);
-                        written_names(o, ins.items, stmts.names(), &mut |name| {
+                        written_names(o, ins.items, &mut |name| {
                             insts = insts.saturating_add(2);
-                            let id = dom_names.id(name);
+                            let Some(d) = id_dom.get_mut(name.index()) else { return };
+                            if *d == 0 {
+                                dom_count += 1;
+                                *d = dom_count;
+                            }
+                            let id = *d - 1;
                             // Once per name and block: blocks come in order.
                             if last_write.len() <= id as usize {
                                 last_write.push(u32::MAX);
@@ -337,12 +431,12 @@ pub(super) fn lower_body<'a>(
     let n = pres.len();
     let mut blocks: Vec<Blk> = (0..n).map(|_| Blk::default()).collect();
     for (i, p) in pres.iter().enumerate() {
-        let next = if i + 1 < n { vec![i + 1] } else { vec![] };
+        let next: Edges = if i + 1 < n { smallvec::smallvec![i + 1] } else { smallvec::smallvec![] };
         let succs = match p.term {
             Term::Fall | Term::CondRet | Term::CondTrap => next,
-            Term::Br(l, s) => vec![resolve(l, s, p.term_pos)?],
+            Term::Br(l, s) => smallvec::smallvec![resolve(l, s, p.term_pos)?],
             Term::CondBr(l, s) => {
-                let mut v = vec![resolve(l, s, p.term_pos)?];
+                let mut v = smallvec::smallvec![resolve(l, s, p.term_pos)?];
                 v.extend(next);
                 v
             }
@@ -353,13 +447,13 @@ pub(super) fn lower_body<'a>(
                 // One table shared by M `brx.idx` gives M copies of its edges:
                 // charge them before allocating.
                 cx.charge_edges(targets.len(), p.term_pos)?;
-                let mut v = Vec::with_capacity(targets.len());
+                let mut v = Edges::with_capacity(targets.len());
                 for l in targets {
                     v.push(resolve(l, scope, p.term_pos)?);
                 }
                 v
             }
-            Term::Ret | Term::Trap => vec![],
+            Term::Ret | Term::Trap => smallvec::smallvec![],
         };
         for &s in &succs {
             if let Some(b) = blocks.get_mut(s) {
@@ -373,7 +467,7 @@ pub(super) fn lower_body<'a>(
     }
     let cap = MAX_PTX_SSA_WORK.saturating_sub(cx.ssa_work) / 2;
     let mut spent = 0u64;
-    let dom = Dom::build(&blocks, writes, dom_names.len(), cap, &mut spent);
+    let dom = Dom::build(&blocks, writes, dom_count as usize, cap, &mut spent);
     cx.ssa_work = cx.ssa_work.saturating_add(spent);
     let mut f = f;
     f.is_declaration = false;
@@ -398,6 +492,8 @@ pub(super) fn lower_body<'a>(
         nvars: 0,
         last_decl: 0,
         scopes: vec![Scope::default()],
+        spare_scopes: Vec::new(),
+        inner_mask: 0,
         outer_names: FxHashMap::default(),
         outer_gen: 0,
         recent_ranges: [(u64::MAX, u32::MAX, 0, 0); 8],
@@ -418,14 +514,15 @@ pub(super) fn lower_body<'a>(
         switch_value: None,
         over_budget: false,
         dom,
-        dom_names,
+        id_dom,
+        id_vars: vec![0; stmts.names().len()],
         var_local: Vec::new(),
         locals: Vec::new(),
         items: Vec::new(),
         names: stmts.take_names(),
     };
     for (i, p) in fd.params.iter().enumerate() {
-        body.scopes[0].names.insert(p.name, Slot::Param(i as u32));
+        body.scopes[0].insert_name(p.name, Slot::Param(i as u32));
     }
     for r in &fd.rets {
         body.declare(r)?;
@@ -458,8 +555,9 @@ pub(super) fn lower_body<'a>(
         body.terminate(i, p.term, p.term_pos);
         body.blocks[i].body = (start, body.body_insts.len() as u32);
         body.blocks[i].filled = true;
-        let succs = body.blocks[i].succs.clone();
-        for s in succs {
+        let mut k = 0;
+        while let Some(&s) = body.blocks[i].succs.get(k) {
+            k += 1;
             let b = &mut body.blocks[s];
             b.unfilled = b.unfilled.saturating_sub(1);
             if b.unfilled == 0 && s <= i && !b.sealed {
@@ -473,13 +571,13 @@ pub(super) fn lower_body<'a>(
     body.finish()
 }
 
-/// Calls `f` with every register name in a destination operand.
-/// (`items`: the item slots of its instruction; `names`: the body's names by id.)
-fn written_names<'a>(o: &Operand, items: &[Operand], names: &[&'a str], f: &mut impl FnMut(&'a str)) {
+/// Calls `f` with the id of every name in a destination operand.
+/// (`items`: the item slots of its instruction.)
+fn written_names(o: &Operand, items: &[Operand], f: &mut impl FnMut(NameId)) {
     match o {
-        Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(names.get(n.index()).copied().unwrap_or("")),
+        Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(*n),
         Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {
-            r.of(items).iter().for_each(|o| written_names(o, items, names, f))
+            r.of(items).iter().for_each(|o| written_names(o, items, f))
         }
         _ => {}
     }
@@ -525,7 +623,8 @@ impl<'c, 'a> Body<'c, 'a> {
 
     pub(super) fn terminate(&mut self, i: usize, term: Term<'a>, pos: Pos) {
         self.sp = Span { offset: u64::from(pos.offset), id: pos.line, loc: self.sp.loc };
-        let succs = self.blocks[i].succs.clone();
+        // (Taken for the terminator and put back: no copy.)
+        let succs = std::mem::take(&mut self.blocks[i].succs);
         let first = succs.first().map(|&s| self.ir_block(s));
         let (cond, neg) = self.cond.unwrap_or((Value::Arg(u32::MAX), false));
         let kind = match (term, first) {
@@ -565,6 +664,7 @@ impl<'c, 'a> Body<'c, 'a> {
             }
             k => k,
         };
+        self.blocks[i].succs = succs;
         self.emit_term(i, kind);
     }
 }

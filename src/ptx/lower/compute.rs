@@ -6,7 +6,6 @@ use super::ops::{OpInfo, OpKind};
 use crate::ir::{BinOp, CastOp, InstKind, Operands, Span, TypeH, Value};
 use crate::ptx::facts;
 use crate::ptx::parse::{InstRef, Operand};
-use crate::ptx::Opcode;
 use crate::read::Result;
 
 impl<'c, 'a> Body<'c, 'a> {
@@ -16,7 +15,7 @@ impl<'c, 'a> Body<'c, 'a> {
         self.items.extend_from_slice(ins.items);
         let (word, info) = self.cx.op_info(ins.op);
         let bool_ty = self.cx.int(1);
-        let guard = ins.guard.map(|(id, neg)| (self.name_value(self.name(id), bool_ty), neg));
+        let guard = ins.guard.map(|(id, neg)| (self.name_value(id, bool_ty), neg));
         if info.control {
             self.cond = guard;
             if info.base == "brx" {
@@ -33,7 +32,7 @@ impl<'c, 'a> Body<'c, 'a> {
         if let (OpKind::Mov, Some(d), [src]) = (info.kind, &dests, srcs) {
             if d.len() > 1 {
                 if let Some(parts) = self.unpack(src, d, imm_ty) {
-                    for (var, part) in d.clone().into_iter().zip(parts) {
+                    for (&var, &part) in d.iter().zip(parts.iter()) {
                         let Some(var) = var else { continue };
                         let v = self.guarded(var, part, guard);
                         self.write(var, v);
@@ -48,7 +47,7 @@ impl<'c, 'a> Body<'c, 'a> {
                     Some(v) => self.var_ty(v),
                     None => imm_ty,
                 };
-                self.compute(&info, ins.op, srcs, dty)
+                self.compute(&info, word, ins.op, srcs, dty)
             }
             _ => None,
         };
@@ -96,9 +95,8 @@ impl<'c, 'a> Body<'c, 'a> {
                             self.emit(rty, InstKind::Other { opcode, operands })
                         };
                         self.record_access(word, ins, srcs, v);
-                        if let (Value::Inst(h), true) = (v, info.maybe_fact) {
-                            let op = Opcode::new(ins.op);
-                            if let Some(p) = facts::recognise(&op, ins, h, &self.f.insts[h].kind, self.cx.target) {
+                        if let (Value::Inst(h), Some(class)) = (v, info.fact) {
+                            if let Some(p) = facts::recognise(class, ins, h, &self.f.insts[h].kind, self.cx.target) {
                                 self.facts.push(p);
                             }
                         }
@@ -193,7 +191,14 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     /// Modelled arithmetic; `None` falls back to an opaque operation.
-    pub(super) fn compute(&mut self, info: &OpInfo<'a>, word: &'a str, srcs: &[Operand], dty: TypeH) -> Option<Value> {
+    pub(super) fn compute(
+        &mut self,
+        info: &OpInfo<'a>,
+        k: u32,
+        word: &'a str,
+        srcs: &[Operand],
+        dty: TypeH,
+    ) -> Option<Value> {
         let imm_ty = info.imm_ty;
         let signed = info.class == Some(b's');
         let v = match (info.kind, srcs) {
@@ -224,7 +229,7 @@ impl<'c, 'a> Body<'c, 'a> {
             (OpKind::Mov, [a]) if !matches!(a, Operand::Vector(_)) => self.value(a, dty),
             (OpKind::Mov, [Operand::Vector(r)]) => {
                 let items: smallvec::SmallVec<[Operand; 8]> = r.of(&self.items).iter().copied().collect();
-                self.pack(&items, word, dty)?
+                self.pack(&items, k, word, dty)?
             }
             (OpKind::Bfe(signed), [a, Operand::Int(pos), Operand::Int(len)]) => {
                 let a = self.value(a, dty);
@@ -260,7 +265,7 @@ impl<'c, 'a> Body<'c, 'a> {
             }
             (OpKind::LdParam, [Operand::Addr(a)]) if a.offset() == 0 && !a.has_extra() => match &a.base(&self.items) {
                 // `ld.param [p]`: the parameter's value.
-                Operand::Sym(n) => match self.lookup(self.name(*n)) {
+                Operand::Sym(n) => match self.lookup(*n) {
                     Some(Slot::Param(i)) => Value::Arg(i),
                     _ => return None,
                 },
@@ -317,7 +322,7 @@ impl<'c, 'a> Body<'c, 'a> {
     /// A packed `mov.bN d, {e0, e1, …}`: one [`crate::ir::OpSemantics::Pack`] operation
     /// on the elements, each `w = N / count` bits wide (the dataflow computes
     /// `e0 | e1 << w | …`); `None` when the form is not that.
-    pub(super) fn pack(&mut self, items: &[Operand], word: &'a str, ty: TypeH) -> Option<Value> {
+    pub(super) fn pack(&mut self, items: &[Operand], k: u32, word: &'a str, ty: TypeH) -> Option<Value> {
         let bits = u64::from(self.cx.m.int_bits(ty)?);
         let n = items.len() as u64;
         if n < 2 || bits % n != 0 {
@@ -349,12 +354,17 @@ impl<'c, 'a> Body<'c, 'a> {
                 Err(v) => v,
             })
             .collect();
-        let opcode = self.cx.pack_op(word);
+        let opcode = self.cx.pack_op(k, word);
         Some(self.emit(ty, InstKind::Other { opcode, operands }))
     }
 
     /// An unpacking `mov.bN {d0, d1, …}, s`: `trunc(s >> k·w)` per destination.
-    pub(super) fn unpack(&mut self, src: &Operand, dests: &[Option<u32>], ty: TypeH) -> Option<Vec<Value>> {
+    pub(super) fn unpack(
+        &mut self,
+        src: &Operand,
+        dests: &[Option<u32>],
+        ty: TypeH,
+    ) -> Option<smallvec::SmallVec<[Value; 4]>> {
         let bits = u64::from(self.cx.m.int_bits(ty)?);
         let n = dests.len() as u64;
         if n < 2 || bits % n != 0 || matches!(src, Operand::Vector(_)) {
@@ -373,7 +383,7 @@ impl<'c, 'a> Body<'c, 'a> {
         if self.cx.m.int_bits(st) != Some(bits as u16) {
             return None;
         }
-        let mut out = Vec::with_capacity(dests.len());
+        let mut out = smallvec::SmallVec::with_capacity(dests.len());
         for k in 0..n {
             let x = if k == 0 { s } else { self.bin(ty, BinOp::LShr, s, k * w) };
             out.push(self.emit(ety, InstKind::Cast { op: CastOp::Trunc, value: x }));

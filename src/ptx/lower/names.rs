@@ -1,13 +1,12 @@
 //! Names: declarations, scoped lookup, register ranges, destination registers.
 
-use super::body::{Body, Scope, Slot};
+use super::body::{len_bit, Body, Scope, Slot};
 use super::span;
 use crate::ir::{Inst, InstKind, Value};
 use crate::ptx::lex::error_at;
-use crate::ptx::parse::{Operand, Space, VarDecl};
+use crate::ptx::parse::{NameId, Operand, Space, VarDecl};
 use crate::read::limits::MAX_PTX_REGISTERS;
 use crate::read::{ErrorKind, Result};
-use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 /// The scopes whose answers [`Body::lookup`] remembers: the parameters'
@@ -21,6 +20,14 @@ impl<'c, 'a> Body<'c, 'a> {
         if scope < BASE_SCOPES {
             self.base_changed();
         }
+        let r = self.declare_in(d, ty, scope);
+        if scope >= BASE_SCOPES {
+            self.inner_mask |= self.scopes[scope].len_mask();
+        }
+        r
+    }
+
+    fn declare_in(&mut self, d: &VarDecl<'a>, ty: crate::ir::TypeH, scope: usize) -> Result<()> {
         if d.space == Space::Reg {
             let count = d.range.unwrap_or(1);
             let base = self.nvars as usize;
@@ -39,44 +46,74 @@ impl<'c, 'a> Body<'c, 'a> {
             if d.range.is_some() {
                 self.scopes[scope].ranges.insert(d.name, (base, count));
             } else {
-                self.scopes[scope].names.insert(d.name, Slot::Var(base));
+                self.scopes[scope].insert_name(d.name, Slot::Var(base));
             }
         } else if d.space == Space::Shared {
             // A `.shared` variable has static storage, one per CTA, as at module
             // scope (nvcc declares its demoted `__shared__` arrays here): a global
             // visible in this scope, with its alignment.
             let v = self.cx.add_global(d);
-            self.scopes[scope].names.insert(d.name, Slot::Sym(v));
+            self.scopes[scope].insert_name(d.name, Slot::Sym(v));
         } else {
             // A local or param variable: an address, allocated at entry.
             let k = InstKind::Alloca { ty };
             let pty = self.cx.ptr(ty, d.space.address_space());
             let h = self.f.insts.append(Inst { ty: pty, kind: k, span: span(d.pos) });
             self.entry_allocas.push(h);
-            self.scopes[scope].names.insert(d.name, Slot::Sym(Value::Inst(h)));
+            self.scopes[scope].insert_name(d.name, Slot::Sym(Value::Inst(h)));
         }
         Ok(())
     }
 
-    /// The slot a name stands for, innermost scope first. What the base
-    /// scopes (the parameters' and the function body's, where nearly every
-    /// register is declared) say of a name is remembered until they change:
-    /// most names are read many times, and are then found with one hash of
-    /// the whole name instead of one per scope.
-    pub(super) fn lookup(&mut self, name: &'a str) -> Option<Slot> {
+    /// The slot the name with id `id` stands for, innermost scope first.
+    /// What the base scopes (the parameters' and the function body's, where
+    /// nearly every register is declared) make of a name is remembered per
+    /// id until they change ([`Body::id_vars`]): the usual register is then
+    /// found by an index, its name neither hashed nor parsed.
+    #[inline]
+    pub(super) fn lookup(&mut self, id: NameId) -> Option<Slot> {
+        // No inner scope declares a name of its length (none is open, or
+        // `{ .reg .pred p; … }` around `%r12`): the base scopes answer.
+        if self.inner_mask == 0 || self.inner_mask & len_bit(self.name(id)) == 0 {
+            if let Some(&e) = self.id_vars.get(id.index()) {
+                let tag = self.outer_gen.wrapping_add(1);
+                if e >> 32 == u64::from(tag) && tag != 0 {
+                    return Some(Slot::Var(e as u32));
+                }
+            }
+        }
+        self.lookup_slow(id)
+    }
+
+    /// [`Body::lookup`] in full; remembers a register the base scopes give.
+    #[inline(never)]
+    fn lookup_slow(&mut self, id: NameId) -> Option<Slot> {
+        let name = self.name(id);
         let inner = self.scopes.get(BASE_SCOPES..).unwrap_or(&[]);
         for s in inner.iter().rev() {
             if let Some(slot) = scope_lookup(s, name) {
                 return Some(slot);
             }
         }
+        let slot = self.base_lookup(name);
+        if let (Some(Slot::Var(v)), Some(e)) = (slot, self.id_vars.get_mut(id.index())) {
+            *e = u64::from(self.outer_gen.wrapping_add(1)) << 32 | u64::from(v);
+        }
+        slot
+    }
+
+    /// What the base scopes say of `name`. A register of a range the body
+    /// scope declares is found through a small direct-mapped memo of ranges
+    /// by prefix; other names through a table of what they were found as
+    /// since the base scopes last changed.
+    fn base_lookup(&mut self, name: &'a str) -> Option<Slot> {
         let outer = self.scopes.get(..BASE_SCOPES).unwrap_or(&self.scopes);
         // `%r123` of a range the body scope declares: the range is found by
         // its prefix in a small direct-mapped memo, without hashing the name.
         if let (Some((prefix, n)), Some(top)) = (split_register(name), outer.last()) {
             if let Some(key) = prefix_key(prefix) {
                 let gen = self.outer_gen;
-                let k = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 61) as usize % self.recent_ranges.len();
+                let k = recent_index(key, self.recent_ranges.len());
                 let e = self.recent_ranges[k];
                 let range = if e.0 == key && e.1 == gen {
                     Some((e.2, e.3))
@@ -132,9 +169,9 @@ impl<'c, 'a> Body<'c, 'a> {
     /// The register one destination element defines (`Some(None)` for `_`).
     fn dest_var(&mut self, o: &Operand) -> Option<Option<u32>> {
         match o {
-            Operand::Reg(n) | Operand::Sym(n) => match self.lookup(self.name(*n)) {
+            Operand::Reg(n) | Operand::Sym(n) => match self.lookup(*n) {
                 Some(Slot::Var(v)) => {
-                    self.note_name(v, self.name(*n));
+                    self.note_name(v, *n);
                     Some(Some(v))
                 }
                 _ => None,
@@ -157,14 +194,18 @@ fn scope_lookup(s: &Scope<'_>, name: &str) -> Option<Slot> {
             }
         }
     }
-    if s.names.is_empty() {
-        return None;
-    }
-    s.names.get(name).copied()
+    s.name(name)
+}
+
+/// The entry of `Body::recent_ranges` (of `len`) for a range prefix key.
+#[inline(always)]
+fn recent_index(key: u64, len: usize) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 61) as usize % len
 }
 
 /// `%r123` → ("%r", 123): the trailing decimal digits (no leading zero, a
 /// u32) and what precedes them.
+#[inline]
 fn split_register(name: &str) -> Option<(&str, u32)> {
     let b = name.as_bytes();
     let mut i = b.len();
@@ -189,23 +230,9 @@ fn split_register(name: &str) -> Option<(&str, u32)> {
     Some((name.get(..i)?, u32::try_from(n).ok()?))
 }
 
-/// A name of up to 8 bytes as one word, distinct for distinct names: up to
-/// 7 bytes with the length in the top byte, 8 bytes as they are when the
-/// last is not below 8 (it could be a length); `None` otherwise.
-fn name_key(name: &str) -> Option<u64> {
-    let b = name.as_bytes();
-    if b.len() > 8 {
-        return None;
-    }
-    let k = b.iter().rev().fold(0u64, |k, &c| (k << 8) | u64::from(c));
-    match b.len() {
-        8 => (b[7] >= 8).then_some(k),
-        n => Some(k | (n as u64) << 56),
-    }
-}
-
 /// A range prefix of up to 7 bytes as one word (its length in the top byte);
 /// `None` for a longer one.
+#[inline]
 fn prefix_key(prefix: &str) -> Option<u64> {
     let b = prefix.as_bytes();
     if b.len() > 7 {
@@ -218,109 +245,77 @@ fn prefix_key(prefix: &str) -> Option<u64> {
     Some(k)
 }
 
-/// Names written by some instruction → dense ids in order of first write,
-/// for the phi placement of [`super::dom`]. A name of up to 8 bytes (nearly
-/// every register) is keyed by its bytes as one word ([`name_key`]: one
-/// multiply to hash, no string compare), a longer one by itself.
-#[derive(Debug, Default)]
-pub(super) struct DomNames<'a> {
-    short: FxHashMap<u64, u32>,
-    long: FxHashMap<&'a str, u32>,
-}
-
-impl<'a> DomNames<'a> {
-    /// Room for `n` names of up to 8 bytes (the table does not grow, and
-    /// rehash, while pass 1 fills it).
-    pub(super) fn with_capacity(n: usize) -> Self {
-        DomNames { short: FxHashMap::with_capacity_and_hasher(n, Default::default()), long: FxHashMap::default() }
-    }
-
-    /// Names in the table.
-    pub(super) fn len(&self) -> usize {
-        self.short.len() + self.long.len()
-    }
-
-    /// The id of `name`, given the next one when it is new.
-    pub(super) fn id(&mut self, name: &'a str) -> u32 {
-        let next = self.len() as u32;
-        match name_key(name) {
-            Some(k) => *self.short.entry(k).or_insert(next),
-            None => *self.long.entry(name).or_insert(next),
-        }
-    }
-
-    /// The id of `name`, if some instruction writes it.
-    pub(super) fn get(&self, name: &str) -> Option<u32> {
-        match name_key(name) {
-            Some(k) => self.short.get(&k).copied(),
-            None => self.long.get(name).copied(),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Distinct names have distinct keys (lengths 0 to 8, bytes 0 to 9 and
-    /// the usual ones at every place), and longer ones none.
-    #[test]
-    fn name_keys_are_distinct() {
-        let mut seen = FxHashMap::default();
-        let alphabet: &[u8] = &[0, 1, 7, 8, 9, b'%', b'r', b'd', b'1', b'0'];
-        let mut names: Vec<Vec<u8>> = vec![Vec::new()];
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        for len in 1..=8usize {
-            for _ in 0..3000 {
-                let name: Vec<u8> = (0..len)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        alphabet[(state % alphabet.len() as u64) as usize]
-                    })
-                    .collect();
-                names.push(name);
-            }
+    fn var_of(s: &Scope<'_>, name: &str) -> Option<u32> {
+        match s.name(name) {
+            Some(Slot::Var(v)) => Some(v),
+            _ => None,
         }
-        for name in &names {
-            let text = std::str::from_utf8(name).unwrap();
-            if let Some(k) = name_key(text) {
-                if let Some(other) = seen.insert(k, name.clone()) {
-                    assert_eq!(&other, name, "{k:x}");
-                }
-            } else {
-                assert!(name.len() == 8 && name[7] < 8, "{name:?}");
-            }
-        }
-        assert!(seen.len() > 10_000, "{}", seen.len());
-        assert_eq!(name_key("%rd123456"), None);
     }
 
-    /// The ids are those one table of names gives, in order of first write.
+    /// A scope answers as one table would: a later declaration replaces an
+    /// earlier one, past the short list as in it, and a cleared scope knows
+    /// no name.
     #[test]
-    fn dom_names_number_names_in_order_of_first_write() {
-        let mut want: FxHashMap<String, u32> = FxHashMap::default();
-        let names: Vec<String> = (0..4000u32)
-            .map(|i| match i % 5 {
-                0 => format!("%r{}", i % 700),
-                1 => format!("%rd{}", i * 7 % 100_003),
-                2 => format!("%p{}", i % 9),
-                3 => format!("global_smem_{}", i % 11),
-                _ => format!("%r{}", i * 13 % 100_000_000),
-            })
-            .collect();
-        let mut d = DomNames::default();
-        for name in &names {
-            let k = want.len() as u32;
-            let w = *want.entry(name.clone()).or_insert(k);
-            assert_eq!(d.id(name), w, "{name}");
+    fn scope_names_as_a_table() {
+        let names: Vec<String> = (0..40).map(|i| format!("%t{i}")).collect();
+        for n in [1usize, 8, 9, 40] {
+            let mut s = Scope::default();
+            for (i, name) in names.iter().take(n).enumerate() {
+                s.insert_name(name, Slot::Var(i as u32));
+            }
+            // Redeclared: the latest slot wins.
+            s.insert_name(&names[0], Slot::Var(100));
+            assert_eq!(var_of(&s, &names[0]), Some(100), "{n}");
+            for (i, name) in names.iter().enumerate().take(n).skip(1) {
+                assert_eq!(var_of(&s, name), Some(i as u32), "{n} {name}");
+            }
+            assert_eq!(var_of(&s, &names[n.min(39)]), if n == 40 { Some(39) } else { None });
+            assert_eq!(var_of(&s, "%t"), None);
+            s.clear();
+            assert!(names.iter().all(|name| s.name(name).is_none()), "{n}");
+            s.insert_name("p", Slot::Var(7));
+            assert_eq!(var_of(&s, "p"), Some(7));
         }
-        assert_eq!(d.len(), want.len());
-        assert!(!d.short.is_empty() && !d.long.is_empty());
-        for (name, id) in &want {
-            assert_eq!(d.get(name), Some(*id), "{name}");
-        }
-        assert_eq!(d.get("%r701"), None);
+    }
+
+    /// A kernel whose inline-asm scope declares `INNER` (and `p`), writes
+    /// it and reads it beside registers of the body's ranges, of its length
+    /// and of others; the body then reads `%r1`, which the scope does not
+    /// change unless it writes the body's own `%r1`.
+    fn scoped_kernel(decl: &str, inner: &str) -> String {
+        format!(
+            ".version 8.7\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 a)\n{{\n\
+             .reg .b32 %r<20>;\n.reg .b64 %rd<4>;\nld.param.u64 %rd1, [a];\nmov.u32 %r1, %tid.x;\n\
+             mov.u32 %r2, %ctaid.x;\nmov.u32 %r12, 5;\n{{\n{decl}.reg .pred p;\nmov.b32 {inner}, 3;\n\
+             add.s32 %r13, %r12, {inner};\nadd.s32 %r15, %r2, {inner};\nsetp.eq.u32 p, %r13, 8;\n\
+             @p add.s32 %r16, %r15, 1;\n}}\nadd.s32 %r14, %r1, %r13;\nadd.s32 %r14, %r14, %r16;\n\
+             st.global.u32 [%rd1], %r14;\nret;\n}}\n"
+        )
+    }
+
+    fn lowered(text: &str) -> String {
+        let m = crate::ptx::lower(text.as_bytes(), 0).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        crate::ir::print::module(&m)
+    }
+
+    /// A name an inner scope declares hides the body's register of that
+    /// name, whatever the lengths of the other names read there (the
+    /// lookup's shortcut for body ranges must not answer for it).
+    #[test]
+    fn inner_scope_names_hide_body_registers() {
+        let shadow = lowered(&scoped_kernel(".reg .b32 %r1;\n", "%r1"));
+        let renamed = lowered(&scoped_kernel(".reg .b32 %q1;\n", "%q1"));
+        let longer = lowered(&scoped_kernel(".reg .b32 %inner1;\n", "%inner1"));
+        let unscoped = lowered(&scoped_kernel("", "%r1"));
+        assert_eq!(shadow, renamed);
+        assert_eq!(shadow, longer);
+        // Without the declaration the scope writes the body's %r1: the
+        // final add reads 3, not %tid.x.
+        assert_ne!(shadow, unscoped);
+        assert!(shadow.contains("tid.x"), "{shadow}");
     }
 }

@@ -1,9 +1,9 @@
 //! Operands: statements, `.loc`, operand values.
 
-use super::body::{Body, Scope, Slot};
+use super::body::{Body, Slot};
 use super::names::BASE_SCOPES;
 use crate::ir::{BinOp, DebugLoc, InstKind, Operands, TypeH, UnOp, Value};
-use crate::ptx::parse::{Addr, LocDirective, Operand, Stmt, Stmts};
+use crate::ptx::parse::{Addr, LocDirective, NameId, Operand, Stmt, Stmts};
 use crate::read::Result;
 
 impl<'c, 'a> Body<'c, 'a> {
@@ -12,7 +12,8 @@ impl<'c, 'a> Body<'c, 'a> {
     pub(super) fn stmt(&mut self, s: &Stmt<'a>, stmts: &Stmts<'a>) -> Result<()> {
         match s {
             Stmt::Open(_) => {
-                self.scopes.push(Scope::default());
+                let s = self.spare_scopes.pop().unwrap_or_default();
+                self.scopes.push(s);
                 if self.scopes.len() <= BASE_SCOPES {
                     self.base_changed();
                 }
@@ -22,7 +23,12 @@ impl<'c, 'a> Body<'c, 'a> {
                     if self.scopes.len() <= BASE_SCOPES {
                         self.base_changed();
                     }
-                    self.scopes.pop();
+                    if let Some(mut s) = self.scopes.pop() {
+                        s.clear();
+                        self.spare_scopes.push(s);
+                    }
+                    let inner = self.scopes.get(BASE_SCOPES..).unwrap_or(&[]);
+                    self.inner_mask = inner.iter().fold(0, |m, s| m | s.len_mask());
                 }
             }
             Stmt::Decl(d) => {
@@ -68,10 +74,10 @@ impl<'c, 'a> Body<'c, 'a> {
     /// The value of a source operand; `ty` types immediates.
     pub(super) fn value(&mut self, op: &Operand, ty: TypeH) -> Value {
         match op {
-            Operand::Reg(id) | Operand::Sym(id) => self.name_value(self.name(*id), ty),
+            Operand::Reg(id) | Operand::Sym(id) => self.name_value(*id, ty),
             Operand::NotReg(id) => {
                 let bool_ty = self.cx.int(1);
-                let v = self.name_value(self.name(*id), bool_ty);
+                let v = self.name_value(*id, bool_ty);
                 self.emit(bool_ty, InstKind::Unary { op: UnOp::LogicalNot, value: v })
             }
             Operand::Int(v) => {
@@ -121,10 +127,10 @@ impl<'c, 'a> Body<'c, 'a> {
         .unwrap_or_else(|| self.cx.int(64))
     }
 
-    pub(super) fn name_value(&mut self, name: &'a str, ty: TypeH) -> Value {
-        match self.lookup(name) {
+    pub(super) fn name_value(&mut self, id: NameId, ty: TypeH) -> Value {
+        match self.lookup(id) {
             Some(Slot::Var(v)) => {
-                self.note_name(v, name);
+                self.note_name(v, id);
                 self.read(v)
             }
             Some(Slot::Sym(v)) => v,
@@ -138,6 +144,7 @@ impl<'c, 'a> Body<'c, 'a> {
                 Value::Arg(i)
             }
             None => {
+                let name = self.name(id);
                 if let Some(v) = self.cx.globals.get(name) {
                     return *v;
                 }

@@ -29,8 +29,8 @@ pub(super) struct OpInfo<'a> {
     pub imm_ty: TypeH,
     /// How the lowering models it.
     pub kind: OpKind,
-    /// A matrix instruction that may become a fact.
-    pub maybe_fact: bool,
+    /// The fact a matrix instruction of this word may become.
+    pub fact: Option<crate::ptx::facts::Class>,
 }
 
 /// The modelled operations, decided once per instruction word.
@@ -129,7 +129,7 @@ impl<'a> OpInfo<'a> {
             class,
             imm_ty: cx.scalar(last),
             kind,
-            maybe_fact: matches!(base, "ldmatrix" | "stmatrix" | "tcgen05" | "mma" | "cp" | "mbarrier" | "wgmma"),
+            fact: crate::ptx::facts::class(&op),
         }
     }
 }

@@ -9,6 +9,7 @@ use super::dom::NEVER_WRITTEN;
 use super::phis::{map_values, Renumber, Repl};
 use crate::ir::{Function, Inst, InstH, InstKind, Span, TypeH, Value};
 use crate::ptx::facts;
+use crate::ptx::parse::NameId;
 use crate::read::limits::MAX_PTX_SSA_WORK;
 use crate::read::Result;
 
@@ -63,6 +64,14 @@ impl<'c, 'a> Body<'c, 'a> {
             if let Some(v) = self.def(block, var) {
                 return v;
             }
+        }
+        self.read_var_unknown(var, block)
+    }
+
+    /// [`Body::read_var`] once `def(block, var)` said nothing (or the
+    /// budget is spent).
+    fn read_var_unknown(&mut self, var: u32, block: usize) -> Value {
+        if !self.over_budget {
             if let Some(v) = self.dominating_def(var, block) {
                 return v;
             }
@@ -75,7 +84,8 @@ impl<'c, 'a> Body<'c, 'a> {
                 let ty = self.var_ty(var);
                 return self.cx.undef(ty);
             }
-            if let Some(v) = self.def(b, var) {
+            // (Not known at `block` itself: the caller asked.)
+            if let Some(v) = if steps == 0 && b == block { None } else { self.def(b, var) } {
                 // Known at `b`: cached in the blocks below, not again in `b`.
                 if b != block {
                     self.set_def(block, var, v);
@@ -184,10 +194,10 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     /// Remembers the id in [`super::dom`] of the name register `var` is
-    /// first read or written as (`name`), for the phi placement: looked up
-    /// once per register, and no name kept (a `Local` stays 24 bytes).
+    /// first read or written as (name id `name`), for the phi placement:
+    /// one index into `id_dom` per register (a `Local` stays 24 bytes).
     #[inline(always)]
-    pub(super) fn note_name(&mut self, var: u32, name: &'a str) {
+    pub(super) fn note_name(&mut self, var: u32, name: NameId) {
         // Noted when first met: the usual call finds it so.
         if let Some(&l) = self.var_local.get(var as usize) {
             if self.locals.get((l as usize).wrapping_sub(1)).is_some_and(|x| x.name != NOT_NOTED) {
@@ -198,13 +208,14 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     #[inline(never)]
-    fn note_new_name(&mut self, var: u32, name: &'a str) {
+    fn note_new_name(&mut self, var: u32, name: NameId) {
         if self.dom.is_none() {
             return;
         }
         let l = self.local(var);
         if self.locals[l].name == NOT_NOTED {
-            self.locals[l].name = self.dom_names.get(name).unwrap_or(NEVER_WRITTEN);
+            let d = self.id_dom.get(name.index()).copied().unwrap_or(0);
+            self.locals[l].name = d.checked_sub(1).unwrap_or(NEVER_WRITTEN);
         }
     }
 
@@ -241,8 +252,11 @@ impl<'c, 'a> Body<'c, 'a> {
         if self.locals.capacity() == l {
             // Room for every declared register the body may meet, at most one
             // per instruction slot, once (unwritten room takes no memory).
+            // Half as many again at least: registers declared one at a time
+            // (`{ .reg .pred p; … }` per inline-asm statement) would
+            // otherwise copy the list every 16 of them.
             let more = (self.nvars as usize).min(self.body_insts.capacity()).max(l + 16) - l;
-            self.locals.reserve(more);
+            self.locals.reserve(more.max(l / 2));
         }
         let ty = self.decl_ty(v as u32);
         self.locals.push(Local { name: NOT_NOTED, block: u32::MAX, value: Value::Arg(u32::MAX), ty });
@@ -327,7 +341,7 @@ impl<'c, 'a> Body<'c, 'a> {
                 return v;
             }
         }
-        let v = self.read_var(var, self.cur);
+        let v = self.read_var_unknown(var, self.cur);
         if !self.work.is_empty() {
             self.drain();
         }
