@@ -13,7 +13,7 @@ use super::{is_word_byte, number, scan, Lexer, Number, Pos, CLASS, DOT, SPACE, S
 use crate::ptx::parse::{number_operand, Addr, Interner, Items, LocDirective, NameId, Operand};
 use crate::read::limits::MAX_PTX_OPERANDS;
 
-/// A statement read by [`Lexer::fast_line`].
+/// A statement read by the one-line reader (`Lexer::fast_line`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Line<'a> {
     /// An instruction (its operands were pushed on the caller's stack).
