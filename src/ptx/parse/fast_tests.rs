@@ -4,18 +4,11 @@
 //! text as it would have from the start (same statement or same error).
 
 use super::{Addr, Items, LocDirective, NameId, Operand, Parser};
-use crate::ptx::lex::{Lexer, Line, Pos, Tok};
+use crate::ptx::lex::{Line, Pos, Tok};
 use crate::read::Result;
 
 fn parser(s: &str) -> Parser<'_> {
-    Parser {
-        lx: Lexer::new(s),
-        statements: 0,
-        files: Vec::new(),
-        scratch: Vec::new(),
-        items: Vec::new(),
-        names: Default::default(),
-    }
+    Parser::new(s)
 }
 
 /// A statement as read: a label, or an instruction with its operands and

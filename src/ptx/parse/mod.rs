@@ -405,15 +405,21 @@ fn unquote(s: &str) -> String {
 
 /// Parses PTX text into a module.
 pub fn parse(text: &str) -> Result<PtxModule<'_>> {
-    Parser {
-        lx: Lexer::new(text),
-        statements: 0,
-        files: Vec::new(),
-        scratch: Vec::new(),
-        items: Vec::new(),
-        names: Default::default(),
+    Parser::new(text).module()
+}
+
+impl<'a> Parser<'a> {
+    /// A parser at the start of `text`.
+    fn new(text: &'a str) -> Self {
+        Parser {
+            lx: Lexer::new(text),
+            statements: 0,
+            files: Vec::new(),
+            scratch: Vec::new(),
+            items: Vec::new(),
+            names: Default::default(),
+        }
     }
-    .module()
 }
 
 #[cfg(test)]
@@ -427,14 +433,7 @@ mod loc_tests {
     use super::*;
 
     fn parser(s: &str) -> Parser<'_> {
-        Parser {
-            lx: Lexer::new(s),
-            statements: 0,
-            files: Vec::new(),
-            scratch: Vec::new(),
-            items: Vec::new(),
-            names: Default::default(),
-        }
+        Parser::new(s)
     }
 
     /// The `.loc` arguments read byte by byte equal those read token by token
