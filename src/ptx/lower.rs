@@ -5,6 +5,7 @@
 mod body;
 mod compute;
 mod dom;
+mod members;
 mod names;
 mod operands;
 mod ops;
