@@ -196,9 +196,9 @@ pub(super) struct Body<'c, 'a> {
     /// whose length bit is clear is declared in none of them (see
     /// `names::Body::lookup`).
     pub(super) inner_mask: u64,
-    /// What the outermost scope says of each name looked up since its last
-    /// declaration (see `names::Body::lookup`).
-    pub(super) outer_names: FxHashMap<&'a str, (u32, Option<Slot>)>,
+    /// What the base scopes say of each name (by id) looked up since their
+    /// last declaration (see `names::Body::lookup`).
+    pub(super) outer_names: FxHashMap<usize, (u32, Option<Slot>)>,
     /// Bumped by every declaration in the base scopes (and when they change).
     pub(super) outer_gen: u32,
     /// Register ranges of the body scope found last, direct-mapped by prefix:

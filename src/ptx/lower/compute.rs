@@ -5,7 +5,7 @@ use super::body::{Body, Slot};
 use super::ops::{OpInfo, OpKind};
 use crate::ir::{BinOp, CastOp, InstKind, Operands, Span, TypeH, Value};
 use crate::ptx::facts;
-use crate::ptx::parse::{InstRef, Operand};
+use crate::ptx::parse::{InstRef, Items, Operand};
 use crate::read::Result;
 
 impl<'c, 'a> Body<'c, 'a> {
@@ -227,10 +227,7 @@ impl<'c, 'a> Body<'c, 'a> {
                 self.emit(dty, InstKind::Unary { op: o, value: a })
             }
             (OpKind::Mov, [a]) if !matches!(a, Operand::Vector(_)) => self.value(a, dty),
-            (OpKind::Mov, [Operand::Vector(r)]) => {
-                let items: smallvec::SmallVec<[Operand; 8]> = r.of(&self.items).iter().copied().collect();
-                self.pack(&items, k, word, dty)?
-            }
+            (OpKind::Mov, [Operand::Vector(r)]) => self.pack(*r, k, word, dty)?,
             (OpKind::Bfe(signed), [a, Operand::Int(pos), Operand::Int(len)]) => {
                 let a = self.value(a, dty);
                 self.bfe(a, *pos as u64 & 0xff, *len as u64 & 0xff, signed, dty)?
@@ -321,8 +318,9 @@ impl<'c, 'a> Body<'c, 'a> {
 
     /// A packed `mov.bN d, {e0, e1, …}`: one [`crate::ir::OpSemantics::Pack`] operation
     /// on the elements, each `w = N / count` bits wide (the dataflow computes
-    /// `e0 | e1 << w | …`); `None` when the form is not that.
-    pub(super) fn pack(&mut self, items: &[Operand], k: u32, word: &'a str, ty: TypeH) -> Option<Value> {
+    /// `e0 | e1 << w | …`); `None` when the form is not that. (`items`: the
+    /// vector's slots in `Body::items`.)
+    pub(super) fn pack(&mut self, items: Items, k: u32, word: &'a str, ty: TypeH) -> Option<Value> {
         let bits = u64::from(self.cx.m.int_bits(ty)?);
         let n = items.len() as u64;
         if n < 2 || bits % n != 0 {
@@ -333,11 +331,12 @@ impl<'c, 'a> Body<'c, 'a> {
         // Check every element before making anything (no dead instructions
         // or constants when the form is not modelled).
         let mut elems: smallvec::SmallVec<[std::result::Result<u64, Value>; 4]> = smallvec::SmallVec::new();
-        for it in items {
+        for i in items.range() {
+            let it = self.items.get(i).copied().unwrap_or(Operand::Sink);
             match it {
-                Operand::Int(v) => elems.push(Ok(*v as u64 & ((1u64 << w) - 1))),
+                Operand::Int(v) => elems.push(Ok(v as u64 & ((1u64 << w) - 1))),
                 Operand::Reg(_) | Operand::Sym(_) => {
-                    let v = self.value(it, ety);
+                    let v = self.value(&it, ety);
                     let vt = self.value_ty(v);
                     if self.cx.m.int_bits(vt) != Some(w as u16) {
                         return None;

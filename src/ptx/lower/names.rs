@@ -95,7 +95,7 @@ impl<'c, 'a> Body<'c, 'a> {
                 return Some(slot);
             }
         }
-        let slot = self.base_lookup(name);
+        let slot = self.base_lookup(id, name);
         if let (Some(Slot::Var(v)), Some(e)) = (slot, self.id_vars.get_mut(id.index())) {
             *e = u64::from(self.outer_gen.wrapping_add(1)) << 32 | u64::from(v);
         }
@@ -104,9 +104,9 @@ impl<'c, 'a> Body<'c, 'a> {
 
     /// What the base scopes say of `name`. A register of a range the body
     /// scope declares is found through a small direct-mapped memo of ranges
-    /// by prefix; other names through a table of what they were found as
-    /// since the base scopes last changed.
-    fn base_lookup(&mut self, name: &'a str) -> Option<Slot> {
+    /// by prefix; other names through a table, by id, of what they were found
+    /// as since the base scopes last changed.
+    fn base_lookup(&mut self, id: NameId, name: &'a str) -> Option<Slot> {
         let outer = self.scopes.get(..BASE_SCOPES).unwrap_or(&self.scopes);
         // `%r123` of a range the body scope declares: the range is found by
         // its prefix in a small direct-mapped memo, without hashing the name.
@@ -131,13 +131,13 @@ impl<'c, 'a> Body<'c, 'a> {
                 }
             }
         }
-        if let Some(&(gen, slot)) = self.outer_names.get(name) {
+        if let Some(&(gen, slot)) = self.outer_names.get(&id.index()) {
             if gen == self.outer_gen {
                 return slot;
             }
         }
         let slot = outer.iter().rev().find_map(|s| scope_lookup(s, name));
-        self.outer_names.insert(name, (self.outer_gen, slot));
+        self.outer_names.insert(id.index(), (self.outer_gen, slot));
         slot
     }
 
