@@ -10,7 +10,9 @@
 //! read it (and report any error where it is).
 
 use super::{is_word_byte, number, scan, Lexer, Number, Pos, CLASS, DOT, SPACE, START, WORD};
-use crate::ptx::parse::{number_operand, Addr, Interner, Items, LocDirective, NameId, Operand};
+use crate::ptx::parse::{
+    digits_value, nondigit_bits, number_operand, Addr, Interner, Items, LocDirective, NameId, Operand,
+};
 use crate::read::limits::MAX_PTX_OPERANDS;
 
 /// A statement read by the one-line reader (`Lexer::fast_line`).
@@ -162,6 +164,50 @@ impl<'a> Reader<'a, '_> {
         self.text.get(s..self.i)
     }
 
+    /// A register (its `%` is next) and its name's id. The usual `%r123`
+    /// (a prefix without digits, then canonical decimal digits, then the end
+    /// of the word, at most 8 bytes) of a range with reserved ids is read
+    /// from one word of the text, neither scanned byte by byte nor hashed
+    /// ([`Interner::range_of`]); anything else is scanned and interned.
+    #[inline(always)]
+    fn reg_id(&mut self) -> Option<NameId> {
+        let (b, s) = (self.b, self.i);
+        if self.names.has_ranges() {
+            if let Some(x) = b.get(s..s + 8) {
+                let w = u64::from_le_bytes(x.try_into().ok()?);
+                if let Some((n, id)) = self.element(w, b.get(s + 8).copied().unwrap_or(0)) {
+                    let name = self.text.get(s..s + n)?;
+                    self.i = s + n;
+                    return Some(self.names.reserved(id, name));
+                }
+            }
+        }
+        let r = self.reg()?;
+        self.names.id(r)
+    }
+
+    /// The length and reserved id of the register whose first 8 bytes are
+    /// `w` (`next` after them), when it is a range element with one.
+    #[inline(always)]
+    fn element(&self, w: u64, next: u8) -> Option<(usize, u32)> {
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let nd = nondigit_bits(w);
+        // The first digit (after the prefix), then the digits to the end.
+        let f = (!nd & HIGH).trailing_zeros() as usize / 8;
+        if f == 0 || f >= 8 {
+            return None;
+        }
+        let c = ((nd >> (8 * f)).trailing_zeros() as usize / 8).min(8 - f);
+        let n = f + c;
+        let end = if n < 8 { (w >> (8 * n)) as u8 } else { next };
+        let tail = w >> (8 * f);
+        if CLASS[end as usize] & (WORD | DOT) != 0 || end == b':' || (c > 1 && tail as u8 == b'0') {
+            return None;
+        }
+        let id = self.names.range_of(w & ((1u64 << (8 * f)) - 1))?.element(digits_value(tail, c))?;
+        Some((n, id))
+    }
+
     /// A register or a word (a predicate after `@` or `!`).
     fn reg_or_word(&mut self) -> Option<&'a str> {
         self.spaces();
@@ -269,10 +315,7 @@ impl<'a> Reader<'a, '_> {
         self.i += 1;
         self.spaces();
         let base = match self.at() {
-            b'%' => {
-                let r = self.reg()?;
-                Operand::Reg(self.names.id(r)?)
-            }
+            b'%' => Operand::Reg(self.reg_id()?),
             _ => match self.word()? {
                 "_" => Operand::Sink,
                 w => Operand::Sym(self.names.id(w)?),
@@ -339,10 +382,7 @@ impl<'a> Reader<'a, '_> {
     #[inline(always)]
     fn item(&mut self) -> Option<Operand> {
         Some(match self.at() {
-            b'%' => {
-                let r = self.reg()?;
-                Operand::Reg(self.names.id(r)?)
-            }
+            b'%' => Operand::Reg(self.reg_id()?),
             b'-' => {
                 self.i += 1;
                 self.spaces();

@@ -157,6 +157,8 @@ impl<'a> Parser<'a> {
             name: "",
             id: None,
             range: None,
+            first_id: None,
+            reserved: 0,
             dims: Vec::new(),
             init: false,
             pos: (&first).into(),

@@ -55,10 +55,28 @@ fn by_bytes<'a>(p: &mut Parser<'a>) -> Option<Read<'a>> {
 }
 
 /// Checks `s`; true when the fast path read it. The names' ids agree and
-/// name the same names.
+/// name the same names, with and without body ranges whose elements have
+/// reserved ids.
 fn agree(s: &str) -> bool {
+    let plain = agree_in(s, false);
+    assert_eq!(agree_in(s, true), plain, "{s:?}: the same path with ranges");
+    plain
+}
+
+fn agree_in(s: &str, ranges: bool) -> bool {
     let mut fast = parser(s);
     let mut slow = parser(s);
+    if ranges {
+        // (A budget past what these short texts give.)
+        fast.names = super::Interner::for_text(1 << 16);
+        slow.names = super::Interner::for_text(1 << 16);
+        for p in [&mut fast, &mut slow] {
+            p.names.reserve_for_body_bytes(1000);
+            for (prefix, n) in [("%r", 100), ("%rd", 10), ("%p", 3), ("%f", 5), ("%fd", 2), ("%tid.", 3)] {
+                assert!(p.names.register_range(prefix, n).is_some(), "{prefix}");
+            }
+        }
+    }
     let want = by_tokens(&mut slow);
     let fast_read = match by_bytes(&mut fast) {
         Some(got) => {
@@ -103,6 +121,12 @@ fn fast_lines_read_as_the_tokens_do() {
         "\t.loc\t1 74 35                         // triton_ws.py:74:35\n\tret;",
         "  .loc 1 22 7, function_name $L__info_string3, inlined_at 2 310 9\n}",
         ".loc 3 9\n",
+        "add.s32 %r99, %r100, %r01;",
+        "mov.b64 %rd12345678, %rd9;",
+        "st.v4.f32 [%rd9+4], {%f0, %f4, %f5, %fd1, %fd12, %r0};",
+        "@%p2 mov.u32 %tid.1, %tid.x;",
+        "@!%p3 mov.u32 %r1x, %r1234567;",
+        "ld.u32 %r5, [%r5];",
     ] {
         assert!(agree(s), "{s:?} takes the fast path");
     }

@@ -81,13 +81,13 @@ impl<'a> Parser<'a> {
                             self.skip_statement()?;
                         } else {
                             for v in self.var_decl(Some(d), first, true)? {
-                                self.push_decl(&mut out, v)?;
+                                self.push_decl(&mut out, v, depth == 1)?;
                             }
                         }
                     }
                     _ if Space::from_dir(t.text).is_some() => {
                         for v in self.var_decl(None, t, true)? {
-                            self.push_decl(&mut out, v)?;
+                            self.push_decl(&mut out, v, depth == 1)?;
                         }
                     }
                     ".func" | ".callprototype" => self.skip_statement()?,
@@ -144,9 +144,16 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// Appends a declaration with its name's id.
-    fn push_decl(&mut self, out: &mut Stmts<'a>, mut v: super::VarDecl<'a>) -> Result<()> {
+    /// Appends a declaration with its name's id; a register range of the
+    /// body scope (`body_scope`) reserves the ids of its elements when it
+    /// can ([`super::VarDecl::first_id`]).
+    fn push_decl(&mut self, out: &mut Stmts<'a>, mut v: super::VarDecl<'a>, body_scope: bool) -> Result<()> {
         v.id = Some(self.name_id(v.name, v.pos)?);
+        if let (true, Space::Reg, Some(n)) = (body_scope, v.space, v.range) {
+            if let Some((first, reserved)) = self.names.register_range(v.name, n) {
+                (v.first_id, v.reserved) = (Some(first), reserved);
+            }
+        }
         out.push_decl(v);
         Ok(())
     }

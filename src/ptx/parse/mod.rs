@@ -13,8 +13,8 @@ mod names;
 mod stmts;
 
 pub(crate) use instructions::number_operand;
-pub(crate) use names::Interner;
 pub use names::NameId;
+pub(crate) use names::{digits_value, nondigit_bits, Interner};
 pub use stmts::{InstRef, Instruction, Stmt, Stmts};
 
 /// A state space (`.reg`, `.global`, …).
@@ -99,6 +99,20 @@ pub struct VarDecl<'a> {
     pub id: Option<NameId>,
     /// `%r<N>`: N registers `%r0 … %r{N-1}`.
     pub range: Option<u32>,
+    /// For a range the function body's own scope declares (not an inner
+    /// `{ … }` scope): the id of `%r0` when the ids of `%r0 … %r{N-1}` were
+    /// reserved, so that `%rK` has id `first_id + K` wherever the body
+    /// reads it (its name is in [`Stmts::names`] once read). `None` when
+    /// they were not (an inner scope, module scope, a prefix of more than 7
+    /// bytes or with a digit, a name of the form already read before the
+    /// declaration, more than 8 ranges, an element's name longer than 8
+    /// bytes, or past the module's budget of an id per 8 bytes of text): its elements then get ids as they are read, like any name.
+    /// Only the first [`VarDecl::reserved`] elements have reserved ids.
+    pub first_id: Option<NameId>,
+    /// How many of the range's first elements have reserved ids from
+    /// [`VarDecl::first_id`] on (`%rK` for K below it; 0 when none, at most
+    /// 4,096: the others get ids as they are read).
+    pub reserved: u32,
     /// Array dimensions (`None` for `[]`).
     pub dims: Vec<Option<u64>>,
     /// Has an initializer.
@@ -417,7 +431,7 @@ impl<'a> Parser<'a> {
             files: Vec::new(),
             scratch: Vec::new(),
             items: Vec::new(),
-            names: Default::default(),
+            names: names::Interner::for_text(text.len()),
         }
     }
 }

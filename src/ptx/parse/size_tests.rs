@@ -110,8 +110,9 @@ fn addresses_inline_where_they_fit() {
 /// Vectors, pairs and full addresses keep their items in the instruction's
 /// item slots after its operands: a vector's own items before the address
 /// that holds it, the base first. Names have dense ids in order of first
-/// appearance in the body (declared names included), the body's table
-/// names them.
+/// appearance in the body (declared names included), but for the elements
+/// of the body scope's ranges, whose ids are reserved at the declaration
+/// (`""` in the table until read); the body's table names them.
 #[test]
 fn lists_read_into_the_item_slots() {
     let m = super::parse(
@@ -125,13 +126,13 @@ fn lists_read_into_the_item_slots() {
     )
     .unwrap();
     let body = m.functions[0].body.as_ref().unwrap();
-    assert_eq!(body.names(), ["%r", "%rd1", "%r1", "%r2", "%r3", "%r4", "f", "%r5", "%r6", "p", "%p1", "%p2"]);
+    assert_eq!(body.names(), ["%r", "", "%r1", "%r2", "%r3", "%r4", "%r5", "%r6", "", "%rd1", "f", "p", "%p1", "%p2"]);
     let id = |n: &str| NameId::new(body.names().iter().position(|x| *x == n).unwrap() as u32);
     assert_eq!(body.name(id("%r6")), "%r6");
     let decls: Vec<_> = body.iter().filter_map(|s| if let Stmt::Decl(d) = s { body.decl(*d) } else { None }).collect();
     assert_eq!(
-        decls.iter().map(|d| (d.name, d.id)).collect::<Vec<_>>(),
-        [("%r", Some(id("%r"))), ("p", Some(id("p")))]
+        decls.iter().map(|d| (d.name, d.id, d.first_id)).collect::<Vec<_>>(),
+        [("%r", Some(id("%r")), Some(NameId::new(1))), ("p", Some(id("p")), None)]
     );
     let insts: Vec<_> =
         body.iter().filter_map(|s| if let Stmt::Inst(i) = s { Some(body.inst(i)) } else { None }).collect();
@@ -171,6 +172,8 @@ fn declarations_are_read_back_and_released_with_their_chunk() {
         name: "%r",
         id: None,
         range: Some(i as u32),
+        first_id: None,
+        reserved: 0,
         dims: Vec::new(),
         init: false,
         pos: Pos { offset: i as u32, line: 1, col: 1 },
@@ -194,4 +197,56 @@ fn declarations_are_read_back_and_released_with_their_chunk() {
     for &(i, d) in &ids {
         assert_eq!(s.decl(d).is_some(), i >= Stmts::CHUNK, "{i}");
     }
+}
+
+/// The ids of a range the body scope declares: `%rK` is `first_id + K`
+/// wherever it is read (by the one-line reader or the token path), and every
+/// name keeps one id in the body; a range of an inner scope, one whose
+/// names were read before it, one read past its end, and `.local` arrays
+/// reserve nothing.
+#[test]
+fn body_ranges_reserve_their_ids() {
+    let m = super::parse(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.entry k(.param .u32 k_param) {\n\
+         ld.param.u32 %rd1, [k_param];\n\
+         .reg .b32 %r<8>;\n.reg .b64 %rd<4>, %f<3>;\n.local .b32 %l<4>;\n\
+         mov.u32 %r1, %f2;\n\
+         { .reg .b32 %q<4>; mov.u32 %q1, %r2; add.s32 %r3, %q1, %r7; }\n\
+         add.s32 %r1, /* c */ %r1, 1;\n\
+         mov.u32 %r8, %r5;\n\
+         st.u32 [%rd1+4], %rd2;\n\
+         }",
+    )
+    .unwrap();
+    let body = m.functions[0].body.as_ref().unwrap();
+    let decls: Vec<_> = body.iter().filter_map(|s| if let Stmt::Decl(d) = s { body.decl(*d) } else { None }).collect();
+    let first = |n: &str| decls.iter().find(|d| d.name == n).unwrap().first_id;
+    // `%rd1` was read before `%rd<4>`: its range reserves nothing.
+    assert_eq!(first("%rd"), None);
+    assert_eq!(first("%q"), None, "an inner scope");
+    assert_eq!(first("%l"), None, "not registers");
+    let (r, f) = (first("%r").unwrap().index(), first("%f").unwrap().index());
+    let reserved = |n: &str| decls.iter().find(|d| d.name == n).unwrap().reserved;
+    assert_eq!((reserved("%r"), reserved("%f"), reserved("%rd"), reserved("%q")), (8, 3, 0, 0));
+    let names = body.names();
+    assert_eq!(&names[r..r + 8], ["", "%r1", "%r2", "%r3", "", "%r5", "", "%r7"]);
+    assert_eq!(&names[f..f + 3], ["", "", "%f2"]);
+    // Every name read is in the table once.
+    let mut read: Vec<&str> = names.iter().copied().filter(|n| !n.is_empty()).collect();
+    read.sort_unstable();
+    let len = read.len();
+    read.dedup();
+    assert_eq!(read.len(), len, "{names:?}");
+    for n in ["%r8", "%q1", "%rd2", "%rd1", "%l"] {
+        assert!(names.iter().position(|x| *x == n).is_some_and(|i| i < r || i >= r + 8), "{n}");
+    }
+    let insts: Vec<_> =
+        body.iter().filter_map(|s| if let Stmt::Inst(i) = s { Some(body.inst(i)) } else { None }).collect();
+    let reg = |i: usize| Operand::Reg(NameId::new(i as u32));
+    assert_eq!(insts[1].operands, [reg(r + 1), reg(f + 2)]);
+    assert_eq!(insts[3].operands[2], reg(r + 7));
+    // A comment inside declines the one-line reader: the token path gives the same ids.
+    assert_eq!(insts[4].operands[..2], [reg(r + 1), reg(r + 1)]);
+    assert_eq!(insts[5].operands[1], reg(r + 5));
+    assert_eq!(body.name(NameId::new((r + 5) as u32)), "%r5");
 }

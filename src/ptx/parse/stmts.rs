@@ -95,7 +95,8 @@ pub struct Stmts<'a> {
     /// The declarations of each statement chunk, in order ([`Stmt::Decl`]
     /// indexes them), released with it.
     pub(super) decls: Vec<Vec<VarDecl<'a>>>,
-    /// The body's names by id ([`NameId`]), never released.
+    /// The body's names by id ([`NameId`]), never released (`""`: a
+    /// reserved id never read).
     pub(super) names: Vec<&'a str>,
 }
 
@@ -129,12 +130,15 @@ impl<'a> Stmts<'a> {
 
     /// The body's names by id: every register and symbol name its operands,
     /// guards and declarations use ([`NameId`] indexes it), and maybe a few
-    /// more read while trying the one-line path.
+    /// more read while trying the one-line path; `""` for the ids a
+    /// register range reserved ([`super::VarDecl::first_id`]) whose name
+    /// the body never reads.
     pub fn names(&self) -> &[&'a str] {
         &self.names
     }
 
-    /// The name of id `id` (empty for an id of another body).
+    /// The name of id `id` (empty for an id of another body, or reserved
+    /// and never read).
     pub fn name(&self, id: NameId) -> &'a str {
         self.names.get(id.index()).copied().unwrap_or("")
     }
