@@ -180,10 +180,23 @@ impl<'a> Reader<'a, '_> {
                     self.i = s + n;
                     return Some(self.names.reserved(id, name));
                 }
+                return self.reg_not_element();
             }
         }
         let r = self.reg()?;
         self.names.id(r)
+    }
+
+    /// [`Reader::reg_id`] of a register that is no range element with a
+    /// reserved id (what [`Interner::id`] would find too, unless a lone `:`
+    /// ended the look at its word): scanned and hashed.
+    #[inline(never)]
+    fn reg_not_element(&mut self) -> Option<NameId> {
+        let r = self.reg()?;
+        if self.at() == b':' {
+            return self.names.id(r);
+        }
+        self.names.id_not_element(r)
     }
 
     /// The length and reserved id of the register whose first 8 bytes are
@@ -192,19 +205,22 @@ impl<'a> Reader<'a, '_> {
     fn element(&self, w: u64, next: u8) -> Option<(usize, u32)> {
         const HIGH: u64 = 0x8080_8080_8080_8080;
         let nd = nondigit_bits(w);
-        // The first digit (after the prefix), then the digits to the end.
+        // The prefix (to the first digit), then the digits to the end of the
+        // word: a register of no range with reserved ids, or of more digits
+        // than its range's, costs only this.
         let f = (!nd & HIGH).trailing_zeros() as usize / 8;
-        if f == 0 || f >= 8 {
+        if f >= 8 {
             return None;
         }
+        let r = self.names.range_of(w & ((1u64 << (8 * f)) - 1))?;
         let c = ((nd >> (8 * f)).trailing_zeros() as usize / 8).min(8 - f);
         let n = f + c;
         let end = if n < 8 { (w >> (8 * n)) as u8 } else { next };
         let tail = w >> (8 * f);
-        if CLASS[end as usize] & (WORD | DOT) != 0 || end == b':' || (c > 1 && tail as u8 == b'0') {
+        if c > r.digits() || CLASS[end as usize] & (WORD | DOT) != 0 || end == b':' || (c > 1 && tail as u8 == b'0') {
             return None;
         }
-        let id = self.names.range_of(w & ((1u64 << (8 * f)) - 1))?.element(digits_value(tail, c))?;
+        let id = r.element(digits_value(tail, c))?;
         Some((n, id))
     }
 

@@ -158,6 +158,7 @@ impl<'a> Parser<'a> {
             id: None,
             range: None,
             first_id: None,
+            reserved_from: 0,
             reserved: 0,
             dims: Vec::new(),
             init: false,

@@ -150,8 +150,8 @@ impl<'a> Parser<'a> {
     fn push_decl(&mut self, out: &mut Stmts<'a>, mut v: super::VarDecl<'a>, body_scope: bool) -> Result<()> {
         v.id = Some(self.name_id(v.name, v.pos)?);
         if let (true, Space::Reg, Some(n)) = (body_scope, v.space, v.range) {
-            if let Some((first, reserved)) = self.names.register_range(v.name, n) {
-                (v.first_id, v.reserved) = (Some(first), reserved);
+            if let Some((first, from, reserved)) = self.names.register_range(v.name, n) {
+                (v.first_id, v.reserved_from, v.reserved) = (Some(first), from, reserved);
             }
         }
         out.push_decl(v);

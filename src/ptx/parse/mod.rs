@@ -100,18 +100,23 @@ pub struct VarDecl<'a> {
     /// `%r<N>`: N registers `%r0 … %r{N-1}`.
     pub range: Option<u32>,
     /// For a range the function body's own scope declares (not an inner
-    /// `{ … }` scope): the id of `%r0` when the ids of `%r0 … %r{N-1}` were
-    /// reserved, so that `%rK` has id `first_id + K` wherever the body
-    /// reads it (its name is in [`Stmts::names`] once read). `None` when
-    /// they were not (an inner scope, module scope, a prefix of more than 7
-    /// bytes or with a digit, a name of the form already read before the
-    /// declaration, more than 8 ranges, an element's name longer than 8
-    /// bytes, or past the module's budget of an id per 8 bytes of text): its elements then get ids as they are read, like any name.
-    /// Only the first [`VarDecl::reserved`] elements have reserved ids.
+    /// `{ … }` scope): the id of `%r{F}` (F = [`VarDecl::reserved_from`])
+    /// when the ids of `%r{F} … %r{F+R-1}` (R = [`VarDecl::reserved`]) were
+    /// reserved, so that `%rK` has id `first_id + (K - F)` wherever the body
+    /// reads it, for F <= K < F+R (its name is in [`Stmts::names`] once
+    /// read). F is 0 for a range of at most 4,096 registers (all of them
+    /// reserved), else N - 4,096 (nvcc uses the top of its oversized
+    /// ranges). `None` when nothing was reserved (an inner scope, module
+    /// scope, a prefix of more than 7 bytes or with a digit, a name of the
+    /// form already read before the declaration, more than 8 ranges, an
+    /// element's name longer than 8 bytes, or past the module's budget of an
+    /// id per 8 bytes of text): its elements then get ids as they are read,
+    /// like any name, as do elements outside F..F+R.
     pub first_id: Option<NameId>,
-    /// How many of the range's first elements have reserved ids from
-    /// [`VarDecl::first_id`] on (`%rK` for K below it; 0 when none, at most
-    /// 4,096: the others get ids as they are read).
+    /// The first element with a reserved id (see [`VarDecl::first_id`]).
+    pub reserved_from: u32,
+    /// How many elements from [`VarDecl::reserved_from`] on have reserved
+    /// ids (0 when none, at most 4,096).
     pub reserved: u32,
     /// Array dimensions (`None` for `[]`).
     pub dims: Vec<Option<u64>>,

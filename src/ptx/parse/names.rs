@@ -60,8 +60,9 @@ const SHARDS: usize = 32;
 /// Register ranges of a body whose elements get reserved ids, at most.
 pub(crate) const MAX_RANGES: usize = 8;
 
-/// The most elements of a range that get reserved ids (the first ones; the
-/// others get ids as they are read). An id reserved and never read still
+/// The most elements of a range that get reserved ids (the last ones: nvcc
+/// writes the top of its oversized ranges; the others get ids as they are
+/// read). An id reserved and never read still
 /// costs its slot in the table by id (16 bytes, written), and nvcc declares
 /// ranges far larger than it uses (ThunderKittens' MoE GEMM: `%f<110593>`
 /// for 4,096 registers, 1.7 MB of slots); CuTe DSL's and Triton's largest
@@ -143,7 +144,12 @@ fn prefix_bit(p: u64) -> u64 {
 pub(crate) struct Range {
     key: u64,
     base: u32,
+    /// The first element with a reserved id (`base` is its id).
+    from: u32,
+    /// How many elements from `from` on have reserved ids.
     count: u32,
+    /// The digits of `count - 1` (its elements' most).
+    digits: u8,
 }
 
 impl Range {
@@ -152,7 +158,14 @@ impl Range {
     /// canonical digits of value `v` gets this id from [`Interner::id`] too.
     #[inline(always)]
     pub(crate) fn element(self, v: u32) -> Option<u32> {
-        (v < self.count).then(|| self.base + v)
+        let k = v.wrapping_sub(self.from);
+        (k < self.count).then(|| self.base + k)
+    }
+
+    /// The most digits an element with a reserved id has.
+    #[inline(always)]
+    pub(crate) fn digits(self) -> usize {
+        usize::from(self.digits)
     }
 }
 
@@ -235,6 +248,15 @@ impl<'a> Interner<'a> {
         self.hashed(name, k)
     }
 
+    /// The id of a name that is no range element with a reserved id (the
+    /// caller has seen it is not): [`Interner::id`] without that look.
+    pub(crate) fn id_not_element(&mut self, name: &'a str) -> Option<NameId> {
+        match short_key(name.as_bytes()) {
+            Some(k) => self.hashed(name, k),
+            None => self.long_id(name),
+        }
+    }
+
     /// True when the body has a range with reserved ids.
     #[inline(always)]
     pub(crate) fn has_ranges(&self) -> bool {
@@ -295,9 +317,9 @@ impl<'a> Interner<'a> {
     }
 
     /// Reserves the ids of the elements `prefix0 … prefix{count-1}` of a
-    /// register range the body scope declares (of its first
-    /// [`MAX_RESERVED_RANGE`] when it has more), and returns the first and
-    /// how many; later
+    /// register range the body scope declares (of its last
+    /// [`MAX_RESERVED_RANGE`] when it has more), and returns the id of the
+    /// first of them, its index in the range and how many; later
     /// reads of those names get them without hashing. `None` (nothing
     /// reserved: the names get ids as they are read) when the prefix is
     /// empty, longer than 7 bytes or holds a digit, when an element's name
@@ -308,7 +330,7 @@ impl<'a> Interner<'a> {
     /// lowering refuses the function), or when the ids would pass the
     /// module's budget or the names limit.
     /// O(1) but for the `count` slots of the table it adds.
-    pub(crate) fn register_range(&mut self, prefix: &str, count: u32) -> Option<(NameId, u32)> {
+    pub(crate) fn register_range(&mut self, prefix: &str, count: u32) -> Option<(NameId, u32, u32)> {
         let b = prefix.as_bytes();
         if b.is_empty()
             || b.len() > 7
@@ -320,14 +342,15 @@ impl<'a> Interner<'a> {
         }
         // Every element's name fits one word (the fast path reads no
         // longer name, so `prefix` + digits of more bytes would be hashed).
-        // At most the first `MAX_RESERVED_RANGE` elements.
-        let count = count.min(MAX_RESERVED_RANGE);
         let digits = (count - 1).checked_ilog10().map_or(1, |d| d as usize + 1);
         if b.len() + digits > 8 {
             return None;
         }
+        // At most the last `MAX_RESERVED_RANGE` elements.
+        let from = count.saturating_sub(MAX_RESERVED_RANGE);
+        let reserved = count - from;
         let p = short_key(b)?;
-        let n = count as usize;
+        let n = reserved as usize;
         let len = self.names.len();
         let slot = range_slot(p);
         if self.hashed_prefixes & prefix_bit(p) != 0
@@ -340,10 +363,10 @@ impl<'a> Interner<'a> {
         }
         let base = u32::try_from(len).ok()?;
         self.names.resize(len + n, "");
-        self.ranges[slot] = Range { key: p, base, count };
+        self.ranges[slot] = Range { key: p, base, from, count: reserved, digits: digits as u8 };
         self.nranges += 1;
         self.reserve_budget -= n;
-        Some((NameId(base), count))
+        Some((NameId(base), from, reserved))
     }
 
     /// Room for the names of a body of `bytes` bytes of text: compilers
@@ -537,9 +560,9 @@ mod tests {
     fn a_range_reserves_the_ids_of_its_elements() {
         let mut n = interner(10_000);
         assert_eq!(n.id("%r"), Some(NameId(0)));
-        assert_eq!(n.register_range("%r", 10), Some((NameId(1), 10)));
+        assert_eq!(n.register_range("%r", 10), Some((NameId(1), 0, 10)));
         assert_eq!(n.id("sym"), Some(NameId(11)));
-        assert_eq!(n.register_range("%rd", 3), Some((NameId(12), 3)));
+        assert_eq!(n.register_range("%rd", 3), Some((NameId(12), 0, 3)));
         let words =
             ["%r5", "%r0", "%r9", "%r10", "%r05", "%rd2", "%rd3", "%r5", "%rd2", "%r1234567", "%r12345678", "%r9"];
         let ids: Vec<u32> = words.iter().map(|w| n.id(w).unwrap().0).collect();
@@ -561,7 +584,7 @@ mod tests {
         let mut n = interner(10_000);
         assert_eq!(n.id("%r7"), Some(NameId(0)));
         assert_eq!(n.register_range("%r", 100), None);
-        assert_eq!(n.register_range("%p", 4), Some((NameId(1), 4)));
+        assert_eq!(n.register_range("%p", 4), Some((NameId(1), 0, 4)));
         assert_eq!(n.register_range("%p", 8), None, "declared twice");
         assert_eq!(
             ["%r7", "%r8", "%r7", "%p3", "%p4", "%p3", "%r8"].map(|w| n.id(w).unwrap().0),
@@ -575,10 +598,10 @@ mod tests {
         assert_eq!(n.register_range("%q", 0), None);
         // Every element of a range fits 8 bytes, or it reserves nothing.
         assert_eq!(n.register_range("%abcd", 1001), None);
-        assert_eq!(n.register_range("%abcd", 1000), Some((NameId(7), 1000)));
+        assert_eq!(n.register_range("%abcd", 1000), Some((NameId(7), 0, 1000)));
         assert_eq!(n.id("%abcd999"), Some(NameId(1006)));
         assert_eq!(n.id("%abcd1000"), Some(NameId(1007)), "past the range: hashed");
-        assert_eq!(n.register_range("%abcdef", 10), Some((NameId(1008), 10)));
+        assert_eq!(n.register_range("%abcdef", 10), Some((NameId(1008), 0, 10)));
         assert_eq!(n.id("%abcdef9"), Some(NameId(1017)));
     }
 
@@ -592,21 +615,28 @@ mod tests {
         assert_eq!(n.register_range("%r", over), None, "past the registers limit");
         assert_eq!(n.names.len(), 0, "nothing reserved");
         // The budget: 1000 / 8 + 4096 ids.
-        assert_eq!(n.register_range("%r", 4_000_000), Some((NameId(0), MAX_RESERVED_RANGE)));
+        let from = 1_000_000 - MAX_RESERVED_RANGE;
+        assert_eq!(n.register_range("%rd", 4_000_000), None, "an element of 10 bytes");
+        assert_eq!(n.register_range("%r", 1_000_000), Some((NameId(0), from, MAX_RESERVED_RANGE)));
         assert_eq!(n.names.len(), MAX_RESERVED_RANGE as usize);
         assert_eq!(n.register_range("%rd", 126), None, "past the budget");
-        assert_eq!(n.register_range("%rd", 125), Some((NameId(MAX_RESERVED_RANGE), 125)));
+        assert_eq!(n.register_range("%rd", 125), Some((NameId(MAX_RESERVED_RANGE), 0, 125)));
         n.take();
         assert_eq!(n.register_range("%p", 1), None, "the budget is the module's");
         let mut n = interner(1 << 20);
         // A larger range reserves its first elements' ids.
-        assert_eq!(n.register_range("%f", 110_593), Some((NameId(0), MAX_RESERVED_RANGE)));
-        let (last, past) = (format!("%f{}", MAX_RESERVED_RANGE - 1), format!("%f{MAX_RESERVED_RANGE}"));
+        // A larger range reserves its last elements' ids (nvcc writes the
+        // top of an oversized range: ThunderKittens' `%f<110593>` uses 106497
+        // to 110592).
+        let from = 110_593 - MAX_RESERVED_RANGE;
+        assert_eq!(n.register_range("%f", 110_593), Some((NameId(0), from, MAX_RESERVED_RANGE)));
+        let (first, last, below) = (format!("%f{from}"), "%f110592".to_string(), format!("%f{}", from - 1));
+        assert_eq!(n.id(&first), Some(NameId(0)));
         assert_eq!(n.id(&last), Some(NameId(MAX_RESERVED_RANGE - 1)));
-        assert_eq!(n.id(&past), Some(NameId(MAX_RESERVED_RANGE)), "hashed after the reserved ids");
+        assert_eq!(n.id(&below), Some(NameId(MAX_RESERVED_RANGE)), "hashed after the reserved ids");
         let mut n = Interner { limit: 10, ..interner(10_000) };
         assert_eq!(n.register_range("%r", 11), None);
-        assert_eq!(n.register_range("%r", 10), Some((NameId(0), 10)));
+        assert_eq!(n.register_range("%r", 10), Some((NameId(0), 0, 10)));
         assert_eq!(n.id("%r9"), Some(NameId(9)));
         assert_eq!(n.id("%rd1"), None, "the limit counts reserved ids");
         let prefixes = ["%a", "%b", "%c", "%d", "%e", "%f", "%g", "%h", "%i", "%j", "%k", "%l", "%m", "%n"];

@@ -173,6 +173,7 @@ fn declarations_are_read_back_and_released_with_their_chunk() {
         id: None,
         range: Some(i as u32),
         first_id: None,
+        reserved_from: 0,
         reserved: 0,
         dims: Vec::new(),
         init: false,
