@@ -335,10 +335,15 @@ impl<'c, 'a> Body<'c, 'a> {
                 self.make_member(i);
             }
         }
-        // The usual read: written (or read) before in this block.
         if !self.over_budget {
-            if let Some(v) = self.def(self.cur, var) {
+            // The usual read: written (or read) before in this block.
+            if let Some(v) = self.def_here(var) {
                 return v;
+            }
+            if !self.defs.is_empty() {
+                if let Some(v) = self.def_in_table(self.cur, var) {
+                    return v;
+                }
             }
         }
         let v = self.read_var_unknown(var, self.cur);
@@ -357,6 +362,28 @@ impl<'c, 'a> Body<'c, 'a> {
         }
         self.blocks[self.cur].writes = true;
         self.set_def(self.cur, var, v);
+    }
+
+    /// The value of `var` in the block being filled when its `Local` knows
+    /// it: written or read before in this block, or written in the one block
+    /// that may write it, filled and dominating this one (what
+    /// [`Body::read_var_unknown`] would find first, without its call, the
+    /// table's hash or a cache entry: the usual read of a register another
+    /// block wrote once). While a block is filled no other block is, so the
+    /// table holds no other value of `var` for it.
+    #[inline(always)]
+    fn def_here(&self, var: u32) -> Option<Value> {
+        let l = (*self.var_local.get(var as usize)? as usize).wrapping_sub(1);
+        let x = self.locals.get(l)?;
+        if x.block == self.cur as u32 {
+            return Some(x.value);
+        }
+        let w = x.block as usize;
+        let dom = self.dom.as_ref()?;
+        if x.name == NOT_NOTED || dom.sole_writer(x.name) != Some(w) || !self.blocks.get(w)?.filled {
+            return None;
+        }
+        dom.dominates(w, self.cur).then_some(x.value)
     }
 
     /// The value of `var` known at the end of block `b` (written or cached):
