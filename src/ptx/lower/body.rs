@@ -465,6 +465,10 @@ pub(super) fn lower_body<'a>(
             b.succs = succs;
         }
     }
+    // A name written in k blocks leaves k - 1 values in `Body::defs` as
+    // the blocks are filled (the others stay in its `Local`): the table's
+    // size, about, sized once.
+    let rewrites = writes.len().saturating_sub(dom_count as usize);
     let cap = MAX_PTX_SSA_WORK.saturating_sub(cx.ssa_work) / 2;
     let mut spent = 0u64;
     let dom = Dom::build(&blocks, writes, dom_count as usize, cap, &mut spent);
@@ -500,7 +504,7 @@ pub(super) fn lower_body<'a>(
         cur: 0,
         sp: span(fd.pos),
         loc: None,
-        defs: FxHashMap::default(),
+        defs: FxHashMap::with_capacity_and_hasher(rewrites, Default::default()),
         work: Vec::new(),
         phis: Vec::new(),
         phi_ops: Vec::new(),
@@ -572,12 +576,33 @@ pub(super) fn lower_body<'a>(
 }
 
 /// Calls `f` with the id of every name in a destination operand.
-/// (`items`: the item slots of its instruction.)
+/// (`items`: the item slots of its instruction.) Inline, with a list's
+/// items in a loop: called once per instruction, the usual operand is a
+/// register or a list of them.
+#[inline(always)]
 fn written_names(o: &Operand, items: &[Operand], f: &mut impl FnMut(NameId)) {
     match o {
         Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(*n),
         Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {
-            r.of(items).iter().for_each(|o| written_names(o, items, f))
+            for o in r.of(items) {
+                match o {
+                    Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(*n),
+                    Operand::Vector(_) | Operand::List(_) | Operand::Pair(_) => nested_written_names(o, items, f),
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// [`written_names`] of a list inside a list.
+#[inline(never)]
+fn nested_written_names(o: &Operand, items: &[Operand], f: &mut impl FnMut(NameId)) {
+    match o {
+        Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(*n),
+        Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {
+            r.of(items).iter().for_each(|o| nested_written_names(o, items, f))
         }
         _ => {}
     }
