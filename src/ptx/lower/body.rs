@@ -283,9 +283,11 @@ pub(super) fn lower_body<'a>(
     // Instructions that may write a register: about the names pass 1 meets
     // (compilers write most registers once), to size that table once.
     let mut writers = 0usize;
+    let mut controls = 0usize;
     for s in stmts.iter() {
         match s {
             Stmt::Inst(ins) if control(ins.op).is_some() => {
+                controls += 1;
                 if let Some(Operand::Sym(l)) = stmts.operands(ins).last() {
                     targets.insert(stmts.name(*l));
                 }
@@ -299,6 +301,10 @@ pub(super) fn lower_body<'a>(
     // instruction arena once: three per instruction and two per register it
     // writes (a 128-register `wgmma` gives 129 or more).
     let mut insts = 0usize;
+    // A block starts at a branch target or after a control instruction:
+    // the lists of blocks and labels sized once.
+    pres.reserve(targets.len() + controls + 1);
+    labels.reserve(targets.len());
     // The names each block's instructions may write (their first operand).
     // Name id → 1 + dom id, given in order of first write (zeroed: the
     // pages of names never written stay untouched).
