@@ -130,6 +130,11 @@ impl<'c, 'a> Body<'c, 'a> {
     pub(super) fn name_value(&mut self, id: NameId, ty: TypeH) -> Value {
         match self.lookup(id) {
             Some(Slot::Var(v)) => {
+                // The usual read: a register met before, written or read
+                // before in this block (one look at its `Local`).
+                if let Some(v) = self.known_here(v) {
+                    return v;
+                }
                 self.note_name(v, id);
                 self.read(v)
             }

@@ -383,6 +383,7 @@ impl<'c, 'a> Body<'c, 'a> {
         v
     }
 
+    #[inline]
     pub(super) fn write(&mut self, var: u32, v: Value) {
         if self.deferred_mask & (1 << (var % 64)) != 0 {
             // Overwritten before any read: that member is never made.
@@ -392,6 +393,20 @@ impl<'c, 'a> Body<'c, 'a> {
         }
         self.blocks[self.cur].writes = true;
         self.set_def(self.cur, var, v);
+    }
+
+    /// The value of `var` in the block being filled when it was met before
+    /// (its name noted), is known in this block and no member waits for it:
+    /// what [`Body::note_name`] and [`Body::read`] would give, with one look
+    /// at its `Local`.
+    #[inline(always)]
+    pub(super) fn known_here(&self, var: u32) -> Option<Value> {
+        if self.deferred_mask & (1 << (var % 64)) != 0 || self.over_budget {
+            return None;
+        }
+        let l = (*self.var_local.get(var as usize)? as usize).wrapping_sub(1);
+        let x = self.locals.get(l)?;
+        (x.block == self.cur as u32 && x.name != NOT_NOTED).then_some(x.value)
     }
 
     /// The value of `var` in the block being filled when its `Local` knows
