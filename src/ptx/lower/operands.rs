@@ -203,8 +203,14 @@ impl<'c, 'a> Body<'c, 'a> {
     /// Flattens items `range` of the instruction being lowered.
     fn flatten_items(&mut self, range: impl Iterator<Item = usize>, ty: TypeH, out: &mut Operands) {
         for k in range {
-            if let Some(o) = self.items.get(k).copied() {
-                self.flatten(&o, ty, out);
+            match self.items.get(k).copied() {
+                // The usual item: a register, read without the dispatch.
+                Some(Operand::Reg(id) | Operand::Sym(id)) => {
+                    let v = self.name_value(id, ty);
+                    out.push(v);
+                }
+                Some(o) => self.flatten(&o, ty, out),
+                None => {}
             }
         }
     }
