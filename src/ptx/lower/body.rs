@@ -283,9 +283,11 @@ pub(super) fn lower_body<'a>(
     // Instructions that may write a register: about the names pass 1 meets
     // (compilers write most registers once), to size that table once.
     let mut writers = 0usize;
+    let mut controls = 0usize;
     for s in stmts.iter() {
         match s {
             Stmt::Inst(ins) if control(ins.op).is_some() => {
+                controls += 1;
                 if let Some(Operand::Sym(l)) = stmts.operands(ins).last() {
                     targets.insert(stmts.name(*l));
                 }
@@ -299,6 +301,10 @@ pub(super) fn lower_body<'a>(
     // instruction arena once: three per instruction and two per register it
     // writes (a 128-register `wgmma` gives 129 or more).
     let mut insts = 0usize;
+    // A block starts at a branch target or after a control instruction:
+    // the lists of blocks and labels sized once.
+    pres.reserve(targets.len() + controls + 1);
+    labels.reserve(targets.len());
     // The names each block's instructions may write (their first operand).
     // Name id → 1 + dom id, given in order of first write (zeroed: the
     // pages of names never written stay untouched).
@@ -465,6 +471,10 @@ pub(super) fn lower_body<'a>(
             b.succs = succs;
         }
     }
+    // A name written in k blocks leaves k - 1 values in `Body::defs` as
+    // the blocks are filled (the others stay in its `Local`): the table's
+    // size, about, sized once.
+    let rewrites = writes.len().saturating_sub(dom_count as usize);
     let cap = MAX_PTX_SSA_WORK.saturating_sub(cx.ssa_work) / 2;
     let mut spent = 0u64;
     let dom = Dom::build(&blocks, writes, dom_count as usize, cap, &mut spent);
@@ -500,7 +510,7 @@ pub(super) fn lower_body<'a>(
         cur: 0,
         sp: span(fd.pos),
         loc: None,
-        defs: FxHashMap::default(),
+        defs: FxHashMap::with_capacity_and_hasher(rewrites, Default::default()),
         work: Vec::new(),
         phis: Vec::new(),
         phi_ops: Vec::new(),
@@ -572,12 +582,33 @@ pub(super) fn lower_body<'a>(
 }
 
 /// Calls `f` with the id of every name in a destination operand.
-/// (`items`: the item slots of its instruction.)
+/// (`items`: the item slots of its instruction.) Inline, with a list's
+/// items in a loop: called once per instruction, the usual operand is a
+/// register or a list of them.
+#[inline(always)]
 fn written_names(o: &Operand, items: &[Operand], f: &mut impl FnMut(NameId)) {
     match o {
         Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(*n),
         Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {
-            r.of(items).iter().for_each(|o| written_names(o, items, f))
+            for o in r.of(items) {
+                match o {
+                    Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(*n),
+                    Operand::Vector(_) | Operand::List(_) | Operand::Pair(_) => nested_written_names(o, items, f),
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// [`written_names`] of a list inside a list.
+#[inline(never)]
+fn nested_written_names(o: &Operand, items: &[Operand], f: &mut impl FnMut(NameId)) {
+    match o {
+        Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(*n),
+        Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {
+            r.of(items).iter().for_each(|o| nested_written_names(o, items, f))
         }
         _ => {}
     }
