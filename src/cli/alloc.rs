@@ -29,14 +29,16 @@ pub fn keep_freed_memory_between_files() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 pub fn keep_freed_memory_between_files() {}
 
-/// With one worker (`-j 1`), one heap: glibc gives each new thread that
-/// allocates its own arena (a fresh 64 MB mapping whose pages all fault in),
-/// so the worker would not reuse what the main thread freed and the walker's
-/// and writer's small allocations would touch pages of further arenas. One
-/// arena for the process costs nothing with a single worker (no contention)
-/// and saves about a hundred page faults on a PTX batch (0.2–0.5 ms of CPU
-/// on the CuTe DSL set of `docs/performance.md`). With more workers glibc's
-/// default (an arena per thread, up to 8 per core) is kept.
+/// A batch with one worker (`-j 1`, or one core) uses one heap: glibc gives
+/// each new thread that allocates its own arena (a fresh 64 MB mapping whose
+/// pages all fault in), so the worker would not reuse what the main thread
+/// freed and the walker's and writer's small allocations would touch pages
+/// of further arenas. One arena costs nothing with a single worker (no
+/// contention) and saves about a hundred page faults on a PTX batch (0.2–0.5
+/// ms of CPU on the CuTe DSL set of `docs/performance.md`). A single file
+/// keeps glibc's default, as for [`TOP_PAD`]: its worker's arena returns the
+/// large blocks it frees, which the main heap would keep resident. With more
+/// workers glibc's default (an arena per thread, up to 8 per core) is kept.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 pub fn one_heap_for_one_worker() {
     // SAFETY: as in `keep_freed_memory_between_files`: a tunable of glibc's
