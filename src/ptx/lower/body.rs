@@ -23,7 +23,7 @@ use super::{span, Cx};
 use crate::ir::{BlockH, Function, Inst, InstH, InstKind, LocH, Span, TypeH, Value};
 use crate::ptx::facts;
 use crate::ptx::lex::{error_at, Pos};
-use crate::ptx::parse::{FuncDecl, LocDirective, NameId, Operand, Stmt, Stmts};
+use crate::ptx::parse::{FuncDecl, LocDirective, NameId, Operand, Space, Stmt, Stmts};
 use crate::read::limits::{MAX_BLOCKS, MAX_PTX_SSA_WORK, MAX_VALUES};
 use crate::read::{ErrorKind, Result};
 use rustc_hash::FxHashMap;
@@ -257,6 +257,8 @@ pub(super) struct Body<'c, 'a> {
     pub(super) items: Vec<Operand>,
     /// The body's names by id (`parse::NameId`), moved out of the statements.
     pub(super) names: Vec<&'a str>,
+    /// Registers the body declares, inner scopes' included (pass 1's count).
+    pub(super) declared: usize,
 }
 
 /// Lowers the body `stmts` of `fd` into `f` (which carries the signature),
@@ -286,6 +288,9 @@ pub(super) fn lower_body<'a>(
     // The statements that are control instructions, in order (the word is
     // matched once).
     let mut controls: Vec<u32> = Vec::new();
+    // Registers the body declares, inner scopes' included (to size the
+    // registers' table once, see `ssa::Body::reserve_locals`).
+    let mut declared = 0usize;
     for (i, s) in stmts.iter().enumerate() {
         match s {
             Stmt::Inst(ins) if control(ins.op).is_some() => {
@@ -296,6 +301,11 @@ pub(super) fn lower_body<'a>(
             }
             Stmt::Inst(_) => writers += 1,
             Stmt::BranchTargets(_, ls, _) => targets.extend(ls.iter().copied()),
+            Stmt::Decl(d) => {
+                if let Some(d) = stmts.decl(*d).filter(|d| d.space == Space::Reg) {
+                    declared = declared.saturating_add(d.range.unwrap_or(1) as usize);
+                }
+            }
             _ => {}
         }
     }
@@ -540,6 +550,7 @@ pub(super) fn lower_body<'a>(
         locals: Vec::new(),
         items: Vec::new(),
         names: stmts.take_names(),
+        declared,
     };
     for (i, p) in fd.params.iter().enumerate() {
         body.scopes[0].insert_name(p.name, Slot::Param(i as u32));

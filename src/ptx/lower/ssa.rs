@@ -285,12 +285,12 @@ impl<'c, 'a> Body<'c, 'a> {
     #[cold]
     fn reserve_locals(&mut self) {
         let l = self.locals.len();
-        // Room for every declared register the body may meet, at most one
-        // per instruction slot, once (unwritten room takes no memory).
-        // Half as many again at least: registers declared one at a time
-        // (`{ .reg .pred p; … }` per inline-asm statement) would
-        // otherwise copy the list every 16 of them.
-        let more = (self.nvars as usize).min(self.body_insts.capacity()).max(l + 16) - l;
+        // Room for every register the body declares (inner scopes' too:
+        // `{ .reg .pred p; … }` per inline-asm statement), at most one per
+        // instruction slot, once (unwritten room takes no memory). Half as
+        // many again at least when that is short.
+        let all = self.declared.max(self.nvars as usize);
+        let more = all.min(self.body_insts.capacity()).max(l + 16) - l;
         self.locals.reserve(more.max(l / 2));
     }
 
