@@ -109,8 +109,28 @@ impl<'c, 'a> Body<'c, 'a> {
                     return Some(Slot::Var(e as u32));
                 }
             }
+            // First met: an element of a body range with reserved ids.
+            if !self.id_ranges.is_empty() {
+                if let Some(v) = self.lookup_by_id(id) {
+                    return Some(Slot::Var(v));
+                }
+            }
         }
         self.lookup_slow(id)
+    }
+
+    /// The register of name id `id` when it is an element of a range in
+    /// [`Body::id_ranges`] (no inner scope declares a name of its length):
+    /// remembered in `id_vars`, and its `Local` made when first met (no
+    /// name split, no range memo, no type search).
+    #[inline(never)]
+    fn lookup_by_id(&mut self, id: NameId) -> Option<u32> {
+        let (v, ty) = self.id_range_var(id)?;
+        if let Some(e) = self.id_vars.get_mut(id.index()) {
+            *e = u64::from(self.outer_gen.wrapping_add(1)) << 32 | u64::from(v);
+        }
+        self.first_meet(v, id, ty);
+        Some(v)
     }
 
     /// [`Body::lookup`] in full; remembers a register the base scopes give.
@@ -123,13 +143,9 @@ impl<'c, 'a> Body<'c, 'a> {
                 return Some(slot);
             }
         }
-        // An element of a body range with reserved ids: found, and made
-        // when first met, from its id (no name parsed, no type searched).
-        if let Some((v, ty)) = self.id_range_var(id) {
-            if let Some(e) = self.id_vars.get_mut(id.index()) {
-                *e = u64::from(self.outer_gen.wrapping_add(1)) << 32 | u64::from(v);
-            }
-            self.first_meet(v, id, ty);
+        // An element of a body range with reserved ids that no inner scope
+        // declares (of a length one declares).
+        if let Some(v) = self.lookup_by_id(id) {
             return Some(Slot::Var(v));
         }
         let slot = self.base_lookup(id, name);
