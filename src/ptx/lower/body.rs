@@ -263,6 +263,8 @@ pub(super) struct Body<'c, 'a> {
     /// reserved name ids (`parse::VarDecl::first_id`): `%r123` of such a
     /// range is found from its id alone (see `names::Body::lookup_slow`).
     pub(super) id_ranges: smallvec::SmallVec<[IdRange<'a>; 8]>,
+    /// The entry of `id_ranges` found last.
+    pub(super) last_id_range: usize,
 }
 
 /// The elements of a register range of the body scope that have reserved
@@ -572,6 +574,7 @@ pub(super) fn lower_body<'a>(
         names: stmts.take_names(),
         declared,
         id_ranges: smallvec::SmallVec::new(),
+        last_id_range: 0,
     };
     for (i, p) in fd.params.iter().enumerate() {
         body.scopes[0].insert_name(p.name, Slot::Param(i as u32));

@@ -86,10 +86,21 @@ impl<'c, 'a> Body<'c, 'a> {
 
     /// The register and type of name id `id` when it is an element of a
     /// range in [`Body::id_ranges`].
+    /// (The range found last is tried first: registers of one type come
+    /// together.)
     #[inline(always)]
-    fn id_range_var(&self, id: NameId) -> Option<(u32, crate::ir::TypeH)> {
+    fn id_range_var(&mut self, id: NameId) -> Option<(u32, crate::ir::TypeH)> {
         let i = id.index() as u32;
-        let r = self.id_ranges.iter().find(|r| i.wrapping_sub(r.first_id) < r.count)?;
+        let hit = |r: &IdRange<'_>| i.wrapping_sub(r.first_id) < r.count;
+        let k = match self.id_ranges.get(self.last_id_range) {
+            Some(r) if hit(r) => self.last_id_range,
+            _ => {
+                let k = self.id_ranges.iter().position(hit)?;
+                self.last_id_range = k;
+                k
+            }
+        };
+        let r = self.id_ranges.get(k)?;
         Some((r.base + (i - r.first_id), r.ty))
     }
 
