@@ -5,6 +5,7 @@
 mod body;
 mod compute;
 mod dom;
+mod locals;
 mod members;
 mod names;
 mod operands;

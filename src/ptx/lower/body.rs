@@ -14,10 +14,12 @@
 //! the join's immediate dominator instead of making a phi.
 //!
 //! This file holds the blocks and pass 1; the SSA reads and phi folding are in
-//! [`super::ssa`], names in [`super::names`], operands in [`super::operands`], instructions in
+//! [`super::ssa`], each register's state in [`super::locals`], names and
+//! scopes in [`super::names`], operands in [`super::operands`], instructions in
 //! [`super::compute`], the per-word facts in [`super::ops`].
 
 use super::dom::Dom;
+use super::names::Scope;
 use super::ops::control;
 use super::{span, Cx};
 use crate::ir::{BlockH, Function, Inst, InstH, InstKind, LocH, Span, TypeH, Value};
@@ -96,83 +98,6 @@ pub(super) enum Slot {
     Var(u32),
     Sym(Value),
     Param(u32),
-}
-
-/// The names one `{ }` scope declares. The first few are kept in a short
-/// list, found by a scan: an inline-asm scope (`{ .reg .pred p; … }`)
-/// declares one or two, and every register its instruction names is looked
-/// up through it first (a scan rejects `%r382` against `p` on its length,
-/// where a table hashes it).
-#[derive(Default)]
-pub(super) struct Scope<'a> {
-    few: Vec<(&'a str, Slot)>,
-    names: FxHashMap<&'a str, Slot>,
-    pub(super) ranges: FxHashMap<&'a str, (u32, u32)>,
-}
-
-/// The bit of a name's length in [`Scope::len_mask`].
-#[inline(always)]
-pub(super) fn len_bit(name: &str) -> u64 {
-    1 << name.len().min(63)
-}
-
-/// Names a scope keeps in its list before they move to its table.
-const FEW_NAMES: usize = 8;
-
-impl<'a> Scope<'a> {
-    /// Declares `name` here (a later declaration of the same name replaces it).
-    pub(super) fn insert_name(&mut self, name: &'a str, slot: Slot) {
-        if self.names.is_empty() {
-            if let Some(e) = self.few.iter_mut().find(|e| e.0 == name) {
-                e.1 = slot;
-                return;
-            }
-            if self.few.len() < FEW_NAMES {
-                self.few.push((name, slot));
-                return;
-            }
-            self.names.extend(self.few.drain(..));
-        }
-        self.names.insert(name, slot);
-    }
-
-    /// What this scope declares `name` as (not its ranges).
-    #[inline]
-    pub(super) fn name(&self, name: &str) -> Option<Slot> {
-        if !self.few.is_empty() {
-            return self.few.iter().find(|e| e.0 == name).map(|e| e.1);
-        }
-        if self.names.is_empty() {
-            return None;
-        }
-        self.names.get(name).copied()
-    }
-
-    /// Bit `min(len, 63)` of every name this scope declares; every bit when
-    /// it declares ranges or more names than its list holds.
-    pub(super) fn len_mask(&self) -> u64 {
-        if !self.ranges.is_empty() || !self.names.is_empty() {
-            return u64::MAX;
-        }
-        self.few.iter().fold(0, |m, e| m | len_bit(e.0))
-    }
-
-    /// Empties the scope for its next use, keeping small allocations (a
-    /// large table is dropped: clearing it again and again would cost its
-    /// size each time).
-    pub(super) fn clear(&mut self) {
-        self.few.clear();
-        if self.names.capacity() > 64 {
-            self.names = FxHashMap::default();
-        } else if !self.names.is_empty() {
-            self.names.clear();
-        }
-        if self.ranges.capacity() > 64 {
-            self.ranges = FxHashMap::default();
-        } else if !self.ranges.is_empty() {
-            self.ranges.clear();
-        }
-    }
 }
 
 pub(super) struct Body<'c, 'a> {
