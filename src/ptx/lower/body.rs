@@ -259,6 +259,26 @@ pub(super) struct Body<'c, 'a> {
     pub(super) names: Vec<&'a str>,
     /// Registers the body declares, inner scopes' included (pass 1's count).
     pub(super) declared: usize,
+    /// The register ranges the body scope declares whose elements have
+    /// reserved name ids (`parse::VarDecl::first_id`): `%r123` of such a
+    /// range is found from its id alone (see `names::Body::lookup_slow`).
+    pub(super) id_ranges: smallvec::SmallVec<[IdRange<'a>; 8]>,
+}
+
+/// The elements of a register range of the body scope that have reserved
+/// name ids (see [`Body::id_ranges`]).
+#[derive(Clone, Copy)]
+pub(super) struct IdRange<'a> {
+    /// The name id of the first of them.
+    pub(super) first_id: u32,
+    /// How many.
+    pub(super) count: u32,
+    /// The register of the first of them.
+    pub(super) base: u32,
+    /// Their declared type.
+    pub(super) ty: TypeH,
+    /// The range's prefix (`%r`).
+    pub(super) prefix: &'a str,
 }
 
 /// Lowers the body `stmts` of `fd` into `f` (which carries the signature),
@@ -551,6 +571,7 @@ pub(super) fn lower_body<'a>(
         items: Vec::new(),
         names: stmts.take_names(),
         declared,
+        id_ranges: smallvec::SmallVec::new(),
     };
     for (i, p) in fd.params.iter().enumerate() {
         body.scopes[0].insert_name(p.name, Slot::Param(i as u32));

@@ -1,6 +1,6 @@
 //! Names: declarations, scoped lookup, register ranges, destination registers.
 
-use super::body::{len_bit, Body, Scope, Slot};
+use super::body::{len_bit, Body, IdRange, Scope, Slot};
 use super::span;
 use crate::ir::{Inst, InstKind, Value};
 use crate::ptx::lex::error_at;
@@ -45,6 +45,9 @@ impl<'c, 'a> Body<'c, 'a> {
             self.nvars = base + count;
             if d.range.is_some() {
                 self.scopes[scope].ranges.insert(d.name, (base, count));
+                if scope == BASE_SCOPES - 1 {
+                    self.note_id_range(d, base, count, ty);
+                }
             } else {
                 self.scopes[scope].insert_name(d.name, Slot::Var(base));
             }
@@ -65,6 +68,31 @@ impl<'c, 'a> Body<'c, 'a> {
         Ok(())
     }
 
+    /// Keeps a register range of the body scope whose elements have
+    /// reserved ids; a range declared again without them drops the one it
+    /// replaces (its elements' ids are the old ones, and the name now means
+    /// the new range: the lookup by name answers for them).
+    fn note_id_range(&mut self, d: &VarDecl<'a>, base: u32, count: u32, ty: crate::ir::TypeH) {
+        self.id_ranges.retain(|r| r.prefix != d.name);
+        if let Some(f) = d.first_id {
+            // Elements `reserved_from` to `reserved_from + reserved - 1` have
+            // ids from `first_id` on (the others get theirs as they are read).
+            let from = d.reserved_from.min(count);
+            let count = d.reserved.min(count - from);
+            let first_id = f.index() as u32;
+            self.id_ranges.push(IdRange { first_id, count, base: base + from, ty, prefix: d.name });
+        }
+    }
+
+    /// The register and type of name id `id` when it is an element of a
+    /// range in [`Body::id_ranges`].
+    #[inline(always)]
+    fn id_range_var(&self, id: NameId) -> Option<(u32, crate::ir::TypeH)> {
+        let i = id.index() as u32;
+        let r = self.id_ranges.iter().find(|r| i.wrapping_sub(r.first_id) < r.count)?;
+        Some((r.base + (i - r.first_id), r.ty))
+    }
+
     /// The slot the name with id `id` stands for, innermost scope first.
     /// What the base scopes (the parameters' and the function body's, where
     /// nearly every register is declared) make of a name is remembered per
@@ -81,8 +109,28 @@ impl<'c, 'a> Body<'c, 'a> {
                     return Some(Slot::Var(e as u32));
                 }
             }
+            // First met: an element of a body range with reserved ids.
+            if !self.id_ranges.is_empty() {
+                if let Some(v) = self.lookup_by_id(id) {
+                    return Some(Slot::Var(v));
+                }
+            }
         }
         self.lookup_slow(id)
+    }
+
+    /// The register of name id `id` when it is an element of a range in
+    /// [`Body::id_ranges`] (no inner scope declares a name of its length):
+    /// remembered in `id_vars`, and its `Local` made when first met (no
+    /// name split, no range memo, no type search).
+    #[inline(never)]
+    fn lookup_by_id(&mut self, id: NameId) -> Option<u32> {
+        let (v, ty) = self.id_range_var(id)?;
+        if let Some(e) = self.id_vars.get_mut(id.index()) {
+            *e = u64::from(self.outer_gen.wrapping_add(1)) << 32 | u64::from(v);
+        }
+        self.first_meet(v, id, ty);
+        Some(v)
     }
 
     /// [`Body::lookup`] in full; remembers a register the base scopes give.
@@ -94,6 +142,11 @@ impl<'c, 'a> Body<'c, 'a> {
             if let Some(slot) = scope_lookup(s, name) {
                 return Some(slot);
             }
+        }
+        // An element of a body range with reserved ids that no inner scope
+        // declares (of a length one declares).
+        if let Some(v) = self.lookup_by_id(id) {
+            return Some(Slot::Var(v));
         }
         let slot = self.base_lookup(id, name);
         if let (Some(Slot::Var(v)), Some(e)) = (slot, self.id_vars.get_mut(id.index())) {
@@ -317,5 +370,34 @@ mod tests {
         // final add reads 3, not %tid.x.
         assert_ne!(shadow, unscoped);
         assert!(shadow.contains("tid.x"), "{shadow}");
+    }
+
+    /// A kernel whose body declares `FIRST` registers, writes two of them,
+    /// declares the range `SECOND`, and adds what it then calls `%x1` and
+    /// `%x2` (the reader gives the first range's elements reserved ids; a
+    /// second range of the same prefix gets none).
+    fn redeclaring_kernel(second: &str, read: &str) -> String {
+        format!(
+            ".version 8.7\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 a)\n{{\n\
+             .reg .b32 %x<4>;\n.reg .b64 %rd<2>;\nld.param.u64 %rd1, [a];\nmov.u32 %x1, %tid.x;\n\
+             mov.u32 %x2, 7;\n.reg .b32 {second}<8>;\nmov.u32 {read}2, 9;\nadd.s32 {read}3, {read}1, {read}2;\n\
+             st.global.u32 [%rd1], {read}3;\nret;\n}}\n"
+        )
+    }
+
+    /// Registers found by their reserved ids answer as the lookup by name:
+    /// a range declared again names new registers from there on (the
+    /// add reads an unwritten `%x1`, not `%tid.x`), as a range of another
+    /// prefix does; the first range's registers still answer before.
+    #[test]
+    fn redeclared_range_names_new_registers() {
+        let again = lowered(&redeclaring_kernel("%x", "%x"));
+        let other = lowered(&redeclaring_kernel("%y", "%y"));
+        let same = lowered(&redeclaring_kernel("%y", "%x"));
+        assert_eq!(again, other);
+        assert!(again.contains("add i32 i32 undef, i32 9"), "{again}");
+        // Reading the first range's registers: the add reads %tid.x.
+        assert_ne!(again, same);
+        assert!(same.contains("add i32 %0, i32 9"), "{same}");
     }
 }

@@ -27,6 +27,9 @@ impl<'c, 'a> Body<'c, 'a> {
                         s.clear();
                         self.spare_scopes.push(s);
                     }
+                    if self.scopes.len() < BASE_SCOPES {
+                        self.id_ranges.clear();
+                    }
                     let inner = self.scopes.get(BASE_SCOPES..).unwrap_or(&[]);
                     self.inner_mask = inner.iter().fold(0, |m, s| m | s.len_mask());
                 }

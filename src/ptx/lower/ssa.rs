@@ -250,9 +250,28 @@ impl<'c, 'a> Body<'c, 'a> {
         self.locals.len() - 1
     }
 
+    /// Makes the `Local` of register `var` of type `ty` when it is met
+    /// first, as name `name` (what [`Body::note_name`] would make of it,
+    /// the type known).
+    #[inline(always)]
+    pub(super) fn first_meet(&mut self, var: u32, name: NameId, ty: TypeH) {
+        if self.dom.is_none() || self.var_local.get(var as usize).is_some_and(|&l| l != 0) {
+            return;
+        }
+        let d = self.id_dom.get(name.index()).copied().unwrap_or(0);
+        self.push_local_typed(var as usize, d.checked_sub(1).unwrap_or(NEVER_WRITTEN), Some(ty));
+    }
+
     /// Makes the `Local` of register `v`, first met, with `name` noted.
     #[inline(always)]
     fn push_local(&mut self, v: usize, name: u32) {
+        self.push_local_typed(v, name, None);
+    }
+
+    /// [`Body::push_local`] with the type when known (else the declared
+    /// one is searched).
+    #[inline(always)]
+    fn push_local_typed(&mut self, v: usize, name: u32, ty: Option<TypeH>) {
         if self.var_local.len() <= v {
             self.grow_var_local(v);
         }
@@ -260,7 +279,10 @@ impl<'c, 'a> Body<'c, 'a> {
         if self.locals.capacity() == l {
             self.reserve_locals();
         }
-        let ty = self.decl_ty(v as u32);
+        let ty = match ty {
+            Some(t) => t,
+            None => self.decl_ty(v as u32),
+        };
         self.locals.push(Local { name, block: u32::MAX, value: Value::Arg(u32::MAX), ty });
         if let Some(x) = self.var_local.get_mut(v) {
             *x = l as u32 + 1;
