@@ -65,11 +65,24 @@ impl<'a> Lexer<'a> {
         }
         let start = out.len();
         let items_start = items.len();
-        let mut r = Reader { b: self.bytes, text: self.text, i: self.pos, names };
-        match r.statement(out, items, start) {
+        let mut r = Reader { b: self.bytes, text: self.text, i: self.pos, names, lines: 0, line_start: 0 };
+        let mut read = r.statement::<false>(out, items, start);
+        if read.is_none() {
+            // Maybe an instruction over several lines (CuTe DSL's
+            // `mma.sync`): read again, passing newlines before operands.
+            out.truncate(start);
+            items.truncate(items_start);
+            r.i = self.pos;
+            read = r.several_lines(out, items, start);
+        }
+        match read {
             Some(kind) => {
                 let pos = self.here();
                 self.pos = r.i;
+                if r.lines > 0 {
+                    self.line = self.line.saturating_add(r.lines);
+                    self.line_start = r.line_start;
+                }
                 Some(match kind {
                     Kind::Inst(guard, op) => Line::Inst { guard, op, pos },
                     Kind::Label(name) => Line::Label(name, pos),
@@ -119,6 +132,11 @@ struct Reader<'a, 'n> {
     text: &'a str,
     i: usize,
     names: &'n mut Interner<'a>,
+    /// Newlines passed between the instruction word and its operands or
+    /// after a comma (an instruction written over several lines), and the
+    /// start of the line after the last one.
+    lines: u32,
+    line_start: usize,
 }
 
 impl<'a> Reader<'a, '_> {
@@ -132,6 +150,27 @@ impl<'a> Reader<'a, '_> {
         let mut i = self.i;
         while self.b.get(i).is_some_and(|&c| CLASS[c as usize] & SPACE != 0) {
             i += 1;
+        }
+        self.i = i;
+    }
+
+    /// Newlines and spaces after spaces (where an instruction continues on
+    /// the next line: before an operand), counted for the lexer's line
+    /// numbers. Out of line: compilers seldom break an instruction.
+    #[cold]
+    #[inline(never)]
+    fn newlines(&mut self) {
+        let mut i = self.i;
+        loop {
+            match self.b.get(i) {
+                Some(&c) if CLASS[c as usize] & SPACE != 0 => i += 1,
+                Some(b'\n') => {
+                    i += 1;
+                    self.lines = self.lines.saturating_add(1);
+                    self.line_start = i;
+                }
+                _ => break,
+            }
         }
         self.i = i;
     }
@@ -244,7 +283,22 @@ impl<'a> Reader<'a, '_> {
         number(self.text.get(s..self.i)?)
     }
 
-    fn statement(&mut self, out: &mut Vec<Operand>, items: &mut Vec<Operand>, start: usize) -> Option<Kind<'a>> {
+    /// [`Reader::statement`] of an instruction whose operands may start on
+    /// later lines (out of line: the one-line read comes first).
+    #[cold]
+    #[inline(never)]
+    fn several_lines(&mut self, out: &mut Vec<Operand>, items: &mut Vec<Operand>, start: usize) -> Option<Kind<'a>> {
+        self.statement::<true>(out, items, start)
+    }
+
+    /// The statement at the cursor; with `NL`, newlines may come before
+    /// an operand (they are counted).
+    fn statement<const NL: bool>(
+        &mut self,
+        out: &mut Vec<Operand>,
+        items: &mut Vec<Operand>,
+        start: usize,
+    ) -> Option<Kind<'a>> {
         let mut guard = None;
         if self.at() == b'@' {
             self.i += 1;
@@ -288,6 +342,9 @@ impl<'a> Reader<'a, '_> {
         }
         loop {
             self.spaces();
+            if NL && self.at() == b'\n' {
+                self.newlines();
+            }
             let o = match self.at() {
                 b'{' => self.vector(items)?,
                 b'[' => self.address(out, items)?,

@@ -127,11 +127,14 @@ fn fast_lines_read_as_the_tokens_do() {
         "@%p2 mov.u32 %tid.1, %tid.x;",
         "@!%p3 mov.u32 %r1x, %r1234567;",
         "ld.u32 %r5, [%r5];",
+        // Over several lines (CuTe DSL's `mma.sync`): the lines are counted.
+        "add.s32 %r1, %r2,\n 3;\nret;",
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32\n\t\t{%r1, %r2},\n\t\t{%r3, %r4},\r\n\t\t{%r5};\n\tret;",
+        "add.s32\n\n%r1,\n%r2, 3;  \n  $L__x:",
     ] {
         assert!(agree(s), "{s:?} takes the fast path");
     }
     for s in [
-        "add.s32 %r1, %r2,\n 3;",
         "add.s32 %r1, %r2, 3 // c\n;",
         "mov.u64 %rd1, sym+8;",
         "ld.u32 %r1, [%rd1-8];",
@@ -163,6 +166,10 @@ fn fast_lines_read_as_the_tokens_do() {
         ".loc 1 2 3 4\nret;",
         ".locx 1 2 3\nret;",
         ".loc.x 1 2 3\nret;",
+        "add.s32 %r1, %r2, 3\n ret;",
+        "ret\n;",
+        "$L__x\n: ret;",
+        "mov.b32 {%r1,\n %r2}, %r3;",
     ] {
         assert!(!agree(s), "{s:?} declines");
     }
