@@ -14,10 +14,8 @@ impl<'c, 'a> Body<'c, 'a> {
     #[inline(always)]
     pub(super) fn note_name(&mut self, var: u32, name: NameId) {
         // Noted when first met: the usual call finds it so.
-        if let Some(&l) = self.var_local.get(var as usize) {
-            if self.locals.get((l as usize).wrapping_sub(1)).is_some_and(|x| x.name != NOT_NOTED) {
-                return;
-            }
+        if self.met(var).is_some_and(|x| x.name != NOT_NOTED) {
+            return;
         }
         self.note_new_name(var, name);
     }
@@ -27,8 +25,7 @@ impl<'c, 'a> Body<'c, 'a> {
         if self.dom.is_none() {
             return;
         }
-        let d = self.id_dom.get(name.index()).copied().unwrap_or(0);
-        let name = d.checked_sub(1).unwrap_or(NEVER_WRITTEN);
+        let name = self.dom_name(name);
         let l = match self.var_local.get(var as usize) {
             Some(&l) if l != 0 => l as usize - 1,
             // Met first here (the usual case): made with its name.
@@ -41,12 +38,18 @@ impl<'c, 'a> Body<'c, 'a> {
         }
     }
 
+    /// The `Local` of register `var`, when it was met.
+    #[inline(always)]
+    pub(super) fn met(&self, var: u32) -> Option<&Local> {
+        let l = (*self.var_local.get(var as usize)? as usize).wrapping_sub(1);
+        self.locals.get(l)
+    }
+
     /// The id in `dom` of the name register `var` was first met as
     /// (`NEVER_WRITTEN` when no instruction writes it); `None` when it was
     /// never met.
     pub(super) fn name_id(&self, var: u32) -> Option<u32> {
-        let l = (*self.var_local.get(var as usize)? as usize).wrapping_sub(1);
-        let x = self.locals.get(l)?;
+        let x = self.met(var)?;
         (x.name != NOT_NOTED).then_some(x.name)
     }
 
@@ -73,8 +76,16 @@ impl<'c, 'a> Body<'c, 'a> {
         if self.dom.is_none() || self.var_local.get(var as usize).is_some_and(|&l| l != 0) {
             return;
         }
+        let name = self.dom_name(name);
+        self.push_local_typed(var as usize, name, Some(ty));
+    }
+
+    /// The id in [`super::dom`] of name id `name` (`NEVER_WRITTEN` for a
+    /// name no instruction writes).
+    #[inline(always)]
+    fn dom_name(&self, name: NameId) -> u32 {
         let d = self.id_dom.get(name.index()).copied().unwrap_or(0);
-        self.push_local_typed(var as usize, d.checked_sub(1).unwrap_or(NEVER_WRITTEN), Some(ty));
+        d.checked_sub(1).unwrap_or(NEVER_WRITTEN)
     }
 
     /// Makes the `Local` of register `v`, first met, with `name` noted.
@@ -154,10 +165,8 @@ impl<'c, 'a> Body<'c, 'a> {
     /// The declared type of register `var` (kept in its `Local`, made here
     /// when first asked: the register is about to be read or written).
     pub(super) fn var_ty(&mut self, var: u32) -> TypeH {
-        if let Some(&l) = self.var_local.get(var as usize) {
-            if let Some(x) = self.locals.get((l as usize).wrapping_sub(1)) {
-                return x.ty;
-            }
+        if let Some(x) = self.met(var) {
+            return x.ty;
         }
         let l = self.local(var);
         self.locals[l].ty

@@ -191,7 +191,8 @@ impl<'c, 'a> Body<'c, 'a> {
     pub(super) fn lookup(&mut self, id: NameId) -> Option<Slot> {
         // No inner scope declares a name of its length (none is open, or
         // `{ .reg .pred p; … }` around `%r12`): the base scopes answer.
-        if self.inner_mask == 0 || self.inner_mask & len_bit(self.name(id)) == 0 {
+        let base_answers = self.inner_mask == 0 || self.inner_mask & len_bit(self.name(id)) == 0;
+        if base_answers {
             if let Some(&e) = self.id_vars.get(id.index()) {
                 let tag = self.outer_gen.wrapping_add(1);
                 if e >> 32 == u64::from(tag) && tag != 0 {
@@ -205,7 +206,7 @@ impl<'c, 'a> Body<'c, 'a> {
                 }
             }
         }
-        self.lookup_slow(id)
+        self.lookup_slow(id, !base_answers)
     }
 
     /// The register of name id `id` when it is an element of a range in
@@ -215,16 +216,26 @@ impl<'c, 'a> Body<'c, 'a> {
     #[inline(never)]
     fn lookup_by_id(&mut self, id: NameId) -> Option<u32> {
         let (v, ty) = self.id_range_var(id)?;
-        if let Some(e) = self.id_vars.get_mut(id.index()) {
-            *e = u64::from(self.outer_gen.wrapping_add(1)) << 32 | u64::from(v);
-        }
+        self.remember_var(id, v);
         self.first_meet(v, id, ty);
         Some(v)
     }
 
+    /// Remembers in `id_vars` that the base scopes give name id `id` register
+    /// `v`, until they next change (tagged with the generation [`Body::lookup`]
+    /// checks).
+    #[inline(always)]
+    fn remember_var(&mut self, id: NameId, v: u32) {
+        if let Some(e) = self.id_vars.get_mut(id.index()) {
+            *e = u64::from(self.outer_gen.wrapping_add(1)) << 32 | u64::from(v);
+        }
+    }
+
     /// [`Body::lookup`] in full; remembers a register the base scopes give.
+    /// `by_id`: the reserved ids are still to be tried (an inner scope
+    /// declares a name of this one's length, so `lookup` did not).
     #[inline(never)]
-    fn lookup_slow(&mut self, id: NameId) -> Option<Slot> {
+    fn lookup_slow(&mut self, id: NameId, by_id: bool) -> Option<Slot> {
         let name = self.name(id);
         let inner = self.scopes.get(BASE_SCOPES..).unwrap_or(&[]);
         for s in inner.iter().rev() {
@@ -234,12 +245,14 @@ impl<'c, 'a> Body<'c, 'a> {
         }
         // An element of a body range with reserved ids that no inner scope
         // declares (of a length one declares).
-        if let Some(v) = self.lookup_by_id(id) {
-            return Some(Slot::Var(v));
+        if by_id {
+            if let Some(v) = self.lookup_by_id(id) {
+                return Some(Slot::Var(v));
+            }
         }
         let slot = self.base_lookup(id, name);
-        if let (Some(Slot::Var(v)), Some(e)) = (slot, self.id_vars.get_mut(id.index())) {
-            *e = u64::from(self.outer_gen.wrapping_add(1)) << 32 | u64::from(v);
+        if let Some(Slot::Var(v)) = slot {
+            self.remember_var(id, v);
         }
         slot
     }

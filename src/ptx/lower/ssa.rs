@@ -281,8 +281,7 @@ impl<'c, 'a> Body<'c, 'a> {
         if self.deferred_mask & (1 << (var % 64)) != 0 || self.over_budget {
             return None;
         }
-        let l = (*self.var_local.get(var as usize)? as usize).wrapping_sub(1);
-        let x = self.locals.get(l)?;
+        let x = self.met(var)?;
         (x.block == self.cur as u32 && x.name != NOT_NOTED).then_some(x.value)
     }
 
@@ -295,8 +294,7 @@ impl<'c, 'a> Body<'c, 'a> {
     /// table holds no other value of `var` for it.
     #[inline(always)]
     fn def_here(&self, var: u32) -> Option<Value> {
-        let l = (*self.var_local.get(var as usize)? as usize).wrapping_sub(1);
-        let x = self.locals.get(l)?;
+        let x = self.met(var)?;
         if x.block == self.cur as u32 {
             return Some(x.value);
         }
@@ -312,11 +310,9 @@ impl<'c, 'a> Body<'c, 'a> {
     /// the register's latest entry in `locals`, else the table.
     #[inline(always)]
     fn def(&self, b: usize, var: u32) -> Option<Value> {
-        if let Some(&l) = self.var_local.get(var as usize) {
-            if let Some(x) = self.locals.get((l as usize).wrapping_sub(1)) {
-                if x.block == b as u32 {
-                    return Some(x.value);
-                }
+        if let Some(x) = self.met(var) {
+            if x.block == b as u32 {
+                return Some(x.value);
             }
         }
         if self.defs.is_empty() {

@@ -81,15 +81,9 @@ const fn bytes(b: u8) -> u64 {
 /// The high bit of every byte of `w` that is not an ASCII digit (no carry
 /// crosses bytes: 0x7f + 0x76 < 0x100).
 #[inline(always)]
-fn nondigits(w: u64) -> u64 {
+pub(crate) fn nondigit_bits(w: u64) -> u64 {
     let t = w ^ bytes(b'0');
     (((t & bytes(0x7f)) + bytes(0x76)) | t) & bytes(0x80)
-}
-
-/// The high bit of every byte of `w` that is not an ASCII digit.
-#[inline(always)]
-pub(crate) fn nondigit_bits(w: u64) -> u64 {
-    nondigits(w)
 }
 
 /// The value of the `c` (1 to 7) decimal digits in the lowest bytes of `w`,
@@ -112,7 +106,7 @@ pub(crate) fn digits_value(w: u64, c: usize) -> u32 {
 /// for `0` itself). Word arithmetic: no loop over the bytes.
 #[inline(always)]
 fn split_word(w: u64, n: usize) -> Option<(u64, u32)> {
-    let nondigit = nondigits(w);
+    let nondigit = nondigit_bits(w);
     let first = (!nondigit & bytes(0x80)).trailing_zeros() as usize / 8;
     if first == 0 || first >= n {
         return None;
