@@ -249,6 +249,20 @@ fn check_parsed(
     };
     let base = blob_offset.unwrap_or(0);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // PTX: the sliced lowering first (`ptx::lower_sliced`). A module it
+        // finds nothing in is done; anything else (a finding, an input
+        // error) is reported from the whole lowering, whose instruction
+        // indices and IR text the output shows.
+        if kind == InputKind::Ptx {
+            if let Ok(m) = ptx::lower_sliced(bytes, base) {
+                if !cfg!(debug_assertions) || ir::verify::verify(&m).is_ok() {
+                    let diags = check_module(&m, opts);
+                    if diags.is_empty() {
+                        return Ok((diags, spec_ids(&m), (embedded_sources(&m), suppress::Covered::default())));
+                    }
+                }
+            }
+        }
         let m = match load_parsed(kind, bytes, base, parsed) {
             Ok(Ok(m)) => m,
             Ok(Err(why)) => return Err((FileStatus::Skipped, why, None)),
@@ -268,19 +282,8 @@ fn check_parsed(
             let msg = e.to_string();
             return Err((FileStatus::Error, msg.clone(), Some(Box::new(input_error(path, blob_offset, &msg)))));
         }
-        let mut ids: Vec<u32> = m.constants.values().filter_map(|c| c.spec_id).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        // Embedded sources with inline suppressions (see `crate::suppress`); the
-        // names of the others keep them from being looked up on disk.
-        let sources: Vec<(String, String)> = m
-            .source_files
-            .iter()
-            .filter_map(|f| {
-                let text = f.text.as_deref()?;
-                Some((f.name.clone(), if text.contains(suppress::MARKER) { text.to_string() } else { String::new() }))
-            })
-            .collect();
+        let ids = spec_ids(&m);
+        let sources = embedded_sources(&m);
         let diags = check_module(&m, opts);
         let covered = if diags.iter().any(|d| d.location.source.is_some()) {
             suppress::covered_lines(&m)
@@ -336,6 +339,26 @@ fn check_parsed(
         d.cap_strings();
     }
     (report, diags)
+}
+
+/// The specialization-constant ids of `m`, sorted, each once.
+fn spec_ids(m: &Module) -> Vec<u32> {
+    let mut ids: Vec<u32> = m.constants.values().filter_map(|c| c.spec_id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// Embedded sources with inline suppressions (see `crate::suppress`); the
+/// names of the others keep them from being looked up on disk.
+fn embedded_sources(m: &Module) -> Vec<(String, String)> {
+    m.source_files
+        .iter()
+        .filter_map(|f| {
+            let text = f.text.as_deref()?;
+            Some((f.name.clone(), if text.contains(suppress::MARKER) { text.to_string() } else { String::new() }))
+        })
+        .collect()
 }
 
 /// Names each finding's source files (debug info: PTX `.file`, SPIR-V

@@ -40,6 +40,11 @@ impl Pending {
         self.inst = f(self.inst);
     }
 
+    /// The SSA values the fact reads ([`PtxOp::value_operands`]).
+    pub(crate) fn value_operands(&self) -> smallvec::SmallVec<[Operand; 3]> {
+        self.op.op.value_operands()
+    }
+
     pub(crate) fn into_fact(self, function: FuncH) -> Fact {
         Fact { function, inst: self.inst, kind: FactKind::Ptx(self.op) }
     }

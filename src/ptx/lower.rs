@@ -11,6 +11,7 @@ mod names;
 mod operands;
 mod ops;
 mod phis;
+mod slice;
 mod ssa;
 
 use super::lex::error_at;
@@ -33,6 +34,8 @@ pub(super) struct Cx<'a> {
     pub globals: FxHashMap<&'a str, Value>,
     /// The parsed `.target`.
     pub target: Option<crate::ir::PtxTarget>,
+    /// Lower only what the rules read (see [`slice`]).
+    pub sliced: bool,
     /// Instruction word → index into `infos` (and `accesses`, `word_ops`).
     op_info: FxHashMap<&'a str, u32>,
     infos: Vec<ops::OpInfo<'a>>,
@@ -410,8 +413,8 @@ fn signature(cx: &mut Cx<'_>, f: &FuncDecl<'_>) -> Function {
     }
 }
 
-/// Lowers a parsed module.
-pub(super) fn lower<'a>(pm: PtxModule<'a>) -> Result<Module> {
+/// Lowers a parsed module; `sliced`: only what the rules read ([`slice`]).
+pub(super) fn lower<'a>(pm: PtxModule<'a>, sliced: bool) -> Result<Module> {
     let mut m = Module::new(SourceKind::Ptx);
     m.target = (!pm.target.is_empty()).then(|| pm.target.join(", "));
     m.producer = pm.version.map(|(a, b)| format!("PTX ISA {a}.{b}"));
@@ -431,6 +434,7 @@ pub(super) fn lower<'a>(pm: PtxModule<'a>) -> Result<Module> {
         last_tuple: None,
         small_ints: [[None; 64]; 2],
         target: pm.target.iter().find_map(|t| crate::ir::PtxTarget::parse(t, pm.version.unwrap_or((0, 0)))),
+        sliced,
         t_bool: None,
         t_i32: None,
         t_i64: None,

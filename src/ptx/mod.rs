@@ -28,6 +28,21 @@ use crate::read::{ErrorKind, ReadError, Result};
 
 /// Lowers a PTX module. `base` is its absolute offset in the input.
 pub fn lower(data: &[u8], base: u64) -> Result<Module> {
+    lower_with(data, base, false)
+}
+
+/// Lowers only the part of a PTX module that `irlint check`'s rules read:
+/// every matrix fact, memory access and control instruction, and the
+/// instructions their checked operands are computed from. The values the
+/// analysis finds for those operands are the ones [`lower`] gives; the IR is
+/// not the whole program and its instruction indices differ, so `check` uses
+/// it to find that a module has nothing to report and lowers again with
+/// [`lower`] when it has.
+pub fn lower_sliced(data: &[u8], base: u64) -> Result<Module> {
+    lower_with(data, base, true)
+}
+
+fn lower_with(data: &[u8], base: u64, sliced: bool) -> Result<Module> {
     let text = std::str::from_utf8(data).map_err(|e| {
         let at = e.valid_up_to();
         let prefix = data.get(..at).unwrap_or(&[]);
@@ -39,7 +54,7 @@ pub fn lower(data: &[u8], base: u64) -> Result<Module> {
     let run = || -> Result<Module> {
         let text = text?;
         let module = parse::parse(text)?;
-        lower::lower(module)
+        lower::lower(module, sliced)
     };
     run().map_err(|e| e.rebase(base).context("PTX module"))
 }

@@ -190,6 +190,9 @@ pub(super) struct Body<'c, 'a> {
     pub(super) id_ranges: smallvec::SmallVec<[IdRange<'a>; 8]>,
     /// The entry of `id_ranges` found last.
     pub(super) last_id_range: usize,
+    /// By name id: read it (the sliced lowering, `super::slice::Slice::names`);
+    /// empty: every name.
+    pub(super) slice_names: Vec<bool>,
 }
 
 /// The elements of a register range of the body scope that have reserved
@@ -459,6 +462,11 @@ pub(super) fn lower_body<'a>(
     for b in blocks.iter_mut() {
         b.ir = Some(f.blocks.append(Default::default()));
     }
+    // Statements the check needs (all when `None`, see `super::slice`).
+    let (needed, slice_names) = match super::slice::needed(cx, fd, &stmts) {
+        Some(s) => (Some(s.stmts), s.names),
+        None => (None, Vec::new()),
+    };
     // ---- pass 2: fill blocks -------------------------------------------------------
     let mut body = Body {
         body_insts: Vec::with_capacity(room),
@@ -500,6 +508,7 @@ pub(super) fn lower_body<'a>(
         declared,
         id_ranges: smallvec::SmallVec::new(),
         last_id_range: 0,
+        slice_names,
     };
     for (i, p) in fd.params.iter().enumerate() {
         body.scopes[0].insert_name(p.name, Slot::Param(i as u32));
@@ -515,6 +524,9 @@ pub(super) fn lower_body<'a>(
         body.blocks[i].sealed = body.blocks[i].unfilled == 0;
         for k in p.first..p.end {
             let Some(s) = stmts.get(k) else { continue };
+            if needed.as_ref().is_some_and(|n| !n.get(k).copied().unwrap_or(true)) {
+                continue;
+            }
             body.stmt(s, &stmts)?;
             if body.over_budget {
                 return Err(ssa_budget_error(s, &stmts, fd.pos));
@@ -556,7 +568,7 @@ pub(super) fn lower_body<'a>(
 /// items in a loop: called once per instruction, the usual operand is a
 /// register or a list of them.
 #[inline(always)]
-fn written_names(o: &Operand, items: &[Operand], f: &mut impl FnMut(NameId)) {
+pub(super) fn written_names(o: &Operand, items: &[Operand], f: &mut impl FnMut(NameId)) {
     match o {
         Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(*n),
         Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {

@@ -131,6 +131,9 @@ impl<'c, 'a> Body<'c, 'a> {
     }
 
     pub(super) fn name_value(&mut self, id: NameId, ty: TypeH) -> Value {
+        if !self.slice_names.is_empty() && !self.slice_names.get(id.index()).copied().unwrap_or(true) {
+            return self.cx.undef(ty);
+        }
         match self.lookup(id) {
             Some(Slot::Var(v)) => {
                 // The usual read: a register met before, written or read

@@ -1,0 +1,374 @@
+//! The sliced lowering: which statements of a body `irlint check` needs.
+//!
+//! The rules read a PTX function through a few values: the value operands of
+//! its matrix facts (descriptors, addresses, instruction descriptors), the
+//! address, size and alignment operands of its memory accesses, and what
+//! those are computed from. Everything else a kernel does (its arithmetic on
+//! accumulators, its epilogue) is lowered and then never evaluated: on CuTe
+//! DSL kernels about three statements in four.
+//!
+//! [`needed`] finds, before pass 2, the instructions that can write a value
+//! the rules may read, by names: the roots are the registers named by those
+//! operands of every fact and access instruction (both always lowered, as
+//! are control instructions and every non-instruction statement), and a
+//! needed register makes every instruction that writes it needed, with every
+//! register that instruction reads (its guard too). Registers are matched by
+//! name id, so a name declared again in an inner scope counts as one: that
+//! only lowers more.
+//!
+//! What the lowering then gives for the needed values is what the whole
+//! lowering gives: a register's SSA value depends only on the instructions
+//! that write it and on the blocks, and every writer of a needed register is
+//! lowered. Instruction indices differ (fewer instructions and phis), so
+//! `check` runs the sliced lowering first and lowers the module again in full
+//! when the sliced run reports anything (see `crate::check`): what it prints
+//! is always the full lowering's.
+//!
+//! A function is lowered whole when the slice could differ in another way:
+//! it declares `.local` or `.param` variables (memory the analysis follows
+//! through stores), makes calls or returns values (the call summaries read
+//! argument and return slots), or is a kernel with a `.ptr .align` parameter
+//! (a parameter read as an address anywhere drops that alignment).
+
+use super::body::written_names;
+use super::Cx;
+use crate::ir::{InstH, InstKind, Operand as IrOperand, Operands, Value};
+use crate::ptx::facts;
+use crate::ptx::parse::{Addr, FuncDecl, InstRef, NameId, Operand, Space, Stmt, Stmts};
+
+const LOWER: u8 = 1;
+const READS: u8 = 2;
+
+/// What pass 2 lowers of a body ([`needed`]).
+pub(super) struct Slice {
+    /// By statement: lower it.
+    pub(super) stmts: Vec<bool>,
+    /// By name id: its value may be read by the rules. A read of any other
+    /// name is `undef` (no SSA walk for a register whose writers are not
+    /// lowered).
+    pub(super) names: Vec<bool>,
+}
+
+/// What pass 2 lowers; `None`: everything.
+pub(super) fn needed<'a>(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>) -> Option<Slice> {
+    if !cx.sliced || !fd.rets.is_empty() {
+        return None;
+    }
+    let n = stmts.len();
+    let names = stmts.names().len();
+    let mut need_name = vec![false; names];
+    // A kernel parameter with `.ptr .align N` keeps that alignment only while
+    // no instruction reads its name as an address (`mov.b64 %rd1, p`, see
+    // `operands::Body::name_value`): every instruction naming one is lowered.
+    let mut aligned_param = Vec::new();
+    if fd.entry && fd.params.iter().any(|p| p.ptr_align.is_some()) {
+        aligned_param = vec![false; names];
+        for (id, name) in stmts.names().iter().enumerate() {
+            if !name.starts_with('%') && fd.params.iter().any(|p| p.ptr_align.is_some() && p.name == *name) {
+                aligned_param[id] = true;
+                need_name[id] = true;
+            }
+        }
+    }
+    // By statement: 0 not lowered, LOWER lowered, READS lowered with every
+    // name it reads needed (a writer of a needed name).
+    let mut need = vec![0u8; n];
+    let mut work: Vec<NameId> = Vec::new();
+    // (name, statement) for every name an instruction may write.
+    let mut writes: Vec<(u32, u32)> = Vec::new();
+    let mut facts_seen = FactIndices::default();
+    for (i, s) in stmts.iter().enumerate() {
+        let ins = match s {
+            Stmt::Inst(ins) => stmts.inst(ins),
+            Stmt::Decl(d) if stmts.decl(*d).is_some_and(|d| !matches!(d.space, Space::Reg | Space::Shared)) => {
+                return None;
+            }
+            _ => {
+                need[i] = LOWER;
+                continue;
+            }
+        };
+        if let Some(o) = ins.operands.first() {
+            written_names(o, ins.items, &mut |name| writes.push((name.index() as u32, i as u32)));
+        }
+        if !aligned_param.is_empty() && names_aligned_param(&ins, &aligned_param) {
+            need[i] = LOWER;
+        }
+        if !may_be_seed(ins.op) {
+            continue;
+        }
+        if ins.op.starts_with("call") && matches!(ins.op.as_bytes().get(4), None | Some(b'.')) {
+            return None;
+        }
+        let (word, info) = cx.op_info(ins.op);
+        if info.control {
+            need[i] = LOWER;
+            continue;
+        }
+        let fact = info.fact;
+        let access = cx.word_access(word);
+        if fact.is_none() && access.is_none() {
+            continue;
+        }
+        need[i] = LOWER;
+        let mut root = |id: NameId| mark(id, &mut need_name, &mut work);
+        // The sources as the lowering splits them: after a destination when
+        // the first operand is one (it is when it names a declared register,
+        // which the scopes decide in pass 2: both splits are taken).
+        let may_dest = !info.no_dest
+            && matches!(
+                ins.operands.first(),
+                Some(Operand::Reg(_) | Operand::Sym(_) | Operand::Sink | Operand::Vector(_) | Operand::Pair(_))
+            );
+        let splits = [Some(ins.operands), may_dest.then(|| ins.operands.get(1..)).flatten()];
+        for srcs in splits.into_iter().flatten() {
+            if let Some(form) = access {
+                for slot in form.slots() {
+                    if let Some(o) = srcs.get(slot) {
+                        operand_names(o, ins.items, &mut root);
+                    }
+                }
+            }
+            if let Some(class) = fact {
+                for k in facts_seen.of(cx, class, word, &ins, srcs) {
+                    if let Some(id) = flat_name_at(srcs, ins.items, k) {
+                        root(id);
+                    }
+                }
+            }
+        }
+    }
+    // The writers of each name, by name: one list cut at `start`.
+    let mut start = vec![0u32; names + 1];
+    for &(name, _) in &writes {
+        if let Some(c) = start.get_mut(name as usize + 1) {
+            *c += 1;
+        }
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let mut writers = vec![0u32; writes.len()];
+    for &(name, stmt) in &writes {
+        if let Some(f) = start.get_mut(name as usize) {
+            if let Some(w) = writers.get_mut(*f as usize) {
+                *w = stmt;
+            }
+            *f += 1;
+        }
+    }
+    // (`start[k]` is now where name k + 1's writers start.)
+    drop(writes);
+    while let Some(id) = work.pop() {
+        let a = if id.index() == 0 { 0 } else { start.get(id.index() - 1).copied().unwrap_or(0) };
+        let b = start.get(id.index()).copied().unwrap_or(0);
+        for &w in writers.get(a as usize..b as usize).unwrap_or(&[]) {
+            let w = w as usize;
+            if need.get(w) == Some(&READS) {
+                continue;
+            }
+            if let Some(x) = need.get_mut(w) {
+                *x = READS;
+            }
+            let Some(Stmt::Inst(ins)) = stmts.get(w) else { continue };
+            let ins = stmts.inst(ins);
+            if let Some((g, _)) = ins.guard {
+                mark(g, &mut need_name, &mut work);
+            }
+            // Everything it reads: its sources (the first operand is written
+            // when it is a register or a list of them).
+            let reads = match ins.operands.first() {
+                Some(Operand::Reg(_) | Operand::Sym(_) | Operand::Sink | Operand::Vector(_) | Operand::Pair(_)) => {
+                    ins.operands.get(1..).unwrap_or(&[])
+                }
+                _ => ins.operands,
+            };
+            for o in reads {
+                operand_names(o, ins.items, &mut |id| mark(id, &mut need_name, &mut work));
+            }
+        }
+    }
+    if std::env::var_os("IRLINT_SLICE_STATS").is_some() {
+        let insts = stmts.iter().filter(|s| matches!(s, Stmt::Inst(_))).count();
+        let lowered = stmts.iter().zip(&need).filter(|(s, n)| matches!(s, Stmt::Inst(_)) && **n != 0).count();
+        eprintln!("slice {}: {lowered} of {insts} instructions", fd.name);
+    }
+    Some(Slice { stmts: need.into_iter().map(|x| x != 0).collect(), names: need_name })
+}
+
+/// Marks a name needed, queueing it the first time.
+fn mark(id: NameId, need_name: &mut [bool], work: &mut Vec<NameId>) {
+    if let Some(b) = need_name.get_mut(id.index()) {
+        if !*b {
+            *b = true;
+            work.push(id);
+        }
+    }
+}
+
+/// True when `ins` names a parameter `aligned` marks (by name id): as a
+/// symbol operand or an address's base or item.
+fn names_aligned_param(ins: &InstRef<'_, '_>, aligned: &[bool]) -> bool {
+    let is = |id: &NameId| aligned.get(id.index()).copied().unwrap_or(false);
+    ins.operands.iter().any(|o| match o {
+        Operand::Sym(id) | Operand::Addr(Addr::Sym(id, _)) => is(id),
+        Operand::Addr(Addr::Full(r, _)) => {
+            let mut found = false;
+            for x in r.of(ins.items) {
+                operand_names(x, ins.items, &mut |id| found |= is(&id));
+            }
+            found
+        }
+        _ => false,
+    })
+}
+
+/// False for a word that is neither a control instruction, a fact
+/// (`ldmatrix`, `stmatrix`, `tcgen05`, `mma`, `cp`, `wgmma`, `mbarrier`) nor a
+/// memory access (`ld`, `ldu`, `st`, `atom`, `red`, `multimem`, `cp`): its
+/// first two letters say so for most words (`mov`, `add`, `fma`, `setp`).
+fn may_be_seed(word: &str) -> bool {
+    match word.as_bytes() {
+        [a, b, ..] => matches!(
+            (*a, *b),
+            (b'l', b'd')
+                | (b's', b't')
+                | (b't', b'c' | b'r')
+                | (b'm', b'm' | b'b' | b'u')
+                | (b'c', b'p')
+                | (b'w', b'g')
+                | (b'a', b't')
+                | (b'r', b'e')
+                | (b'b', b'r')
+                | (b'e', b'x')
+        ),
+        _ => true,
+    }
+}
+
+/// Calls `f` with every name `o` reads: a register or symbol, an address's
+/// base and extra operands, a list's items.
+fn operand_names(o: &Operand, items: &[Operand], f: &mut impl FnMut(NameId)) {
+    match o {
+        Operand::Reg(id) | Operand::NotReg(id) | Operand::Sym(id) => f(*id),
+        Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {
+            for x in r.of(items) {
+                operand_names(x, items, f);
+            }
+        }
+        Operand::Addr(Addr::Reg(id, _) | Addr::Sym(id, _)) => f(*id),
+        Operand::Addr(Addr::Full(r, _)) => {
+            for x in r.of(items) {
+                operand_names(x, items, f);
+            }
+        }
+        Operand::Int(_) | Operand::Float(..) | Operand::Sink => {}
+    }
+}
+
+/// How many values `Body::flatten` gives for `o`.
+fn flat_len(o: &Operand, items: &[Operand]) -> usize {
+    match o {
+        Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {
+            r.of(items).iter().map(|x| if name_of(x).is_some() { 1 } else { flat_len(x, items) }).sum()
+        }
+        Operand::Sink => 0,
+        Operand::Addr(Addr::Full(r, _)) => 1 + r.of(items).iter().skip(1).map(|x| flat_len(x, items)).sum::<usize>(),
+        _ => 1,
+    }
+}
+
+/// The name value `k` of `Body::flatten` over `srcs` reads (`None`: a
+/// constant, or past the end).
+fn flat_name_at(srcs: &[Operand], items: &[Operand], mut k: usize) -> Option<NameId> {
+    for o in srcs {
+        let len = flat_len(o, items);
+        if k >= len {
+            k -= len;
+            continue;
+        }
+        return match o {
+            Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => flat_name_at(r.of(items), items, k),
+            Operand::Addr(a) if k == 0 => name_of(&a.base(items)),
+            Operand::Addr(Addr::Full(r, _)) => flat_name_at(r.of(items).get(1..).unwrap_or(&[]), items, k - 1),
+            o => name_of(o),
+        };
+    }
+    None
+}
+
+fn name_of(o: &Operand) -> Option<NameId> {
+    match o {
+        Operand::Reg(id) | Operand::NotReg(id) | Operand::Sym(id) => Some(*id),
+        _ => None,
+    }
+}
+
+/// The value operands a fact instruction's fact picks, by flattened index,
+/// found once per word and operand shape.
+#[derive(Default)]
+struct FactIndices {
+    seen: rustc_hash::FxHashMap<smallvec::SmallVec<[u64; 16]>, smallvec::SmallVec<[u32; 3]>>,
+}
+
+impl FactIndices {
+    /// The indices (into `Body::flatten` over `srcs`) of the values the fact
+    /// of `ins`, with sources `srcs`, reads: the fact is recognised over
+    /// stand-in values (argument `k` for the `k`-th), so the operands it picks
+    /// are exactly those of the lowering. Recognising depends on the word and
+    /// on the operands' kinds and list lengths, the key of the memo.
+    fn of(
+        &mut self,
+        cx: &Cx<'_>,
+        class: facts::Class,
+        word: u32,
+        ins: &InstRef<'_, '_>,
+        srcs: &[Operand],
+    ) -> smallvec::SmallVec<[usize; 3]> {
+        let count: usize = srcs.iter().map(|o| flat_len(o, ins.items)).sum();
+        // The key: the word, the value count, the split, and each operand's
+        // kind (an integer's value, a list's length and its items' kinds).
+        let kind = |o: &Operand| match o {
+            Operand::Reg(_) => 0,
+            Operand::NotReg(_) => 1,
+            Operand::Sym(_) => 2,
+            Operand::Sink => 3,
+            Operand::Int(_) => 4,
+            Operand::Float(..) => 5,
+            Operand::Vector(_) => 6,
+            Operand::List(_) => 7,
+            Operand::Pair(_) => 8,
+            Operand::Addr(Addr::Reg(..)) => 9,
+            Operand::Addr(Addr::Sym(..)) => 10,
+            Operand::Addr(Addr::Full(..)) => 11,
+        };
+        let mut key: smallvec::SmallVec<[u64; 16]> = smallvec::SmallVec::new();
+        key.extend([u64::from(word), count as u64, (ins.operands.len() - srcs.len()) as u64]);
+        for o in ins.operands {
+            key.push(kind(o));
+            match o {
+                Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) | Operand::Addr(Addr::Full(r, _)) => {
+                    key.push(r.len() as u64);
+                    key.extend(r.of(ins.items).iter().map(kind));
+                }
+                Operand::Int(v) => key.push(*v as u64),
+                _ => {}
+            }
+        }
+        let picked = self.seen.entry(key).or_insert_with(|| {
+            let operands: Operands = (0..count as u32).map(Value::Arg).collect();
+            let kind = InstKind::Other { opcode: 0, operands };
+            let mut out = smallvec::SmallVec::new();
+            let Some(inst) = InstH::from_index(0) else { return out };
+            if let Some(p) = facts::recognise(class, ins, inst, &kind, cx.target) {
+                for o in p.value_operands() {
+                    if let IrOperand::Value(Value::Arg(k)) = o {
+                        out.push(k);
+                    }
+                }
+            }
+            out
+        });
+        picked.iter().map(|&k| k as usize).collect()
+    }
+}
