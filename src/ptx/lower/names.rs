@@ -361,7 +361,7 @@ fn recent_index(key: u64, len: usize) -> usize {
 /// `%r123` → ("%r", 123): the trailing decimal digits (no leading zero, a
 /// u32) and what precedes them.
 #[inline]
-fn split_register(name: &str) -> Option<(&str, u32)> {
+pub(super) fn split_register(name: &str) -> Option<(&str, u32)> {
     let b = name.as_bytes();
     let mut i = b.len();
     let mut n = 0u64;

@@ -75,16 +75,28 @@ pub(super) fn needed<'a>(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>) 
     let mut need = vec![0u8; n];
     let mut work: Vec<NameId> = Vec::new();
     // (name, statement) for every name an instruction may write.
-    let mut writes: Vec<(u32, u32)> = Vec::new();
+    let mut writes: Vec<(u32, u32)> = Vec::with_capacity(n);
     let mut facts_seen = FactIndices::default();
+    let mut decls = Declared::default();
     for (i, s) in stmts.iter().enumerate() {
         let ins = match s {
             Stmt::Inst(ins) => stmts.inst(ins),
-            Stmt::Decl(d) if stmts.decl(*d).is_some_and(|d| !matches!(d.space, Space::Reg | Space::Shared)) => {
-                return None;
-            }
-            _ => {
+            Stmt::Decl(d) => {
+                let Some(d) = stmts.decl(*d) else { continue };
+                if !matches!(d.space, Space::Reg | Space::Shared) {
+                    return None;
+                }
                 need[i] = LOWER;
+                decls.note(d);
+                continue;
+            }
+            s => {
+                need[i] = LOWER;
+                match s {
+                    Stmt::Open(_) => decls.depth += 1,
+                    Stmt::Close(_) => decls.depth = decls.depth.saturating_sub(1),
+                    _ => {}
+                }
                 continue;
             }
         };
@@ -112,25 +124,37 @@ pub(super) fn needed<'a>(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>) 
         }
         need[i] = LOWER;
         let mut root = |id: NameId| mark(id, &mut need_name, &mut work);
-        // The sources as the lowering splits them: after a destination when
-        // the first operand is one (it is when it names a declared register,
-        // which the scopes decide in pass 2: both splits are taken).
+        // The sources as the lowering splits them: after the first operand
+        // when it is a destination, that is, when each of its elements is `_`
+        // or names a register declared in scope. Where that is sure (the
+        // body's own declarations say so) one split is taken, else both.
+        // Under the split that reads a single first operand as a source, that
+        // operand is no declared register: no instruction writes what it
+        // reads, so it needs nothing.
+        let op0 = ins.operands.first();
         let may_dest = !info.no_dest
             && matches!(
-                ins.operands.first(),
+                op0,
                 Some(Operand::Reg(_) | Operand::Sym(_) | Operand::Sink | Operand::Vector(_) | Operand::Pair(_))
             );
-        let splits = [Some(ins.operands), may_dest.then(|| ins.operands.get(1..)).flatten()];
-        for srcs in splits.into_iter().flatten() {
+        let sure = may_dest && op0.is_some_and(|o| decls.surely_dest(o, ins.items, stmts.names()));
+        // (Its operand slot, and its values in the flattened sources: none for `_`.)
+        let single = may_dest && matches!(op0, Some(Operand::Reg(_) | Operand::Sym(_) | Operand::Sink));
+        let skip_first = if single { (1, op0.map_or(0, |o| flat_len(o, ins.items))) } else { (0, 0) };
+        let splits = [
+            (!sure).then_some((ins.operands, skip_first)),
+            may_dest.then(|| (ins.operands.get(1..).unwrap_or(&[]), (0, 0))),
+        ];
+        for (srcs, (skip_slot, skip_flat)) in splits.into_iter().flatten() {
             if let Some(form) = access {
-                for slot in form.slots() {
+                for slot in form.slots().filter(|&k| k >= skip_slot) {
                     if let Some(o) = srcs.get(slot) {
                         operand_names(o, ins.items, &mut root);
                     }
                 }
             }
             if let Some(class) = fact {
-                for k in facts_seen.of(cx, class, word, &ins, srcs) {
+                for k in facts_seen.of(cx, class, word, &ins, srcs).into_iter().filter(|&k| k >= skip_flat) {
                     if let Some(id) = flat_name_at(srcs, ins.items, k) {
                         root(id);
                     }
@@ -192,8 +216,78 @@ pub(super) fn needed<'a>(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>) 
         let insts = stmts.iter().filter(|s| matches!(s, Stmt::Inst(_))).count();
         let lowered = stmts.iter().zip(&need).filter(|(s, n)| matches!(s, Stmt::Inst(_)) && **n != 0).count();
         eprintln!("slice {}: {lowered} of {insts} instructions", fd.name);
+        if std::env::var_os("IRLINT_SLICE_OPS").is_some() {
+            for (s, x) in stmts.iter().zip(&need) {
+                if let (Stmt::Inst(ins), true) = (s, *x != 0) {
+                    let ins = stmts.inst(ins);
+                    eprintln!("op {} {} {}", *x, ins.op, ins.items.len());
+                }
+            }
+        }
     }
     Some(Slice { stmts: need.into_iter().map(|x| x != 0).collect(), names: need_name })
+}
+
+/// The registers the body's own scope has declared so far (not an inner
+/// `{ }` scope's), to tell a destination from a source as the lowering's
+/// scopes would (`names::Body::dest_vars`).
+#[derive(Default)]
+struct Declared<'a> {
+    /// By name id: a register declared by name.
+    names: Vec<bool>,
+    /// Register ranges: prefix and count.
+    ranges: Vec<(&'a str, u32)>,
+    /// `{ }` scopes open, the body's own included.
+    depth: u32,
+    /// An inner scope declared a `.shared` variable: its name is no
+    /// register there, whatever the body's scope says.
+    inner_shared: bool,
+}
+
+impl<'a> Declared<'a> {
+    fn note(&mut self, d: &crate::ptx::parse::VarDecl<'a>) {
+        // The body's statements start with its own `{`.
+        if self.depth != 1 {
+            self.inner_shared |= d.space != Space::Reg;
+            return;
+        }
+        if d.space != Space::Reg {
+            return;
+        }
+        match (d.range, d.id) {
+            (Some(n), _) => self.ranges.push((d.name, n)),
+            (None, Some(id)) => {
+                if self.names.len() <= id.index() {
+                    self.names.resize(id.index() + 1, false);
+                }
+                self.names[id.index()] = true;
+            }
+            (None, None) => {}
+        }
+    }
+
+    /// True when `o` surely is a destination: every element `_` or a
+    /// register the body's scope declared.
+    fn surely_dest(&self, o: &Operand, items: &[Operand], names: &[&str]) -> bool {
+        if self.inner_shared {
+            return false;
+        }
+        let declared = |x: &Operand| match x {
+            Operand::Sink => true,
+            Operand::Reg(id) | Operand::Sym(id) => {
+                self.names.get(id.index()).copied().unwrap_or(false)
+                    || names
+                        .get(id.index())
+                        .and_then(|n| super::names::split_register(n))
+                        .is_some_and(|(p, k)| self.ranges.iter().any(|&(q, count)| q == p && k < count))
+            }
+            _ => false,
+        };
+        match o {
+            Operand::Vector(r) | Operand::Pair(r) => r.of(items).iter().all(declared),
+            o => declared(o),
+        }
+    }
 }
 
 /// Marks a name needed, queueing it the first time.
