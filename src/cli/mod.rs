@@ -347,15 +347,17 @@ fn refuse_output_input<'a>(
 
 /// `-j N` above [`batch::max_jobs`] is a usage error.
 fn check_jobs(jobs: Option<usize>) -> Result<(), String> {
+    // Up to the floor, any count is allowed: no need to count the cores.
+    let Some(n) = jobs.filter(|&n| n > crate::read::limits::MAX_JOBS_FLOOR) else { return Ok(()) };
     let max = batch::max_jobs();
-    match jobs {
-        Some(n) if n > max => Err(format!(
+    if n > max {
+        return Err(format!(
             "-j {n}: at most {max} worker threads ({} per core, at least {})",
             crate::read::limits::MAX_JOBS_PER_CORE,
             crate::read::limits::MAX_JOBS_FLOOR
-        )),
-        _ => Ok(()),
+        ));
     }
+    Ok(())
 }
 
 fn emit(text: &str, output: Option<&Path>) -> Result<(), String> {
