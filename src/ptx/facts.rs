@@ -19,15 +19,15 @@ pub struct Pending {
 impl Pending {
     /// Rewrites the SSA values the fact holds (trivial phis folded away).
     pub(crate) fn map_values(&mut self, mut f: impl FnMut(Value) -> Value) {
-        let slots: Vec<&mut Option<Operand>> = match &mut self.op.op {
-            PtxOp::LdStMatrix(x) => vec![&mut x.address],
-            PtxOp::Tcgen05Mma(x) => vec![&mut x.idesc, &mut x.a_desc, &mut x.b_desc],
-            PtxOp::TensorCopy(x) => vec![&mut x.smem, &mut x.mbarrier],
-            PtxOp::Mbarrier(x) => vec![&mut x.address],
-            PtxOp::Wgmma(x) => vec![&mut x.a_desc, &mut x.b_desc],
+        let slots: [Option<&mut Option<Operand>>; 3] = match &mut self.op.op {
+            PtxOp::LdStMatrix(x) => [Some(&mut x.address), None, None],
+            PtxOp::Tcgen05Mma(x) => [Some(&mut x.idesc), Some(&mut x.a_desc), Some(&mut x.b_desc)],
+            PtxOp::TensorCopy(x) => [Some(&mut x.smem), Some(&mut x.mbarrier), None],
+            PtxOp::Mbarrier(x) => [Some(&mut x.address), None, None],
+            PtxOp::Wgmma(x) => [Some(&mut x.a_desc), Some(&mut x.b_desc), None],
             PtxOp::BlockScaledMma(_) => return,
         };
-        for slot in slots {
+        for slot in slots.into_iter().flatten() {
             if let Some(Operand::Value(v)) = slot {
                 *v = f(*v);
             }

@@ -5,6 +5,7 @@
 mod body;
 mod compute;
 mod dom;
+mod fact_shapes;
 mod locals;
 mod members;
 mod names;
@@ -36,6 +37,8 @@ pub(super) struct Cx<'a> {
     pub target: Option<crate::ir::PtxTarget>,
     /// Lower only what the rules read (see [`slice`]).
     pub sliced: bool,
+    /// Facts recognised once per word and operand shape.
+    fact_shapes: fact_shapes::FactShapes,
     /// Instruction word → index into `infos` (and `accesses`, `word_ops`).
     op_info: FxHashMap<&'a str, u32>,
     infos: Vec<ops::OpInfo<'a>>,
@@ -435,6 +438,7 @@ pub(super) fn lower<'a>(pm: PtxModule<'a>, sliced: bool) -> Result<Module> {
         small_ints: [[None; 64]; 2],
         target: pm.target.iter().find_map(|t| crate::ir::PtxTarget::parse(t, pm.version.unwrap_or((0, 0)))),
         sliced,
+        fact_shapes: Default::default(),
         t_bool: None,
         t_i32: None,
         t_i64: None,

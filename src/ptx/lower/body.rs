@@ -263,6 +263,8 @@ pub(super) fn lower_body<'a>(
     // instruction arena once: three per instruction and two per register it
     // writes (a 128-register `wgmma` gives 129 or more).
     let mut insts = 0usize;
+    // Names the instructions write, each time.
+    let mut written = 0usize;
     // A block starts at a branch target or after a control instruction:
     // the lists of blocks and labels sized once.
     pres.reserve(targets.len() + controls.len() + 1);
@@ -327,6 +329,7 @@ pub(super) fn lower_body<'a>(
                         insts = insts.saturating_add(2);
                         written_names(o, ins.items, &mut |name| {
                             insts = insts.saturating_add(2);
+                            written += 1;
                             let Some(d) = id_dom.get_mut(name.index()) else { return };
                             if *d == 0 {
                                 dom_count += 1;
@@ -451,6 +454,15 @@ pub(super) fn lower_body<'a>(
     cx.ssa_work = cx.ssa_work.saturating_add(spent);
     let mut f = f;
     f.is_declaration = false;
+    // Statements the check needs (all when `None`, see `super::slice`).
+    let (needed, slice_names) = match super::slice::needed(cx, fd, &stmts, written) {
+        Some(s) => {
+            // What the lowered part gives, about.
+            insts = insts / s.insts.max(1) * s.lowered + insts % s.insts.max(1) * s.lowered / s.insts.max(1);
+            (Some(s.stmts), s.names)
+        }
+        None => (None, Vec::new()),
+    };
     // Room for what the instructions may give, the terminators and some
     // phis; past that the arena grows as usual (growth copies it: for a
     // moment both copies are resident). What is reserved and not written
@@ -462,11 +474,6 @@ pub(super) fn lower_body<'a>(
     for b in blocks.iter_mut() {
         b.ir = Some(f.blocks.append(Default::default()));
     }
-    // Statements the check needs (all when `None`, see `super::slice`).
-    let (needed, slice_names) = match super::slice::needed(cx, fd, &stmts) {
-        Some(s) => (Some(s.stmts), s.names),
-        None => (None, Vec::new()),
-    };
     // ---- pass 2: fill blocks -------------------------------------------------------
     let mut body = Body {
         body_insts: Vec::with_capacity(room),

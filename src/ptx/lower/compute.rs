@@ -96,7 +96,14 @@ impl<'c, 'a> Body<'c, 'a> {
                         };
                         self.record_access(word, ins, srcs, v);
                         if let (Value::Inst(h), Some(class)) = (v, info.fact) {
-                            if let Some(p) = facts::recognise(class, ins, h, &self.f.insts[h].kind, self.cx.target) {
+                            let p = match &self.f.insts[h].kind {
+                                InstKind::Other { operands, .. } => {
+                                    let target = self.cx.target;
+                                    self.cx.fact_shapes.fact(target, class, word, ins, srcs.len(), operands, h)
+                                }
+                                kind => facts::recognise(class, ins, h, kind, self.cx.target),
+                            };
+                            if let Some(p) = p {
                                 self.facts.push(p);
                             }
                         }

@@ -32,8 +32,6 @@
 
 use super::body::written_names;
 use super::Cx;
-use crate::ir::{InstH, InstKind, Operand as IrOperand, Operands, Value};
-use crate::ptx::facts;
 use crate::ptx::parse::{Addr, FuncDecl, InstRef, NameId, Operand, Space, Stmt, Stmts};
 
 const LOWER: u8 = 1;
@@ -47,10 +45,14 @@ pub(super) struct Slice {
     /// name is `undef` (no SSA walk for a register whose writers are not
     /// lowered).
     pub(super) names: Vec<bool>,
+    /// Instructions lowered, and instructions in all.
+    pub(super) lowered: usize,
+    pub(super) insts: usize,
 }
 
 /// What pass 2 lowers; `None`: everything.
-pub(super) fn needed<'a>(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>) -> Option<Slice> {
+/// (`written`: how many names the instructions write, pass 1's count.)
+pub(super) fn needed<'a>(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>, written: usize) -> Option<Slice> {
     if !cx.sliced || !fd.rets.is_empty() {
         return None;
     }
@@ -75,8 +77,7 @@ pub(super) fn needed<'a>(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>) 
     let mut need = vec![0u8; n];
     let mut work: Vec<NameId> = Vec::new();
     // (name, statement) for every name an instruction may write.
-    let mut writes: Vec<(u32, u32)> = Vec::with_capacity(n);
-    let mut facts_seen = FactIndices::default();
+    let mut writes: Vec<(u32, u32)> = Vec::with_capacity(written);
     let mut decls = Declared::default();
     for (i, s) in stmts.iter().enumerate() {
         let ins = match s {
@@ -100,23 +101,22 @@ pub(super) fn needed<'a>(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>) 
                 continue;
             }
         };
+        if ins.op.starts_with("call") && matches!(ins.op.as_bytes().get(4), None | Some(b'.')) {
+            return None;
+        }
+        let seed = may_be_seed(ins.op).then(|| cx.op_info(ins.op));
+        if seed.is_some_and(|(_, info)| info.control) {
+            // (Control instructions write nothing.)
+            need[i] = LOWER;
+            continue;
+        }
         if let Some(o) = ins.operands.first() {
             written_names(o, ins.items, &mut |name| writes.push((name.index() as u32, i as u32)));
         }
         if !aligned_param.is_empty() && names_aligned_param(&ins, &aligned_param) {
             need[i] = LOWER;
         }
-        if !may_be_seed(ins.op) {
-            continue;
-        }
-        if ins.op.starts_with("call") && matches!(ins.op.as_bytes().get(4), None | Some(b'.')) {
-            return None;
-        }
-        let (word, info) = cx.op_info(ins.op);
-        if info.control {
-            need[i] = LOWER;
-            continue;
-        }
+        let Some((word, info)) = seed else { continue };
         let fact = info.fact;
         let access = cx.word_access(word);
         if fact.is_none() && access.is_none() {
@@ -154,7 +154,14 @@ pub(super) fn needed<'a>(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>) 
                 }
             }
             if let Some(class) = fact {
-                for k in facts_seen.of(cx, class, word, &ins, srcs).into_iter().filter(|&k| k >= skip_flat) {
+                let count = srcs.iter().map(|o| flat_len(o, ins.items)).sum();
+                let target = cx.target;
+                for k in cx
+                    .fact_shapes
+                    .picked(target, class, word, &ins, srcs.len(), count)
+                    .into_iter()
+                    .filter(|&k| k >= skip_flat)
+                {
                     if let Some(id) = flat_name_at(srcs, ins.items, k) {
                         root(id);
                     }
@@ -212,9 +219,14 @@ pub(super) fn needed<'a>(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>) 
             }
         }
     }
+    let (mut insts, mut lowered) = (0, 0);
+    for (s, n) in stmts.iter().zip(&need) {
+        if let Stmt::Inst(_) = s {
+            insts += 1;
+            lowered += usize::from(*n != 0);
+        }
+    }
     if std::env::var_os("IRLINT_SLICE_STATS").is_some() {
-        let insts = stmts.iter().filter(|s| matches!(s, Stmt::Inst(_))).count();
-        let lowered = stmts.iter().zip(&need).filter(|(s, n)| matches!(s, Stmt::Inst(_)) && **n != 0).count();
         eprintln!("slice {}: {lowered} of {insts} instructions", fd.name);
         if std::env::var_os("IRLINT_SLICE_OPS").is_some() {
             for (s, x) in stmts.iter().zip(&need) {
@@ -225,7 +237,7 @@ pub(super) fn needed<'a>(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>) 
             }
         }
     }
-    Some(Slice { stmts: need.into_iter().map(|x| x != 0).collect(), names: need_name })
+    Some(Slice { stmts: need.into_iter().map(|x| x != 0).collect(), names: need_name, lowered, insts })
 }
 
 /// The registers the body's own scope has declared so far (not an inner
@@ -395,74 +407,5 @@ fn name_of(o: &Operand) -> Option<NameId> {
     match o {
         Operand::Reg(id) | Operand::NotReg(id) | Operand::Sym(id) => Some(*id),
         _ => None,
-    }
-}
-
-/// The value operands a fact instruction's fact picks, by flattened index,
-/// found once per word and operand shape.
-#[derive(Default)]
-struct FactIndices {
-    seen: rustc_hash::FxHashMap<smallvec::SmallVec<[u64; 16]>, smallvec::SmallVec<[u32; 3]>>,
-}
-
-impl FactIndices {
-    /// The indices (into `Body::flatten` over `srcs`) of the values the fact
-    /// of `ins`, with sources `srcs`, reads: the fact is recognised over
-    /// stand-in values (argument `k` for the `k`-th), so the operands it picks
-    /// are exactly those of the lowering. Recognising depends on the word and
-    /// on the operands' kinds and list lengths, the key of the memo.
-    fn of(
-        &mut self,
-        cx: &Cx<'_>,
-        class: facts::Class,
-        word: u32,
-        ins: &InstRef<'_, '_>,
-        srcs: &[Operand],
-    ) -> smallvec::SmallVec<[usize; 3]> {
-        let count: usize = srcs.iter().map(|o| flat_len(o, ins.items)).sum();
-        // The key: the word, the value count, the split, and each operand's
-        // kind (an integer's value, a list's length and its items' kinds).
-        let kind = |o: &Operand| match o {
-            Operand::Reg(_) => 0,
-            Operand::NotReg(_) => 1,
-            Operand::Sym(_) => 2,
-            Operand::Sink => 3,
-            Operand::Int(_) => 4,
-            Operand::Float(..) => 5,
-            Operand::Vector(_) => 6,
-            Operand::List(_) => 7,
-            Operand::Pair(_) => 8,
-            Operand::Addr(Addr::Reg(..)) => 9,
-            Operand::Addr(Addr::Sym(..)) => 10,
-            Operand::Addr(Addr::Full(..)) => 11,
-        };
-        let mut key: smallvec::SmallVec<[u64; 16]> = smallvec::SmallVec::new();
-        key.extend([u64::from(word), count as u64, (ins.operands.len() - srcs.len()) as u64]);
-        for o in ins.operands {
-            key.push(kind(o));
-            match o {
-                Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) | Operand::Addr(Addr::Full(r, _)) => {
-                    key.push(r.len() as u64);
-                    key.extend(r.of(ins.items).iter().map(kind));
-                }
-                Operand::Int(v) => key.push(*v as u64),
-                _ => {}
-            }
-        }
-        let picked = self.seen.entry(key).or_insert_with(|| {
-            let operands: Operands = (0..count as u32).map(Value::Arg).collect();
-            let kind = InstKind::Other { opcode: 0, operands };
-            let mut out = smallvec::SmallVec::new();
-            let Some(inst) = InstH::from_index(0) else { return out };
-            if let Some(p) = facts::recognise(class, ins, inst, &kind, cx.target) {
-                for o in p.value_operands() {
-                    if let IrOperand::Value(Value::Arg(k)) = o {
-                        out.push(k);
-                    }
-                }
-            }
-            out
-        });
-        picked.iter().map(|&k| k as usize).collect()
     }
 }

@@ -1,0 +1,139 @@
+//! Facts recognised once per instruction word and operand shape.
+//!
+//! What [`facts::recognise`] makes of an instruction depends on its word, the
+//! kinds of its operands (a list's length and its items' kinds, an
+//! integer's value) and how many values its sources flatten to; the values
+//! themselves only fill the fact's value operands. So a fact is recognised
+//! once per such shape over stand-in values (argument `k` for the `k`-th
+//! flattened source) and copied for every instruction of that shape with
+//! its own values: an unrolled loop of 64 `wgmma`s parses its word once.
+//! The sliced lowering ([`super::slice`]) reads the same memo for the
+//! indices of the values a fact reads.
+
+use crate::ir::{InstH, InstKind, Operand as IrOperand, Operands, PtxTarget, Value};
+use crate::ptx::facts::{self, Class, Pending};
+use crate::ptx::parse::{Addr, InstRef, Operand};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+/// The memo key: the word's index, the flattened value count, how many
+/// leading operands are destinations, then each operand's shape ([`shape`]).
+type Key = SmallVec<[u64; 16]>;
+
+#[derive(Default)]
+pub(super) struct FactShapes {
+    seen: FxHashMap<Key, Option<Pending>>,
+}
+
+fn kind(o: &Operand) -> u64 {
+    match o {
+        Operand::Reg(_) => 0,
+        Operand::NotReg(_) => 1,
+        Operand::Sym(_) => 2,
+        Operand::Sink => 3,
+        Operand::Int(_) => 4,
+        Operand::Float(..) => 5,
+        Operand::Vector(_) => 6,
+        Operand::List(_) => 7,
+        Operand::Pair(_) => 8,
+        Operand::Addr(Addr::Reg(..)) => 9,
+        Operand::Addr(Addr::Sym(..)) => 10,
+        Operand::Addr(Addr::Full(..)) => 11,
+    }
+}
+
+/// Appends the shape of `o` to `key`: its kind, an integer's or float's
+/// bits, a list's length and its items' shapes (a list of registers, the
+/// usual one, as its length alone).
+fn shape(o: &Operand, items: &[Operand], key: &mut Key) {
+    key.push(kind(o));
+    match o {
+        Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) | Operand::Addr(Addr::Full(r, _)) => {
+            let list = r.of(items);
+            if list.iter().all(|x| matches!(x, Operand::Reg(_))) {
+                key.push(u64::MAX - list.len() as u64);
+            } else {
+                key.push(list.len() as u64);
+                for x in list {
+                    shape(x, items, key);
+                }
+            }
+        }
+        Operand::Int(v) => key.push(*v as u64),
+        Operand::Float(bits, w) => key.extend([*bits, u64::from(*w)]),
+        _ => {}
+    }
+}
+
+impl FactShapes {
+    /// The fact of `ins` (word index `word`, fact class `class`) whose
+    /// sources are its operands after the first `ins.operands.len() - nsrcs`
+    /// and flatten to `count` values, over stand-in values.
+    fn template(
+        &mut self,
+        target: Option<PtxTarget>,
+        class: Class,
+        word: u32,
+        ins: &InstRef<'_, '_>,
+        nsrcs: usize,
+        count: usize,
+    ) -> Option<&Pending> {
+        let mut key: Key = SmallVec::new();
+        key.extend([u64::from(word), count as u64, ins.operands.len().saturating_sub(nsrcs) as u64]);
+        for o in ins.operands {
+            shape(o, ins.items, &mut key);
+        }
+        self.seen
+            .entry(key)
+            .or_insert_with(|| {
+                let operands: Operands = (0..count as u32).map(Value::Arg).collect();
+                let kind = InstKind::Other { opcode: 0, operands };
+                facts::recognise(class, ins, InstH::from_index(0)?, &kind, target)
+            })
+            .as_ref()
+    }
+
+    /// The fact `facts::recognise` makes of `ins` lowered to `inst`, an
+    /// `InstKind::Other` whose operands are `values` (its `nsrcs` sources
+    /// flattened).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn fact(
+        &mut self,
+        target: Option<PtxTarget>,
+        class: Class,
+        word: u32,
+        ins: &InstRef<'_, '_>,
+        nsrcs: usize,
+        values: &[Value],
+        inst: InstH,
+    ) -> Option<Pending> {
+        let mut p = self.template(target, class, word, ins, nsrcs, values.len())?.clone();
+        p.map_values(|v| match v {
+            Value::Arg(k) => values.get(k as usize).copied().unwrap_or(v),
+            v => v,
+        });
+        p.map_inst(|_| inst);
+        Some(p)
+    }
+
+    /// The indices, among the `count` values the `nsrcs` sources of `ins`
+    /// flatten to, of those its fact reads.
+    pub(super) fn picked(
+        &mut self,
+        target: Option<PtxTarget>,
+        class: Class,
+        word: u32,
+        ins: &InstRef<'_, '_>,
+        nsrcs: usize,
+        count: usize,
+    ) -> SmallVec<[usize; 3]> {
+        let Some(p) = self.template(target, class, word, ins, nsrcs, count) else { return SmallVec::new() };
+        p.value_operands()
+            .into_iter()
+            .filter_map(|o| match o {
+                IrOperand::Value(Value::Arg(k)) => Some(k as usize),
+                _ => None,
+            })
+            .collect()
+    }
+}
