@@ -442,6 +442,28 @@ pub(super) fn lower_body<'a>(
             b.succs = succs;
         }
     }
+    // Statements the check needs (all when `None`, see `super::slice`).
+    let (needed, slice_names) = match super::slice::needed(cx, fd, &stmts, written) {
+        Some(s) => {
+            // What the lowered part gives, about.
+            insts = insts / s.insts.max(1) * s.lowered + insts % s.insts.max(1) * s.lowered / s.insts.max(1);
+            (Some(s.stmts), s.names)
+        }
+        None => (None, Vec::new()),
+    };
+    // The sliced lowering reads only the needed names: the others need no
+    // phi placement.
+    if needed.is_some() {
+        let mut keep = vec![false; dom_count as usize];
+        for (name, &d) in id_dom.iter().enumerate() {
+            if d != 0 && slice_names.get(name).copied().unwrap_or(true) {
+                if let Some(k) = keep.get_mut(d as usize - 1) {
+                    *k = true;
+                }
+            }
+        }
+        writes.retain(|&(id, _)| keep.get(id as usize).copied().unwrap_or(true));
+    }
     // A name written in k blocks leaves k - 1 values in `Body::defs` as
     // the blocks are filled (the others stay in its `Local`), and reads in
     // other blocks cache about twice as many again (2.8 to 3.8 times the
@@ -454,15 +476,6 @@ pub(super) fn lower_body<'a>(
     cx.ssa_work = cx.ssa_work.saturating_add(spent);
     let mut f = f;
     f.is_declaration = false;
-    // Statements the check needs (all when `None`, see `super::slice`).
-    let (needed, slice_names) = match super::slice::needed(cx, fd, &stmts, written) {
-        Some(s) => {
-            // What the lowered part gives, about.
-            insts = insts / s.insts.max(1) * s.lowered + insts % s.insts.max(1) * s.lowered / s.insts.max(1);
-            (Some(s.stmts), s.names)
-        }
-        None => (None, Vec::new()),
-    };
     // Room for what the instructions may give, the terminators and some
     // phis; past that the arena grows as usual (growth copies it: for a
     // moment both copies are resident). What is reserved and not written

@@ -31,6 +31,7 @@
 //! (a parameter read as an address anywhere drops that alignment).
 
 use super::body::written_names;
+use super::ops::control;
 use super::Cx;
 use crate::ptx::parse::{Addr, FuncDecl, InstRef, NameId, Operand, Space, Stmt, Stmts};
 
@@ -52,6 +53,7 @@ pub(super) struct Slice {
 
 /// What pass 2 lowers; `None`: everything.
 /// (`written`: how many names the instructions write, pass 1's count.)
+#[inline(never)]
 pub(super) fn needed<'a>(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>, written: usize) -> Option<Slice> {
     if !cx.sliced || !fd.rets.is_empty() {
         return None;
@@ -104,12 +106,12 @@ pub(super) fn needed<'a>(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>, 
         if ins.op.starts_with("call") && matches!(ins.op.as_bytes().get(4), None | Some(b'.')) {
             return None;
         }
-        let seed = may_be_seed(ins.op).then(|| cx.op_info(ins.op));
-        if seed.is_some_and(|(_, info)| info.control) {
+        if control(ins.op).is_some() {
             // (Control instructions write nothing.)
             need[i] = LOWER;
             continue;
         }
+        let seed = may_be_seed(ins.op).then(|| cx.op_info(ins.op));
         if let Some(o) = ins.operands.first() {
             written_names(o, ins.items, &mut |name| writes.push((name.index() as u32, i as u32)));
         }
@@ -227,7 +229,13 @@ pub(super) fn needed<'a>(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>, 
         }
     }
     if std::env::var_os("IRLINT_SLICE_STATS").is_some() {
-        eprintln!("slice {}: {lowered} of {insts} instructions", fd.name);
+        eprintln!(
+            "slice {}: {lowered} of {insts} instructions, {} statements, {} names, {} writes",
+            fd.name,
+            n,
+            names,
+            writers.len()
+        );
         if std::env::var_os("IRLINT_SLICE_OPS").is_some() {
             for (s, x) in stmts.iter().zip(&need) {
                 if let (Stmt::Inst(ins), true) = (s, *x != 0) {
@@ -249,25 +257,37 @@ struct Declared<'a> {
     names: Vec<bool>,
     /// Register ranges: prefix and count.
     ranges: Vec<(&'a str, u32)>,
+    /// Their elements with reserved name ids: the first id and how many
+    /// (`parse::VarDecl::first_id`), each a declared register.
+    reserved: Vec<(u32, u32)>,
     /// `{ }` scopes open, the body's own included.
     depth: u32,
-    /// An inner scope declared a `.shared` variable: its name is no
-    /// register there, whatever the body's scope says.
-    inner_shared: bool,
+    /// Nothing is sure: an inner scope declared a `.shared` variable (its
+    /// name is no register there, whatever the body's scope says), or the
+    /// body's scope declared a range twice.
+    unsure: bool,
 }
 
 impl<'a> Declared<'a> {
     fn note(&mut self, d: &crate::ptx::parse::VarDecl<'a>) {
         // The body's statements start with its own `{`.
         if self.depth != 1 {
-            self.inner_shared |= d.space != Space::Reg;
+            self.unsure |= d.space != Space::Reg;
             return;
         }
         if d.space != Space::Reg {
             return;
         }
         match (d.range, d.id) {
-            (Some(n), _) => self.ranges.push((d.name, n)),
+            (Some(n), _) => {
+                // A range declared again replaces the first in the scope (and
+                // its reserved ids): not followed here.
+                self.unsure |= self.ranges.iter().any(|&(p, _)| p == d.name);
+                self.ranges.push((d.name, n));
+                if let Some(first) = d.first_id {
+                    self.reserved.push((first.index() as u32, d.reserved));
+                }
+            }
             (None, Some(id)) => {
                 if self.names.len() <= id.index() {
                     self.names.resize(id.index() + 1, false);
@@ -281,13 +301,15 @@ impl<'a> Declared<'a> {
     /// True when `o` surely is a destination: every element `_` or a
     /// register the body's scope declared.
     fn surely_dest(&self, o: &Operand, items: &[Operand], names: &[&str]) -> bool {
-        if self.inner_shared {
+        if self.unsure {
             return false;
         }
         let declared = |x: &Operand| match x {
             Operand::Sink => true,
             Operand::Reg(id) | Operand::Sym(id) => {
+                let k = id.index() as u32;
                 self.names.get(id.index()).copied().unwrap_or(false)
+                    || self.reserved.iter().any(|&(first, count)| k.wrapping_sub(first) < count)
                     || names
                         .get(id.index())
                         .and_then(|n| super::names::split_register(n))
@@ -329,25 +351,19 @@ fn names_aligned_param(ins: &InstRef<'_, '_>, aligned: &[bool]) -> bool {
     })
 }
 
-/// False for a word that is neither a control instruction, a fact
-/// (`ldmatrix`, `stmatrix`, `tcgen05`, `mma`, `cp`, `wgmma`, `mbarrier`) nor a
-/// memory access (`ld`, `ldu`, `st`, `atom`, `red`, `multimem`, `cp`): its
-/// first two letters say so for most words (`mov`, `add`, `fma`, `setp`).
+/// False for a word that is neither a fact (`ldmatrix`, `stmatrix`,
+/// `tcgen05.mma`, `tcgen05.commit`, `mma`, `cp`, `wgmma`, `mbarrier`) nor a
+/// memory access (`ld`, `ldu`, `st`, `atom`, `red`, `multimem`, `cp`), told
+/// from its first letters (`mov`, `add`, `mul`, `ex2`, `setp` are neither).
 fn may_be_seed(word: &str) -> bool {
-    match word.as_bytes() {
-        [a, b, ..] => matches!(
-            (*a, *b),
-            (b'l', b'd')
-                | (b's', b't')
-                | (b't', b'c' | b'r')
-                | (b'm', b'm' | b'b' | b'u')
-                | (b'c', b'p')
-                | (b'w', b'g')
-                | (b'a', b't')
-                | (b'r', b'e')
-                | (b'b', b'r')
-                | (b'e', b'x')
-        ),
+    let b = word.as_bytes();
+    match b {
+        [b'l', b'd', ..] | [b's', b't', ..] | [b'c', b'p', ..] | [b'w', b'g', ..] | [b'a', b't', ..] => true,
+        [b'm', b'm', ..] | [b'm', b'b', ..] => true,
+        [b't', b'c', ..] => word.starts_with("tcgen05.mma") || word.starts_with("tcgen05.commit"),
+        [b'r', b'e', b'd', ..] => true,
+        [b'm', b'u', b'l', b't', ..] => true,
+        [_, _, ..] => false,
         _ => true,
     }
 }
