@@ -19,7 +19,7 @@
 //! [`super::compute`], the per-word facts in [`super::ops`].
 
 use super::dom::Dom;
-use super::names::Scope;
+use super::names::{written_names, Scope};
 use super::ops::control;
 use super::{span, Cx};
 use crate::ir::{BlockH, Function, Inst, InstH, InstKind, LocH, Span, TypeH, Value};
@@ -259,12 +259,12 @@ pub(super) fn lower_body<'a>(
             _ => {}
         }
     }
+    // The sliced lowering's scan rides along (see `super::slice`).
+    let mut scan = super::slice::Scan::new(cx, fd, &stmts, writers);
     // IR instructions the statements may give, about, to size the
     // instruction arena once: three per instruction and two per register it
     // writes (a 128-register `wgmma` gives 129 or more).
     let mut insts = 0usize;
-    // Names the instructions write, each time.
-    let mut written = 0usize;
     // A block starts at a branch target or after a control instruction:
     // the lists of blocks and labels sized once.
     pres.reserve(targets.len() + controls.len() + 1);
@@ -302,9 +302,16 @@ pub(super) fn lower_body<'a>(
                 let id = parents.len() as u32;
                 parents.push(scope);
                 stack.push(id);
+                scan.scope(true);
             }
             Stmt::Close(_) => {
                 stack.pop();
+                scan.scope(false);
+            }
+            Stmt::Decl(d) => {
+                if let Some(d) = stmts.decl(*d) {
+                    scan.decl(d);
+                }
             }
             Stmt::Label(name, pos) if targets.contains(name) && labels.insert((scope, name), cur).is_some() => {
                 return Err(error_at(*pos, ErrorKind::Malformed, format!("label {name} defined twice")));
@@ -329,7 +336,7 @@ pub(super) fn lower_body<'a>(
                         insts = insts.saturating_add(2);
                         written_names(o, ins.items, &mut |name| {
                             insts = insts.saturating_add(2);
-                            written += 1;
+                            scan.write(name, i);
                             let Some(d) = id_dom.get_mut(name.index()) else { return };
                             if *d == 0 {
                                 dom_count += 1;
@@ -346,6 +353,7 @@ pub(super) fn lower_body<'a>(
                             }
                         });
                     }
+                    scan.inst(cx, i, &ins, stmts.names());
                 }
                 if let Some(base) = base {
                     let guarded = ins.guard.is_some();
@@ -443,7 +451,7 @@ pub(super) fn lower_body<'a>(
         }
     }
     // Statements the check needs (all when `None`, see `super::slice`).
-    let (needed, slice_names) = match super::slice::needed(cx, fd, &stmts, written) {
+    let (needed, slice_names) = match scan.finish(fd, &stmts) {
         Some(s) => {
             // What the lowered part gives, about.
             insts = insts / s.insts.max(1) * s.lowered + insts % s.insts.max(1) * s.lowered / s.insts.max(1);
@@ -581,39 +589,6 @@ pub(super) fn lower_body<'a>(
         }
     }
     body.finish()
-}
-
-/// Calls `f` with the id of every name in a destination operand.
-/// (`items`: the item slots of its instruction.) Inline, with a list's
-/// items in a loop: called once per instruction, the usual operand is a
-/// register or a list of them.
-#[inline(always)]
-pub(super) fn written_names(o: &Operand, items: &[Operand], f: &mut impl FnMut(NameId)) {
-    match o {
-        Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(*n),
-        Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {
-            for o in r.of(items) {
-                match o {
-                    Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(*n),
-                    Operand::Vector(_) | Operand::List(_) | Operand::Pair(_) => nested_written_names(o, items, f),
-                    _ => {}
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-/// [`written_names`] of a list inside a list.
-#[inline(never)]
-fn nested_written_names(o: &Operand, items: &[Operand], f: &mut impl FnMut(NameId)) {
-    match o {
-        Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(*n),
-        Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {
-            r.of(items).iter().for_each(|o| nested_written_names(o, items, f))
-        }
-        _ => {}
-    }
 }
 
 fn ssa_budget_message() -> String {

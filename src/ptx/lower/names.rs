@@ -400,6 +400,39 @@ fn prefix_key(prefix: &str) -> Option<u64> {
     Some(k)
 }
 
+/// Calls `f` with the id of every name in a destination operand.
+/// (`items`: the item slots of its instruction.) Inline, with a list's
+/// items in a loop: called once per instruction, the usual operand is a
+/// register or a list of them.
+#[inline(always)]
+pub(super) fn written_names(o: &Operand, items: &[Operand], f: &mut impl FnMut(NameId)) {
+    match o {
+        Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(*n),
+        Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {
+            for o in r.of(items) {
+                match o {
+                    Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(*n),
+                    Operand::Vector(_) | Operand::List(_) | Operand::Pair(_) => nested_written_names(o, items, f),
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// [`written_names`] of a list inside a list.
+#[inline(never)]
+fn nested_written_names(o: &Operand, items: &[Operand], f: &mut impl FnMut(NameId)) {
+    match o {
+        Operand::Reg(n) | Operand::NotReg(n) | Operand::Sym(n) => f(*n),
+        Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {
+            r.of(items).iter().for_each(|o| nested_written_names(o, items, f))
+        }
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,17 +4,21 @@
 //! its matrix facts (descriptors, addresses, instruction descriptors), the
 //! address, size and alignment operands of its memory accesses, and what
 //! those are computed from. Everything else a kernel does (its arithmetic on
-//! accumulators, its epilogue) is lowered and then never evaluated: on CuTe
-//! DSL kernels about three statements in four.
+//! accumulators, its epilogue) would be lowered and never evaluated: on CuTe
+//! DSL kernels seven instructions in ten.
 //!
-//! [`needed`] finds, before pass 2, the instructions that can write a value
+//! [`Scan`] finds, during pass 1, the instructions that can write a value
 //! the rules may read, by names: the roots are the registers named by those
 //! operands of every fact and access instruction (both always lowered, as
 //! are control instructions and every non-instruction statement), and a
 //! needed register makes every instruction that writes it needed, with every
 //! register that instruction reads (its guard too). Registers are matched by
 //! name id, so a name declared again in an inner scope counts as one: that
-//! only lowers more.
+//! only lowers more. Which operands a fact reads comes from the fact itself
+//! (`fact_shapes`), and which operands are sources from the scopes as the
+//! lowering will see them (`Declared`); where that is not sure, both readings
+//! are taken. Pass 2 lowers the needed instructions, and a read of a name
+//! that is not needed is `undef`.
 //!
 //! What the lowering then gives for the needed values is what the whole
 //! lowering gives: a register's SSA value depends only on the instructions
@@ -22,23 +26,23 @@
 //! lowered. Instruction indices differ (fewer instructions and phis), so
 //! `check` runs the sliced lowering first and lowers the module again in full
 //! when the sliced run reports anything (see `crate::check`): what it prints
-//! is always the full lowering's.
+//! is always the full lowering's. `tests/ptx_sliced.rs` compares the two on
+//! every fact and access operand of every PTX fixture and corpus module.
 //!
 //! A function is lowered whole when the slice could differ in another way:
 //! it declares `.local` or `.param` variables (memory the analysis follows
-//! through stores), makes calls or returns values (the call summaries read
-//! argument and return slots), or is a kernel with a `.ptr .align` parameter
-//! (a parameter read as an address anywhere drops that alignment).
+//! through stores), or makes calls or returns values (the call summaries read
+//! argument and return slots). Every instruction naming a kernel parameter
+//! with `.ptr .align N` is lowered: reading its name as an address anywhere
+//! drops that alignment.
 
-use super::body::written_names;
-use super::ops::control;
 use super::Cx;
 use crate::ptx::parse::{Addr, FuncDecl, InstRef, NameId, Operand, Space, Stmt, Stmts};
 
 const LOWER: u8 = 1;
 const READS: u8 = 2;
 
-/// What pass 2 lowers of a body ([`needed`]).
+/// What pass 2 lowers of a body ([`Scan::finish`]).
 pub(super) struct Slice {
     /// By statement: lower it.
     pub(super) stmts: Vec<bool>,
@@ -51,81 +55,113 @@ pub(super) struct Slice {
     pub(super) insts: usize,
 }
 
-/// What pass 2 lowers; `None`: everything.
-/// (`written`: how many names the instructions write, pass 1's count.)
-#[inline(never)]
-pub(super) fn needed<'a>(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>, written: usize) -> Option<Slice> {
-    if !cx.sliced || !fd.rets.is_empty() {
-        return None;
-    }
-    let n = stmts.len();
-    let names = stmts.names().len();
-    let mut need_name = vec![false; names];
-    // A kernel parameter with `.ptr .align N` keeps that alignment only while
-    // no instruction reads its name as an address (`mov.b64 %rd1, p`, see
-    // `operands::Body::name_value`): every instruction naming one is lowered.
-    let mut aligned_param = Vec::new();
-    if fd.entry && fd.params.iter().any(|p| p.ptr_align.is_some()) {
-        aligned_param = vec![false; names];
-        for (id, name) in stmts.names().iter().enumerate() {
-            if !name.starts_with('%') && fd.params.iter().any(|p| p.ptr_align.is_some() && p.name == *name) {
-                aligned_param[id] = true;
-                need_name[id] = true;
-            }
-        }
-    }
-    // By statement: 0 not lowered, LOWER lowered, READS lowered with every
-    // name it reads needed (a writer of a needed name).
-    let mut need = vec![0u8; n];
-    let mut work: Vec<NameId> = Vec::new();
-    // (name, statement) for every name an instruction may write.
-    let mut writes: Vec<(u32, u32)> = Vec::with_capacity(written);
-    let mut decls = Declared::default();
-    for (i, s) in stmts.iter().enumerate() {
-        let ins = match s {
-            Stmt::Inst(ins) => stmts.inst(ins),
-            Stmt::Decl(d) => {
-                let Some(d) = stmts.decl(*d) else { continue };
-                if !matches!(d.space, Space::Reg | Space::Shared) {
-                    return None;
-                }
-                need[i] = LOWER;
-                decls.note(d);
-                continue;
-            }
-            s => {
-                need[i] = LOWER;
-                match s {
-                    Stmt::Open(_) => decls.depth += 1,
-                    Stmt::Close(_) => decls.depth = decls.depth.saturating_sub(1),
-                    _ => {}
-                }
-                continue;
-            }
+/// The slice's side of pass 1 (`body::lower_body`), which hands it every
+/// statement and every name an instruction writes; [`Scan::finish`] then
+/// finds what pass 2 lowers.
+pub(super) struct Scan<'a> {
+    /// Still slicing (`false`: the function is lowered whole).
+    on: bool,
+    /// By statement: 0 not lowered, LOWER lowered, READS lowered with every
+    /// name it reads needed (a writer of a needed name).
+    need: Vec<u8>,
+    need_name: Vec<bool>,
+    /// Needed names whose writers are still to be marked.
+    work: Vec<NameId>,
+    /// (name, statement) for every name an instruction may write.
+    writes: Vec<(u32, u32)>,
+    decls: Declared<'a>,
+    /// By name id: a kernel parameter with `.ptr .align N` (empty: none).
+    aligned_param: Vec<bool>,
+}
+
+impl<'a> Scan<'a> {
+    /// (`instructions`: pass 1's count of the body's non-control ones.)
+    pub(super) fn new(cx: &Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>, instructions: usize) -> Self {
+        let mut scan = Scan {
+            on: cx.sliced && fd.rets.is_empty(),
+            need: Vec::new(),
+            need_name: Vec::new(),
+            work: Vec::new(),
+            writes: Vec::new(),
+            decls: Declared::default(),
+            aligned_param: Vec::new(),
         };
+        if !scan.on {
+            return scan;
+        }
+        let names = stmts.names().len();
+        scan.need = vec![LOWER; stmts.len()];
+        scan.need_name = vec![false; names];
+        scan.writes = Vec::with_capacity(instructions.saturating_add(instructions / 4));
+        // A kernel parameter with `.ptr .align N` keeps that alignment only
+        // while no instruction reads its name as an address (`mov.b64 %rd1,
+        // p`, see `operands::Body::name_value`): every instruction naming one
+        // is lowered.
+        if fd.entry && fd.params.iter().any(|p| p.ptr_align.is_some()) {
+            scan.aligned_param = vec![false; names];
+            for (id, name) in stmts.names().iter().enumerate() {
+                if !name.starts_with('%') && fd.params.iter().any(|p| p.ptr_align.is_some() && p.name == *name) {
+                    scan.aligned_param[id] = true;
+                    scan.need_name[id] = true;
+                }
+            }
+        }
+        scan
+    }
+
+    /// Instruction `i` may write `name`.
+    #[inline(always)]
+    pub(super) fn write(&mut self, name: NameId, i: usize) {
+        if self.on {
+            self.writes.push((name.index() as u32, i as u32));
+        }
+    }
+
+    /// A declaration: `.local` and `.param` variables end the slicing.
+    pub(super) fn decl(&mut self, d: &crate::ptx::parse::VarDecl<'a>) {
+        if !matches!(d.space, Space::Reg | Space::Shared) {
+            self.on = false;
+        }
+        if self.on {
+            self.decls.note(d);
+        }
+    }
+
+    /// A `{` (`open`) or `}`.
+    pub(super) fn scope(&mut self, open: bool) {
+        if open {
+            self.decls.depth += 1;
+        } else {
+            self.decls.depth = self.decls.depth.saturating_sub(1);
+        }
+    }
+
+    /// Instruction `i`, not a control instruction (those are lowered).
+    pub(super) fn inst(&mut self, cx: &mut Cx<'a>, i: usize, ins: &InstRef<'_, 'a>, names: &[&str]) {
+        if !self.on {
+            return;
+        }
         if ins.op.starts_with("call") && matches!(ins.op.as_bytes().get(4), None | Some(b'.')) {
-            return None;
+            self.on = false;
+            return;
         }
-        if control(ins.op).is_some() {
-            // (Control instructions write nothing.)
-            need[i] = LOWER;
-            continue;
-        }
-        let seed = may_be_seed(ins.op).then(|| cx.op_info(ins.op));
-        if let Some(o) = ins.operands.first() {
-            written_names(o, ins.items, &mut |name| writes.push((name.index() as u32, i as u32)));
-        }
-        if !aligned_param.is_empty() && names_aligned_param(&ins, &aligned_param) {
-            need[i] = LOWER;
-        }
-        let Some((word, info)) = seed else { continue };
+        let aligned = !self.aligned_param.is_empty() && names_aligned_param(ins, &self.aligned_param);
+        let seed = if may_be_seed(ins.op) {
+            let (word, info) = cx.op_info(ins.op);
+            let access = cx.word_access(word);
+            (info.fact.is_some() || access.is_some()).then_some((word, info, access))
+        } else {
+            None
+        };
+        let Some((word, info, access)) = seed else {
+            if !aligned {
+                self.need[i] = 0;
+            }
+            return;
+        };
         let fact = info.fact;
-        let access = cx.word_access(word);
-        if fact.is_none() && access.is_none() {
-            continue;
-        }
-        need[i] = LOWER;
-        let mut root = |id: NameId| mark(id, &mut need_name, &mut work);
+        let (need_name, work) = (&mut self.need_name, &mut self.work);
+        let mut root = |id: NameId| mark(id, need_name, work);
         // The sources as the lowering splits them: after the first operand
         // when it is a destination, that is, when each of its elements is `_`
         // or names a register declared in scope. Where that is sure (the
@@ -139,7 +175,7 @@ pub(super) fn needed<'a>(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>, 
                 op0,
                 Some(Operand::Reg(_) | Operand::Sym(_) | Operand::Sink | Operand::Vector(_) | Operand::Pair(_))
             );
-        let sure = may_dest && op0.is_some_and(|o| decls.surely_dest(o, ins.items, stmts.names()));
+        let sure = may_dest && op0.is_some_and(|o| self.decls.surely_dest(o, ins.items, names));
         // (Its operand slot, and its values in the flattened sources: none for `_`.)
         let single = may_dest && matches!(op0, Some(Operand::Reg(_) | Operand::Sym(_) | Operand::Sink));
         let skip_first = if single { (1, op0.map_or(0, |o| flat_len(o, ins.items))) } else { (0, 0) };
@@ -160,7 +196,7 @@ pub(super) fn needed<'a>(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>, 
                 let target = cx.target;
                 for k in cx
                     .fact_shapes
-                    .picked(target, class, word, &ins, srcs.len(), count)
+                    .picked(target, class, word, ins, srcs.len(), count)
                     .into_iter()
                     .filter(|&k| k >= skip_flat)
                 {
@@ -171,81 +207,76 @@ pub(super) fn needed<'a>(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>, 
             }
         }
     }
-    // The writers of each name, by name: one list cut at `start`.
-    let mut start = vec![0u32; names + 1];
-    for &(name, _) in &writes {
-        if let Some(c) = start.get_mut(name as usize + 1) {
-            *c += 1;
+
+    /// What pass 2 lowers; `None`: everything.
+    pub(super) fn finish(self, fd: &FuncDecl<'a>, stmts: &Stmts<'a>) -> Option<Slice> {
+        if !self.on {
+            return None;
         }
-    }
-    for i in 1..start.len() {
-        start[i] += start[i - 1];
-    }
-    let mut writers = vec![0u32; writes.len()];
-    for &(name, stmt) in &writes {
-        if let Some(f) = start.get_mut(name as usize) {
-            if let Some(w) = writers.get_mut(*f as usize) {
-                *w = stmt;
+        let Scan { mut need, mut need_name, mut work, writes, .. } = self;
+        let names = need_name.len();
+        // The writers of each name, by name: one list cut at `start`.
+        let mut start = vec![0u32; names + 1];
+        for &(name, _) in &writes {
+            if let Some(c) = start.get_mut(name as usize + 1) {
+                *c += 1;
             }
-            *f += 1;
         }
-    }
-    // (`start[k]` is now where name k + 1's writers start.)
-    drop(writes);
-    while let Some(id) = work.pop() {
-        let a = if id.index() == 0 { 0 } else { start.get(id.index() - 1).copied().unwrap_or(0) };
-        let b = start.get(id.index()).copied().unwrap_or(0);
-        for &w in writers.get(a as usize..b as usize).unwrap_or(&[]) {
-            let w = w as usize;
-            if need.get(w) == Some(&READS) {
-                continue;
-            }
-            if let Some(x) = need.get_mut(w) {
-                *x = READS;
-            }
-            let Some(Stmt::Inst(ins)) = stmts.get(w) else { continue };
-            let ins = stmts.inst(ins);
-            if let Some((g, _)) = ins.guard {
-                mark(g, &mut need_name, &mut work);
-            }
-            // Everything it reads: its sources (the first operand is written
-            // when it is a register or a list of them).
-            let reads = match ins.operands.first() {
-                Some(Operand::Reg(_) | Operand::Sym(_) | Operand::Sink | Operand::Vector(_) | Operand::Pair(_)) => {
-                    ins.operands.get(1..).unwrap_or(&[])
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut writers = vec![0u32; writes.len()];
+        for &(name, stmt) in &writes {
+            if let Some(f) = start.get_mut(name as usize) {
+                if let Some(w) = writers.get_mut(*f as usize) {
+                    *w = stmt;
                 }
-                _ => ins.operands,
-            };
-            for o in reads {
-                operand_names(o, ins.items, &mut |id| mark(id, &mut need_name, &mut work));
+                *f += 1;
             }
         }
-    }
-    let (mut insts, mut lowered) = (0, 0);
-    for (s, n) in stmts.iter().zip(&need) {
-        if let Stmt::Inst(_) = s {
-            insts += 1;
-            lowered += usize::from(*n != 0);
-        }
-    }
-    if std::env::var_os("IRLINT_SLICE_STATS").is_some() {
-        eprintln!(
-            "slice {}: {lowered} of {insts} instructions, {} statements, {} names, {} writes",
-            fd.name,
-            n,
-            names,
-            writers.len()
-        );
-        if std::env::var_os("IRLINT_SLICE_OPS").is_some() {
-            for (s, x) in stmts.iter().zip(&need) {
-                if let (Stmt::Inst(ins), true) = (s, *x != 0) {
-                    let ins = stmts.inst(ins);
-                    eprintln!("op {} {} {}", *x, ins.op, ins.items.len());
+        // (`start[k]` is now where name k + 1's writers start.)
+        drop(writes);
+        while let Some(id) = work.pop() {
+            let a = if id.index() == 0 { 0 } else { start.get(id.index() - 1).copied().unwrap_or(0) };
+            let b = start.get(id.index()).copied().unwrap_or(0);
+            for &w in writers.get(a as usize..b as usize).unwrap_or(&[]) {
+                let w = w as usize;
+                if need.get(w) == Some(&READS) {
+                    continue;
+                }
+                if let Some(x) = need.get_mut(w) {
+                    *x = READS;
+                }
+                let Some(Stmt::Inst(ins)) = stmts.get(w) else { continue };
+                let ins = stmts.inst(ins);
+                if let Some((g, _)) = ins.guard {
+                    mark(g, &mut need_name, &mut work);
+                }
+                // Everything it reads: its sources (the first operand is written
+                // when it is a register or a list of them).
+                let reads = match ins.operands.first() {
+                    Some(Operand::Reg(_) | Operand::Sym(_) | Operand::Sink | Operand::Vector(_) | Operand::Pair(_)) => {
+                        ins.operands.get(1..).unwrap_or(&[])
+                    }
+                    _ => ins.operands,
+                };
+                for o in reads {
+                    operand_names(o, ins.items, &mut |id| mark(id, &mut need_name, &mut work));
                 }
             }
         }
+        let (mut insts, mut lowered) = (0, 0);
+        for (s, n) in stmts.iter().zip(&need) {
+            if let Stmt::Inst(_) = s {
+                insts += 1;
+                lowered += usize::from(*n != 0);
+            }
+        }
+        if std::env::var_os("IRLINT_SLICE_STATS").is_some() {
+            eprintln!("slice {}: {lowered} of {insts} instructions", fd.name);
+        }
+        Some(Slice { stmts: need.into_iter().map(|x| x != 0).collect(), names: need_name, lowered, insts })
     }
-    Some(Slice { stmts: need.into_iter().map(|x| x != 0).collect(), names: need_name, lowered, insts })
 }
 
 /// The registers the body's own scope has declared so far (not an inner
