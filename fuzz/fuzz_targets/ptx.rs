@@ -1,5 +1,6 @@
-//! Fuzz target: PTX text → IR (lexer, parser, SSA lowering). Lowering must never
-//! panic, and every module it accepts must pass the IR verifier.
+//! Fuzz target: PTX text → IR (lexer, parser, SSA lowering), whole and sliced
+//! (what `check` runs first). Lowering must never panic, and every module
+//! either accepts must pass the IR verifier.
 //!
 //! Seed it with the Triton corpus:
 //! `cargo +nightly fuzz run ptx ../shared/corpus/ptx/triton-3.6 ../tests/fixtures/ptx`
@@ -10,10 +11,13 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(m) = irlint::ptx::lower(data, 0) {
-        if let Err(e) = irlint::ir::verify::verify(&m) {
-            panic!("lowered module fails verification: {e}");
+    for sliced in [false, true] {
+        let lowered = if sliced { irlint::ptx::lower_sliced(data, 0) } else { irlint::ptx::lower(data, 0) };
+        if let Ok(m) = lowered {
+            if let Err(e) = irlint::ir::verify::verify(&m) {
+                panic!("lowered module (sliced: {sliced}) fails verification: {e}");
+            }
+            let _ = irlint::analysis::analyze(&m, &Default::default());
         }
-        let _ = irlint::analysis::analyze(&m, &Default::default());
     }
 });

@@ -176,6 +176,33 @@ struct Totals {
 }
 
 impl Totals {
+    /// The end of a run started at `start`: the progress bar cleared, the
+    /// figures completed and given to the sink.
+    fn finish(
+        self,
+        sink: &mut dyn Sink,
+        bar: Option<indicatif::ProgressBar>,
+        (start, threads): (Instant, usize),
+        walk_seconds: f64,
+        report_busy: Duration,
+    ) -> io::Result<(Tally, Stats)> {
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        let mut stats = self.stats;
+        stats.seconds = start.elapsed().as_secs_f64();
+        stats.threads = threads;
+        stats.walk_seconds = walk_seconds;
+        let t = Instant::now();
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        stats.report_seconds = report_busy.as_secs_f64();
+        sink.finish(&stats)?;
+        stats.report_seconds += t.elapsed().as_secs_f64();
+        Ok((self.tally, stats))
+    }
+
     fn add(&mut self, done: Done, sink: &mut dyn Sink) {
         self.tally.merge(&done.tally);
         self.stats.add_work(done.stats);
@@ -223,13 +250,7 @@ impl Batch {
         let (tx, rx) = mpsc::channel::<Msg>();
         let (permit_tx, permit_rx) = mpsc::sync_channel::<()>(in_flight);
         let prerender = &sink.prerender();
-        let bar = self.opts.progress.then(|| {
-            let bar = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
-            if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {wide_msg}") {
-                bar.set_style(style);
-            }
-            bar
-        });
+        let bar = self.opts.progress.then(|| progress_bar("{bar:40} {pos}/{len} {elapsed} {wide_msg}"));
         let mut totals = Totals::default();
         let mut walk_seconds = 0.0;
         let mut report_busy = Duration::ZERO;
@@ -286,21 +307,7 @@ impl Batch {
                 drop(permit_rx);
             });
         });
-        if let Some(b) = bar {
-            b.finish_and_clear();
-        }
-        let mut stats = totals.stats;
-        stats.seconds = start.elapsed().as_secs_f64();
-        stats.threads = threads;
-        stats.walk_seconds = walk_seconds;
-        let t = Instant::now();
-        if let Some(e) = totals.error {
-            return Err(e);
-        }
-        stats.report_seconds = report_busy.as_secs_f64();
-        sink.finish(&stats)?;
-        stats.report_seconds += t.elapsed().as_secs_f64();
-        Ok((totals.tally, stats))
+        totals.finish(sink, bar, (start, threads), walk_seconds, report_busy)
     }
 
     /// [`Batch::stream`] with one worker: walking, checking and reporting on
@@ -308,13 +315,8 @@ impl Batch {
     /// start-up is a tenth of a small batch's time).
     fn stream_here(&self, source: Source<'_>, sink: &mut dyn Sink, start: Instant) -> io::Result<(Tally, Stats)> {
         let prerender = &sink.prerender();
-        let bar = self.opts.progress.then(|| {
-            let bar = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
-            if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos} {elapsed} {wide_msg}") {
-                bar.set_style(style);
-            }
-            bar
-        });
+        // (The count of inputs is not known before the walk ends.)
+        let bar = self.opts.progress.then(|| progress_bar("{bar:40} {pos} {elapsed} {wide_msg}"));
         let mut totals = Totals::default();
         let mut resolver = Resolver::default();
         let mut busy = Duration::ZERO;
@@ -337,21 +339,8 @@ impl Batch {
             Source::Paths(paths) => discover::walk(paths, &mut each),
             Source::Inputs(list) => list.iter().cloned().for_each(&mut each),
         }
-        if let Some(b) = bar {
-            b.finish_and_clear();
-        }
-        let mut stats = totals.stats;
-        stats.seconds = start.elapsed().as_secs_f64();
-        stats.threads = 1;
-        stats.walk_seconds = start.elapsed().saturating_sub(busy).as_secs_f64();
-        let t = Instant::now();
-        if let Some(e) = totals.error {
-            return Err(e);
-        }
-        stats.report_seconds = report_busy.as_secs_f64();
-        sink.finish(&stats)?;
-        stats.report_seconds += t.elapsed().as_secs_f64();
-        Ok((totals.tally, stats))
+        let walk_seconds = start.elapsed().saturating_sub(busy).as_secs_f64();
+        totals.finish(sink, bar, (start, 1), walk_seconds, report_busy)
     }
 
     /// The warnings after a run: nothing found to check, `--spec-constant`
@@ -422,4 +411,13 @@ impl Batch {
         }
         Ok(run.exit_code())
     }
+}
+
+/// A progress bar on stderr drawn with `template`.
+fn progress_bar(template: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+        bar.set_style(style);
+    }
+    bar
 }

@@ -2,6 +2,7 @@
 //! loads, stores and calls; everything else as an opaque operation.
 
 use super::body::{Body, Slot};
+use super::fact_shapes::Site;
 use super::ops::{OpInfo, OpKind};
 use crate::ir::{BinOp, CastOp, InstKind, Operands, Span, TypeH, Value};
 use crate::ptx::facts;
@@ -98,8 +99,8 @@ impl<'c, 'a> Body<'c, 'a> {
                         if let (Value::Inst(h), Some(class)) = (v, info.fact) {
                             let p = match &self.f.insts[h].kind {
                                 InstKind::Other { operands, .. } => {
-                                    let target = self.cx.target;
-                                    self.cx.fact_shapes.fact(target, class, word, ins, srcs.len(), operands, h)
+                                    let site = Site { target: self.cx.target, class, word, ins, nsrcs: srcs.len() };
+                                    self.cx.fact_shapes.fact(&site, operands, h)
                                 }
                                 kind => facts::recognise(class, ins, h, kind, self.cx.target),
                             };

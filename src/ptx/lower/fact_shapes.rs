@@ -65,21 +65,24 @@ fn shape(o: &Operand, items: &[Operand], key: &mut Key) {
     }
 }
 
+/// A fact instruction as the memo sees it: the module's target, the
+/// fact class and index of its word, the instruction, and how many of its
+/// operands are sources (the others, before them, destinations).
+pub(super) struct Site<'s, 'i, 'a> {
+    pub(super) target: Option<PtxTarget>,
+    pub(super) class: Class,
+    pub(super) word: u32,
+    pub(super) ins: &'s InstRef<'i, 'a>,
+    pub(super) nsrcs: usize,
+}
+
 impl FactShapes {
-    /// The fact of `ins` (word index `word`, fact class `class`) whose
-    /// sources are its operands after the first `ins.operands.len() - nsrcs`
-    /// and flatten to `count` values, over stand-in values.
-    fn template(
-        &mut self,
-        target: Option<PtxTarget>,
-        class: Class,
-        word: u32,
-        ins: &InstRef<'_, '_>,
-        nsrcs: usize,
-        count: usize,
-    ) -> Option<&Pending> {
+    /// The fact of `site` whose sources flatten to `count` values, over
+    /// stand-in values.
+    fn template(&mut self, site: &Site<'_, '_, '_>, count: usize) -> Option<&Pending> {
+        let ins = site.ins;
         let mut key: Key = SmallVec::new();
-        key.extend([u64::from(word), count as u64, ins.operands.len().saturating_sub(nsrcs) as u64]);
+        key.extend([u64::from(site.word), count as u64, ins.operands.len().saturating_sub(site.nsrcs) as u64]);
         for o in ins.operands {
             shape(o, ins.items, &mut key);
         }
@@ -88,26 +91,15 @@ impl FactShapes {
             .or_insert_with(|| {
                 let operands: Operands = (0..count as u32).map(Value::Arg).collect();
                 let kind = InstKind::Other { opcode: 0, operands };
-                facts::recognise(class, ins, InstH::from_index(0)?, &kind, target)
+                facts::recognise(site.class, ins, InstH::from_index(0)?, &kind, site.target)
             })
             .as_ref()
     }
 
-    /// The fact `facts::recognise` makes of `ins` lowered to `inst`, an
-    /// `InstKind::Other` whose operands are `values` (its `nsrcs` sources
-    /// flattened).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn fact(
-        &mut self,
-        target: Option<PtxTarget>,
-        class: Class,
-        word: u32,
-        ins: &InstRef<'_, '_>,
-        nsrcs: usize,
-        values: &[Value],
-        inst: InstH,
-    ) -> Option<Pending> {
-        let mut p = self.template(target, class, word, ins, nsrcs, values.len())?.clone();
+    /// The fact `facts::recognise` makes of `site` lowered to `inst`, an
+    /// `InstKind::Other` whose operands are `values` (its sources flattened).
+    pub(super) fn fact(&mut self, site: &Site<'_, '_, '_>, values: &[Value], inst: InstH) -> Option<Pending> {
+        let mut p = self.template(site, values.len())?.clone();
         p.map_values(|v| match v {
             Value::Arg(k) => values.get(k as usize).copied().unwrap_or(v),
             v => v,
@@ -116,18 +108,10 @@ impl FactShapes {
         Some(p)
     }
 
-    /// The indices, among the `count` values the `nsrcs` sources of `ins`
-    /// flatten to, of those its fact reads.
-    pub(super) fn picked(
-        &mut self,
-        target: Option<PtxTarget>,
-        class: Class,
-        word: u32,
-        ins: &InstRef<'_, '_>,
-        nsrcs: usize,
-        count: usize,
-    ) -> SmallVec<[usize; 3]> {
-        let Some(p) = self.template(target, class, word, ins, nsrcs, count) else { return SmallVec::new() };
+    /// The indices, among the `count` values the sources of `site` flatten
+    /// to, of those its fact reads.
+    pub(super) fn picked(&mut self, site: &Site<'_, '_, '_>, count: usize) -> SmallVec<[usize; 3]> {
+        let Some(p) = self.template(site, count) else { return SmallVec::new() };
         p.value_operands()
             .into_iter()
             .filter_map(|o| match o {

@@ -36,6 +36,7 @@
 //! with `.ptr .align N` is lowered: reading its name as an address anywhere
 //! drops that alignment.
 
+use super::fact_shapes::Site;
 use super::Cx;
 use crate::ptx::parse::{Addr, FuncDecl, InstRef, NameId, Operand, Space, Stmt, Stmts};
 
@@ -193,13 +194,8 @@ impl<'a> Scan<'a> {
             }
             if let Some(class) = fact {
                 let count = srcs.iter().map(|o| flat_len(o, ins.items)).sum();
-                let target = cx.target;
-                for k in cx
-                    .fact_shapes
-                    .picked(target, class, word, ins, srcs.len(), count)
-                    .into_iter()
-                    .filter(|&k| k >= skip_flat)
-                {
+                let site = Site { target: cx.target, class, word, ins, nsrcs: srcs.len() };
+                for k in cx.fact_shapes.picked(&site, count).into_iter().filter(|&k| k >= skip_flat) {
                     if let Some(id) = flat_name_at(srcs, ins.items, k) {
                         root(id);
                     }
