@@ -451,7 +451,7 @@ pub(super) fn lower_body<'a>(
         }
     }
     // Statements the check needs (all when `None`, see `super::slice`).
-    let (needed, slice_names) = match scan.finish(fd, &stmts) {
+    let (needed, slice_names) = match scan.finish(&stmts) {
         Some(s) => {
             // What the lowered part gives, about.
             insts = insts / s.insts.max(1) * s.lowered + insts % s.insts.max(1) * s.lowered / s.insts.max(1);

@@ -33,8 +33,8 @@ impl<'c, 'a> Body<'c, 'a> {
         if let (OpKind::Mov, Some(d), [src]) = (info.kind, &dests, srcs) {
             if d.len() > 1 {
                 if let Some(parts) = self.unpack(src, d, imm_ty) {
-                    for (&var, &part) in d.iter().zip(parts.iter()) {
-                        let Some(var) = var else { continue };
+                    for (k, (&var, &part)) in d.iter().zip(parts.iter()).enumerate() {
+                        let Some(var) = var.filter(|_| self.dest_read(ins.operands.first(), k)) else { continue };
                         let v = self.guarded(var, part, guard);
                         self.write(var, v);
                     }
@@ -118,14 +118,15 @@ impl<'c, 'a> Body<'c, 'a> {
             }
         };
         let (Some(result), Some(dests)) = (result, dests) else { return Ok(()) };
+        let op0 = ins.operands.first();
         if dests.len() == 1 {
-            if let Some(var) = dests[0] {
+            if let Some(var) = dests[0].filter(|_| self.dest_read(op0, 0)) {
                 let v = self.guarded(var, result, guard);
                 self.write(var, v);
             }
         } else {
             for (k, d) in dests.iter().enumerate() {
-                let Some(var) = *d else { continue };
+                let Some(var) = d.filter(|_| self.dest_read(op0, k)) else { continue };
                 let ty = self.var_ty(var);
                 if guard.is_none() {
                     self.defer_member(var, result, k as u32, ty);
@@ -138,6 +139,24 @@ impl<'c, 'a> Body<'c, 'a> {
             }
         }
         Ok(())
+    }
+
+    /// Whether element `k` of the destination `op0` is written: always,
+    /// except in the sliced lowering, where a name nothing lowered reads is
+    /// not (see `super::slice`).
+    fn dest_read(&self, op0: Option<&Operand>, k: usize) -> bool {
+        if self.slice_names.is_empty() {
+            return true;
+        }
+        let id = match op0 {
+            Some(Operand::Reg(id) | Operand::Sym(id)) => Some(*id),
+            Some(Operand::Vector(r) | Operand::Pair(r)) => match self.items.get(r.range().start + k) {
+                Some(Operand::Reg(id) | Operand::Sym(id)) => Some(*id),
+                _ => None,
+            },
+            _ => None,
+        };
+        id.is_none_or(|id| self.slice_names.get(id.index()).copied().unwrap_or(true))
     }
 
     /// Records a memory access ([`crate::ir::AccessForm`]) lowered to `v`, when its

@@ -205,7 +205,7 @@ impl<'a> Scan<'a> {
     }
 
     /// What pass 2 lowers; `None`: everything.
-    pub(super) fn finish(self, fd: &FuncDecl<'a>, stmts: &Stmts<'a>) -> Option<Slice> {
+    pub(super) fn finish(self, stmts: &Stmts<'a>) -> Option<Slice> {
         if !self.on {
             return None;
         }
@@ -267,9 +267,6 @@ impl<'a> Scan<'a> {
                 insts += 1;
                 lowered += usize::from(*n != 0);
             }
-        }
-        if std::env::var_os("IRLINT_SLICE_STATS").is_some() {
-            eprintln!("slice {}: {lowered} of {insts} instructions", fd.name);
         }
         Some(Slice { stmts: need.into_iter().map(|x| x != 0).collect(), names: need_name, lowered, insts })
     }
