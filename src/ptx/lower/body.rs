@@ -193,6 +193,8 @@ pub(super) struct Body<'c, 'a> {
     /// By name id: read it (the sliced lowering, `super::slice::Slice::names`);
     /// empty: every name.
     pub(super) slice_names: Vec<bool>,
+    /// The statement being lowered.
+    pub(super) cur_stmt: u32,
 }
 
 /// The elements of a register range of the body scope that have reserved
@@ -537,6 +539,7 @@ pub(super) fn lower_body<'a>(
         id_ranges: smallvec::SmallVec::new(),
         last_id_range: 0,
         slice_names,
+        cur_stmt: 0,
     };
     for (i, p) in fd.params.iter().enumerate() {
         body.scopes[0].insert_name(p.name, Slot::Param(i as u32));
@@ -555,6 +558,7 @@ pub(super) fn lower_body<'a>(
             if needed.as_ref().is_some_and(|n| !n.get(k).copied().unwrap_or(true)) {
                 continue;
             }
+            body.cur_stmt = k as u32;
             body.stmt(s, &stmts)?;
             if body.over_budget {
                 return Err(ssa_budget_error(s, &stmts, fd.pos));

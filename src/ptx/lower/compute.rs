@@ -99,7 +99,14 @@ impl<'c, 'a> Body<'c, 'a> {
                         if let (Value::Inst(h), Some(class)) = (v, info.fact) {
                             let p = match &self.f.insts[h].kind {
                                 InstKind::Other { operands, .. } => {
-                                    let site = Site { target: self.cx.target, class, word, ins, nsrcs: srcs.len() };
+                                    let site = Site {
+                                        stmt: self.cur_stmt,
+                                        target: self.cx.target,
+                                        class,
+                                        word,
+                                        ins,
+                                        nsrcs: srcs.len(),
+                                    };
                                     self.cx.fact_shapes.fact(&site, operands, h)
                                 }
                                 kind => facts::recognise(class, ins, h, kind, self.cx.target),

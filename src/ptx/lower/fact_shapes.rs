@@ -22,7 +22,13 @@ type Key = SmallVec<[u64; 16]>;
 
 #[derive(Default)]
 pub(super) struct FactShapes {
-    seen: FxHashMap<Key, Option<Pending>>,
+    /// Shape → its template's index in `templates`.
+    seen: FxHashMap<Key, u32>,
+    templates: Vec<Option<Pending>>,
+    /// For the body being lowered: (statement, sources) → (value count,
+    /// template) as the slice found them, so that pass 2 finds the template
+    /// of an instruction without making its key again.
+    by_stmt: FxHashMap<(u32, u32), (u32, u32)>,
 }
 
 fn kind(o: &Operand) -> u64 {
@@ -69,6 +75,8 @@ fn shape(o: &Operand, items: &[Operand], key: &mut Key) {
 /// fact class and index of its word, the instruction, and how many of its
 /// operands are sources (the others, before them, destinations).
 pub(super) struct Site<'s, 'i, 'a> {
+    /// The instruction's statement in its body.
+    pub(super) stmt: u32,
     pub(super) target: Option<PtxTarget>,
     pub(super) class: Class,
     pub(super) word: u32,
@@ -77,29 +85,43 @@ pub(super) struct Site<'s, 'i, 'a> {
 }
 
 impl FactShapes {
-    /// The fact of `site` whose sources flatten to `count` values, over
-    /// stand-in values.
-    fn template(&mut self, site: &Site<'_, '_, '_>, count: usize) -> Option<&Pending> {
+    /// A new body: the templates found per statement are forgotten.
+    pub(super) fn begin_body(&mut self) {
+        self.by_stmt.clear();
+    }
+
+    /// The index in `templates` of the fact of `site` whose sources flatten
+    /// to `count` values, over stand-in values.
+    fn template(&mut self, site: &Site<'_, '_, '_>, count: usize) -> u32 {
+        let by = (site.stmt, site.nsrcs as u32);
+        if let Some(&(c, t)) = self.by_stmt.get(&by) {
+            if c as usize == count {
+                return t;
+            }
+        }
         let ins = site.ins;
         let mut key: Key = SmallVec::new();
         key.extend([u64::from(site.word), count as u64, ins.operands.len().saturating_sub(site.nsrcs) as u64]);
         for o in ins.operands {
             shape(o, ins.items, &mut key);
         }
-        self.seen
-            .entry(key)
-            .or_insert_with(|| {
-                let operands: Operands = (0..count as u32).map(Value::Arg).collect();
-                let kind = InstKind::Other { opcode: 0, operands };
-                facts::recognise(site.class, ins, InstH::from_index(0)?, &kind, site.target)
-            })
-            .as_ref()
+        let next = self.templates.len() as u32;
+        let t = *self.seen.entry(key).or_insert(next);
+        if t == next {
+            let operands: Operands = (0..count as u32).map(Value::Arg).collect();
+            let kind = InstKind::Other { opcode: 0, operands };
+            let p = InstH::from_index(0).and_then(|h| facts::recognise(site.class, ins, h, &kind, site.target));
+            self.templates.push(p);
+        }
+        self.by_stmt.insert(by, (count as u32, t));
+        t
     }
 
     /// The fact `facts::recognise` makes of `site` lowered to `inst`, an
     /// `InstKind::Other` whose operands are `values` (its sources flattened).
     pub(super) fn fact(&mut self, site: &Site<'_, '_, '_>, values: &[Value], inst: InstH) -> Option<Pending> {
-        let mut p = self.template(site, values.len())?.clone();
+        let t = self.template(site, values.len());
+        let mut p = self.templates.get(t as usize)?.clone()?;
         p.map_values(|v| match v {
             Value::Arg(k) => values.get(k as usize).copied().unwrap_or(v),
             v => v,
@@ -111,7 +133,8 @@ impl FactShapes {
     /// The indices, among the `count` values the sources of `site` flatten
     /// to, of those its fact reads.
     pub(super) fn picked(&mut self, site: &Site<'_, '_, '_>, count: usize) -> SmallVec<[usize; 3]> {
-        let Some(p) = self.template(site, count) else { return SmallVec::new() };
+        let t = self.template(site, count);
+        let Some(Some(p)) = self.templates.get(t as usize) else { return SmallVec::new() };
         p.value_operands()
             .into_iter()
             .filter_map(|o| match o {

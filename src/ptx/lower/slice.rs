@@ -77,7 +77,8 @@ pub(super) struct Scan<'a> {
 
 impl<'a> Scan<'a> {
     /// (`instructions`: pass 1's count of the body's non-control ones.)
-    pub(super) fn new(cx: &Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>, instructions: usize) -> Self {
+    pub(super) fn new(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>, instructions: usize) -> Self {
+        cx.fact_shapes.begin_body();
         let mut scan = Scan {
             on: cx.sliced && fd.rets.is_empty(),
             need: Vec::new(),
@@ -194,7 +195,7 @@ impl<'a> Scan<'a> {
             }
             if let Some(class) = fact {
                 let count = srcs.iter().map(|o| flat_len(o, ins.items)).sum();
-                let site = Site { target: cx.target, class, word, ins, nsrcs: srcs.len() };
+                let site = Site { stmt: i as u32, target: cx.target, class, word, ins, nsrcs: srcs.len() };
                 for k in cx.fact_shapes.picked(&site, count).into_iter().filter(|&k| k >= skip_flat) {
                     if let Some(id) = flat_name_at(srcs, ins.items, k) {
                         root(id);
