@@ -454,11 +454,7 @@ pub(super) fn lower_body<'a>(
     }
     // Statements the check needs (all when `None`, see `super::slice`).
     let (needed, slice_names) = match scan.finish(&stmts) {
-        Some(s) => {
-            // What the lowered part gives, about.
-            insts = insts / s.insts.max(1) * s.lowered + insts % s.insts.max(1) * s.lowered / s.insts.max(1);
-            (Some(s.stmts), s.names)
-        }
+        Some(s) => (Some(s.stmts), s.names),
         None => (None, Vec::new()),
     };
     // The sliced lowering reads only the needed names: the others need no
@@ -555,7 +551,7 @@ pub(super) fn lower_body<'a>(
         body.blocks[i].sealed = body.blocks[i].unfilled == 0;
         for k in p.first..p.end {
             let Some(s) = stmts.get(k) else { continue };
-            if needed.as_ref().is_some_and(|n| !n.get(k).copied().unwrap_or(true)) {
+            if needed.as_ref().is_some_and(|n| n.get(k) == Some(&0)) {
                 continue;
             }
             body.cur_stmt = k as u32;

@@ -45,15 +45,12 @@ const READS: u8 = 2;
 
 /// What pass 2 lowers of a body ([`Scan::finish`]).
 pub(super) struct Slice {
-    /// By statement: lower it.
-    pub(super) stmts: Vec<bool>,
+    /// By statement: 0 when it is not lowered.
+    pub(super) stmts: Vec<u8>,
     /// By name id: its value may be read by the rules. A read of any other
     /// name is `undef` (no SSA walk for a register whose writers are not
     /// lowered).
     pub(super) names: Vec<bool>,
-    /// Instructions lowered, and instructions in all.
-    pub(super) lowered: usize,
-    pub(super) insts: usize,
 }
 
 /// The slice's side of pass 1 (`body::lower_body`), which hands it every
@@ -172,11 +169,7 @@ impl<'a> Scan<'a> {
         // operand is no declared register: no instruction writes what it
         // reads, so it needs nothing.
         let op0 = ins.operands.first();
-        let may_dest = !info.no_dest
-            && matches!(
-                op0,
-                Some(Operand::Reg(_) | Operand::Sym(_) | Operand::Sink | Operand::Vector(_) | Operand::Pair(_))
-            );
+        let may_dest = !info.no_dest && may_be_dest(op0);
         let sure = may_dest && op0.is_some_and(|o| self.decls.surely_dest(o, ins.items, names));
         // (Its operand slot, and its values in the flattened sources: none for `_`.)
         let single = may_dest && matches!(op0, Some(Operand::Reg(_) | Operand::Sym(_) | Operand::Sink));
@@ -249,27 +242,15 @@ impl<'a> Scan<'a> {
                 if let Some((g, _)) = ins.guard {
                     mark(g, &mut need_name, &mut work);
                 }
-                // Everything it reads: its sources (the first operand is written
-                // when it is a register or a list of them).
-                let reads = match ins.operands.first() {
-                    Some(Operand::Reg(_) | Operand::Sym(_) | Operand::Sink | Operand::Vector(_) | Operand::Pair(_)) => {
-                        ins.operands.get(1..).unwrap_or(&[])
-                    }
-                    _ => ins.operands,
-                };
+                // Everything it reads: its sources.
+                let reads =
+                    if may_be_dest(ins.operands.first()) { ins.operands.get(1..).unwrap_or(&[]) } else { ins.operands };
                 for o in reads {
                     operand_names(o, ins.items, &mut |id| mark(id, &mut need_name, &mut work));
                 }
             }
         }
-        let (mut insts, mut lowered) = (0, 0);
-        for (s, n) in stmts.iter().zip(&need) {
-            if let Stmt::Inst(_) = s {
-                insts += 1;
-                lowered += usize::from(*n != 0);
-            }
-        }
-        Some(Slice { stmts: need.into_iter().map(|x| x != 0).collect(), names: need_name, lowered, insts })
+        Some(Slice { stmts: need, names: need_name })
     }
 }
 
@@ -349,6 +330,12 @@ impl<'a> Declared<'a> {
     }
 }
 
+/// True when a first operand `o` may be a destination: a register or `_`,
+/// or a vector or pair of them (`names::Body::dest_vars`).
+fn may_be_dest(o: Option<&Operand>) -> bool {
+    matches!(o, Some(Operand::Reg(_) | Operand::Sym(_) | Operand::Sink | Operand::Vector(_) | Operand::Pair(_)))
+}
+
 /// Marks a name needed, queueing it the first time.
 fn mark(id: NameId, need_name: &mut [bool], work: &mut Vec<NameId>) {
     if let Some(b) = need_name.get_mut(id.index()) {
@@ -398,13 +385,8 @@ fn may_be_seed(word: &str) -> bool {
 fn operand_names(o: &Operand, items: &[Operand], f: &mut impl FnMut(NameId)) {
     match o {
         Operand::Reg(id) | Operand::NotReg(id) | Operand::Sym(id) => f(*id),
-        Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {
-            for x in r.of(items) {
-                operand_names(x, items, f);
-            }
-        }
         Operand::Addr(Addr::Reg(id, _) | Addr::Sym(id, _)) => f(*id),
-        Operand::Addr(Addr::Full(r, _)) => {
+        Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) | Operand::Addr(Addr::Full(r, _)) => {
             for x in r.of(items) {
                 operand_names(x, items, f);
             }
@@ -417,7 +399,7 @@ fn operand_names(o: &Operand, items: &[Operand], f: &mut impl FnMut(NameId)) {
 fn flat_len(o: &Operand, items: &[Operand]) -> usize {
     match o {
         Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => {
-            r.of(items).iter().map(|x| if name_of(x).is_some() { 1 } else { flat_len(x, items) }).sum()
+            r.of(items).iter().map(|x| flat_len(x, items)).sum()
         }
         Operand::Sink => 0,
         Operand::Addr(Addr::Full(r, _)) => 1 + r.of(items).iter().skip(1).map(|x| flat_len(x, items)).sum::<usize>(),
