@@ -58,7 +58,8 @@ fn triton_corpus_reads_ok_with_no_findings() {
                     "ldst"
                 }
                 PtxOp::Tcgen05Mma(t) => {
-                    *words.entry((t.kind_text.clone().unwrap_or_default(), t.kind_word)).or_default() += 1;
+                    *words.entry((t.kind_text.as_deref().unwrap_or_default().to_string(), t.kind_word)).or_default() +=
+                        1;
                     assert_eq!(x.target.map(|t| t.name()).as_deref(), Some("sm_100a"));
                     "tcgen05"
                 }

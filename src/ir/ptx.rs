@@ -4,6 +4,99 @@
 
 use super::facts::Operand;
 use serde::Serialize;
+use std::sync::Arc;
+
+/// Text of a PTX instruction as written (its word, type words, state
+/// spaces): the facts recognised from one instruction shape share it, so a
+/// copy of a fact costs a count, not an allocation. Reads as a `str`.
+#[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Text(Arc<str>);
+
+impl Text {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Text {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for Text {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Text {
+    fn from(s: &str) -> Text {
+        Text(Arc::from(s))
+    }
+}
+
+impl From<String> for Text {
+    fn from(s: String) -> Text {
+        Text(Arc::from(s))
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for Text {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+impl PartialEq<String> for Text {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<Text> for str {
+    fn eq(&self, other: &Text) -> bool {
+        self == &*other.0
+    }
+}
+
+impl PartialEq<Text> for &str {
+    fn eq(&self, other: &Text) -> bool {
+        *self == &*other.0
+    }
+}
 
 /// A parsed `.target`: `sm_100a` → SM 100, suffix `a`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -134,7 +227,7 @@ pub struct LdStMatrix {
     /// `.trans`.
     pub trans: bool,
     /// Element format as written after the modifiers (`b16`, `b8`, `b8x16.b4x16_p64`, `s8.s4`).
-    pub format: String,
+    pub format: Text,
     /// `.shared`/`.shared::cta` written (otherwise a generic address).
     pub shared: bool,
     /// Registers in the register vector operand.
@@ -158,7 +251,7 @@ pub struct Tcgen05Mma {
     /// `.kind::K` (None when missing or unknown).
     pub kind: Option<MmaKind>,
     /// The kind word as written (`f16`, `ti16`, …).
-    pub kind_text: Option<String>,
+    pub kind_text: Option<Text>,
     /// `.block_scale`.
     pub block_scale: bool,
     /// Scale vector size as written.
@@ -166,7 +259,7 @@ pub struct Tcgen05Mma {
     /// `.ashift`.
     pub ashift: bool,
     /// `.collector::…` usage as written (`a::fill`, `b0::use`).
-    pub collector: Option<String>,
+    pub collector: Option<Text>,
     /// A operand is `[a-tmem]` (otherwise an a-desc).
     pub a_tmem: bool,
     /// Trailing `scale-input-d` immediate (non-ws forms).
@@ -206,11 +299,11 @@ pub struct BlockScaledMma {
     /// `.sp::ordered_metadata` (or `.sp`) anywhere among the modifiers.
     pub sparse: bool,
     /// The sparsity modifier as written (`sp::ordered_metadata`, `sp`), if any.
-    pub sparse_modifier: Option<String>,
+    pub sparse_modifier: Option<Text>,
     /// The layouts in written order (`row.col`).
-    pub layouts: String,
+    pub layouts: Text,
     /// Every type word in written order (D, A, B, C, scale: `f32.e4m3.e4m3.f32.ue8m0`).
-    pub types: String,
+    pub types: Text,
     /// Registers in the D, A, B and C vectors (0 for an operand that is not a vector).
     pub fragments: [u32; 4],
     /// Shape M, N, K as written.
@@ -226,11 +319,11 @@ pub struct BlockScaledMma {
     /// Scale vector as written.
     pub scale_vec: ScaleVec,
     /// A element type (`e4m3`, `e2m1`, …).
-    pub a_type: String,
+    pub a_type: Text,
     /// B element type.
-    pub b_type: String,
+    pub b_type: Text,
     /// Scale-factor type (`ue8m0`, `ue4m3`).
-    pub scale_type: String,
+    pub scale_type: Text,
 }
 
 /// Tensor-copy load mode (§2.7).
@@ -253,21 +346,21 @@ pub enum TmaMode {
 pub struct TensorCopy {
     /// Instruction family: `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`,
     /// `cp.async.bulk.prefetch.tensor`.
-    pub family: String,
+    pub family: Text,
     /// `.Nd`.
     pub rank: u32,
     /// Load mode (`.tile` when not written).
     pub mode: TmaMode,
     /// Destination state space (`shared::cta`, `shared::cluster`, `global`; empty for prefetch).
-    pub dst: String,
+    pub dst: Text,
     /// Source state space (the second one written; empty for prefetch).
-    pub src: String,
+    pub src: Text,
     /// Completion mechanism (`mbarrier::complete_tx::bytes`, `bulk_group`, or empty).
-    pub completion: String,
+    pub completion: Text,
     /// Elements of the `{im2colInfo}` vector operand (`None` when there is none).
     pub im2col_offsets: Option<u32>,
     /// The reduction of `cp.reduce.async.bulk.tensor` (`add`, `min`, ...), if written.
-    pub reduction: Option<String>,
+    pub reduction: Option<Text>,
     /// `.L2::cache_hint` (a trailing cache-policy operand).
     pub cache_hint: bool,
     /// Operands written.
@@ -301,11 +394,11 @@ pub struct Wgmma {
     /// K.
     pub k: u32,
     /// The type words in written order (D, A, B: `f32.bf16.bf16`).
-    pub types: String,
+    pub types: Text,
     /// `.satfinite`.
     pub satfinite: bool,
     /// `.and.popc` (the b1 form's operation), as written (`and.popc`, or empty).
-    pub bit_op: String,
+    pub bit_op: Text,
     /// Registers in the accumulator vector `d`.
     pub d_registers: u32,
     /// Registers of A when it is a register vector (`None` for an a-desc).
@@ -364,7 +457,7 @@ impl PtxOp {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PtxMatrixOp {
     /// The instruction word as written.
-    pub word: String,
+    pub word: Text,
     /// Parsed `.target` (None when missing or not an `sm_` target).
     pub target: Option<PtxTarget>,
     /// The payload.

@@ -6,7 +6,7 @@ use super::parse::{InstRef, Operand as Syn};
 use super::Opcode;
 use crate::ir::{
     BlockScaledMma, Fact, FactKind, FuncH, InstH, InstKind, LdStMatrix, Mbarrier, MmaKind, Operand, PtxMatrixOp, PtxOp,
-    PtxTarget, ScaleVec, Tcgen05Mma, TensorCopy, TmaMode, Value, Wgmma,
+    PtxTarget, ScaleVec, Tcgen05Mma, TensorCopy, Text, TmaMode, Value, Wgmma,
 };
 
 /// A fact found while lowering one function, before its function handle is known.
@@ -168,7 +168,7 @@ pub(crate) fn recognise(
     if class == Class::Mbarrier {
         // Only its address: the word is not split.
         let op = PtxOp::Mbarrier(Mbarrier { address: Some(mbarrier_address(ins, values)?) });
-        return Some(Pending { inst, op: PtxMatrixOp { word: ins.op.to_string(), target, op } });
+        return Some(Pending { inst, op: PtxMatrixOp { word: ins.op.into(), target, op } });
     }
     let op = &Words::new(&Opcode::new(ins.op));
     let payload = match class {
@@ -179,7 +179,7 @@ pub(crate) fn recognise(
         Class::Wgmma => PtxOp::Wgmma(wgmma(op, ins, values)),
         Class::Mbarrier => PtxOp::Mbarrier(Mbarrier { address: Some(mbarrier_address(ins, values)?) }),
     };
-    Some(Pending { inst, op: PtxMatrixOp { word: ins.op.to_string(), target, op: payload } })
+    Some(Pending { inst, op: PtxMatrixOp { word: ins.op.into(), target, op: payload } })
 }
 
 fn ldst(op: &Words<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> LdStMatrix {
@@ -208,7 +208,7 @@ fn ldst(op: &Words<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> LdStMatrix {
         n,
         num,
         trans: op.has("trans"),
-        format: format.join("."),
+        format: format.join(".").into(),
         shared: op.has("shared") || op.has("shared::cta"),
         registers: vector_len(reg_op),
         expected_registers: num.saturating_mul(per),
@@ -263,11 +263,11 @@ fn tcgen05(op: &Words<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> Tcgen05Mm
         sparse,
         cta_group,
         kind,
-        kind_text: kind_text.map(str::to_string),
+        kind_text: kind_text.map(Text::from),
         block_scale,
         scale_vec: sv,
         ashift: op.has("ashift"),
-        collector: collector.map(str::to_string),
+        collector: collector.map(Text::from),
         a_tmem,
         scale_input_d,
         disable_output_lane,
@@ -317,12 +317,12 @@ fn block_mma(op: &Words<'_>, ins: &InstRef<'_, '_>) -> BlockScaledMma {
         }
     }
     // Types in order: D, A, B, C, scale.
-    let get = |i: usize| types.get(i).map_or(String::new(), |s| s.to_string());
+    let get = |i: usize| types.get(i).map_or_else(Text::default, |&s| Text::from(s));
     BlockScaledMma {
         sparse: sparse_modifier.is_some(),
-        sparse_modifier: sparse_modifier.map(str::to_string),
-        layouts: layouts.join("."),
-        types: types.join("."),
+        sparse_modifier: sparse_modifier.map(Text::from),
+        layouts: layouts.join(".").into(),
+        types: types.join(".").into(),
         fragments: [0, 1, 2, 3].map(|i| match ins.operands.get(i) {
             Some(Syn::Vector(v)) => v.len() as u32,
             _ => 0,
@@ -366,9 +366,9 @@ fn wgmma(op: &Words<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> Wgmma {
         m,
         n,
         k,
-        types: types.join("."),
+        types: types.join(".").into(),
         satfinite: op.has("satfinite"),
-        bit_op: bit_op.join("."),
+        bit_op: bit_op.join(".").into(),
         d_registers: vector_len(ins.operands.first()),
         a_registers,
         a_desc,
@@ -452,14 +452,14 @@ fn tensor_copy(op: &Words<'_>, ins: &InstRef<'_, '_>, values: &[Value]) -> Optio
         None
     };
     Some(TensorCopy {
-        family: family.to_string(),
+        family: family.into(),
         rank,
         mode,
-        dst: dst.to_string(),
-        src: src.to_string(),
-        completion: completion.to_string(),
+        dst: dst.into(),
+        src: src.into(),
+        completion: completion.into(),
         im2col_offsets,
-        reduction: reduction.map(str::to_string),
+        reduction: reduction.map(Text::from),
         cache_hint: op.find("L2::cache_hint").is_some(),
         operand_count: ins.operands.len() as u32,
         load,

@@ -46,7 +46,7 @@ fn emit(cx: &mut RuleContext<'_>, f: FuncH, inst: InstH, p: &PtxMatrixOp, e: Ato
         force_error: false,
         message: e.message(),
         help: None,
-        values: vec![("ptx-line", FindingValue::Int(line)), ("instruction", FindingValue::Text(p.word.clone()))],
+        values: vec![("ptx-line", FindingValue::Int(line)), ("instruction", FindingValue::Text(p.word.to_string()))],
         at: At::Inst(f, inst),
     });
 }
@@ -344,7 +344,7 @@ pub fn check_tma(cx: &mut RuleContext<'_>) {
                 help: None,
                 values: vec![
                     ("ptx-line", FindingValue::Int(line)),
-                    ("instruction", FindingValue::Text(p.word.clone())),
+                    ("instruction", FindingValue::Text(p.word.to_string())),
                 ],
                 at: At::Inst(f, inst),
             });

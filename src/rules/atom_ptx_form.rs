@@ -546,7 +546,7 @@ pub fn check(cx: &mut RuleContext<'_>) {
                 help: None,
                 values: vec![
                     ("ptx-line", FindingValue::Int(line)),
-                    ("instruction", FindingValue::Text(p.word.clone())),
+                    ("instruction", FindingValue::Text(p.word.to_string())),
                     ("target", FindingValue::Text(tname.clone())),
                 ],
                 at: At::Inst(f, inst),

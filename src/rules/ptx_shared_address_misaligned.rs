@@ -159,7 +159,7 @@ pub fn check(cx: &mut RuleContext<'_>) {
                     ("address", value),
                     ("align", FindingValue::Int(align)),
                     ("ptx-line", FindingValue::Int(line)),
-                    ("instruction", FindingValue::Text(p.word.clone())),
+                    ("instruction", FindingValue::Text(p.word.to_string())),
                 ],
                 at: At::Inst(f, inst),
             });

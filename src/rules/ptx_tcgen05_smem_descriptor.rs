@@ -115,7 +115,7 @@ fn emit(cx: &mut RuleContext<'_>, s: &Site<'_>, field: &'static str, message: St
             ("operand", FindingValue::Text(s.operand.into())),
             ("value", value),
             ("ptx-line", FindingValue::Int(line)),
-            ("instruction", FindingValue::Text(s.p.word.clone())),
+            ("instruction", FindingValue::Text(s.p.word.to_string())),
         ],
         at: At::Inst(s.f, s.inst),
     });

@@ -139,7 +139,7 @@ pub fn check(cx: &mut RuleContext<'_>) {
                         ("operand", FindingValue::Text(operand.into())),
                         ("value", value),
                         ("ptx-line", FindingValue::Int(line)),
-                        ("instruction", FindingValue::Text(p.word.clone())),
+                        ("instruction", FindingValue::Text(p.word.to_string())),
                     ],
                     at: At::Inst(f, inst),
                 });
