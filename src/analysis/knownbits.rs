@@ -146,20 +146,24 @@ impl KnownBits {
     /// Every admitted value, when at most `2^max_unknown` of them (ascending;
     /// `max_unknown` is capped at 20).
     pub fn enumerate(self, bits: u32, max_unknown: u32) -> Option<Vec<u64>> {
+        self.members(bits, max_unknown).map(Iterator::collect)
+    }
+
+    /// [`KnownBits::enumerate`]'s values, one by one.
+    pub fn members(self, bits: u32, max_unknown: u32) -> Option<impl Iterator<Item = u64>> {
         let unk = self.unknown(bits);
         if unk.count_ones() > max_unknown.min(20) {
             return None;
         }
-        let mut out = Vec::with_capacity(1 << unk.count_ones());
-        let mut sub = 0u64;
-        loop {
-            out.push(self.one | sub);
-            sub = sub.wrapping_sub(unk) & unk;
-            if sub == 0 {
-                break;
-            }
-        }
-        Some(out)
+        let one = self.one;
+        // The subsets of the unknown bits in ascending order (the empty one first).
+        let mut sub = Some(0u64);
+        Some(std::iter::from_fn(move || {
+            let s = sub?;
+            let next = s.wrapping_sub(unk) & unk;
+            sub = (next != 0).then_some(next);
+            Some(one | s)
+        }))
     }
 
     // ---- bitwise -----------------------------------------------------------

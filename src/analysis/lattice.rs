@@ -57,6 +57,9 @@ use crate::read::limits::MAX_CONST_SET;
 /// The members of an [`AbsValue::Set`].
 pub type Consts = smallvec::SmallVec<[u64; 2]>;
 
+/// The values [`AbsValue::admitted`] lists (up to 8 without an allocation).
+pub type Admitted = smallvec::SmallVec<[u64; 8]>;
+
 /// An abstract integer value.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum AbsValue {
@@ -232,12 +235,12 @@ impl AbsValue {
     /// ⊤ of a narrow width). `None` for ⊥ or too many. A descriptor rule uses
     /// it on a [`AbsValue::field`] to fire only when every admitted value of a
     /// partially known field is invalid.
-    pub fn admitted(&self, bits: u32, max_unknown: u32) -> Option<Vec<u64>> {
+    pub fn admitted(&self, bits: u32, max_unknown: u32) -> Option<Admitted> {
         let bits = bits.clamp(1, 64);
         match self {
             AbsValue::Bottom => None,
-            AbsValue::Set(v) => Some(v.to_vec()),
-            other => other.known_bits(bits)?.enumerate(bits, max_unknown.min(16)),
+            AbsValue::Set(v) => Some(v.iter().copied().collect()),
+            other => other.known_bits(bits)?.members(bits, max_unknown.min(16)).map(Iterator::collect),
         }
     }
 

@@ -33,7 +33,7 @@ pub mod uniformity;
 mod value;
 
 pub use knownbits::KnownBits;
-pub use lattice::AbsValue;
+pub use lattice::{AbsValue, Admitted};
 
 use crate::ir::{ConstH, ConstKind, FuncH, Function, InstH, InstKind, Module, Operand, Value};
 use dataflow::{ConstEval, FuncValues, PathElem, Root};

@@ -449,7 +449,11 @@ impl PtxOp {
             PtxOp::Wgmma(x) => [x.a_desc, x.b_desc, None],
             PtxOp::BlockScaledMma(_) => [None, None, None],
         };
-        v.into_iter().flatten().collect()
+        let mut out = smallvec::SmallVec::new();
+        for o in v.into_iter().flatten() {
+            out.push(o);
+        }
+        out
     }
 }
 

@@ -70,6 +70,29 @@ pub(super) struct Cx<'a> {
     switch_edges: usize,
 }
 
+/// The IR type a PTX type word stands for, before it is interned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Scalar {
+    Bool,
+    Float(u16),
+    Int(u16),
+}
+
+/// [`Scalar`] of a PTX type word (`.b32` → i32, `.f32` → f32, `.pred` → bool;
+/// packed words by their width, anything else i32).
+pub(super) fn scalar_of(word: Option<&str>) -> Scalar {
+    match word.and_then(scalar_type) {
+        Some((b'p', _)) => Scalar::Bool,
+        Some((b'f', bits)) => Scalar::Float(bits),
+        Some((_, bits)) => Scalar::Int(bits),
+        None => match word.map(|w| w.trim_start_matches('.')) {
+            Some("f16x2" | "bf16x2" | "e4m3x2" | "e5m2x2") => Scalar::Int(32),
+            Some("bf16" | "e4m3x4") => Scalar::Int(16),
+            _ => Scalar::Int(32),
+        },
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum TypeKey {
     Void,
@@ -145,10 +168,10 @@ impl<'a> Cx<'a> {
                 return (k, *i);
             }
         }
-        let i = ops::OpInfo::new(self, word);
+        let (i, access) = ops::OpInfo::new(self, word);
         let k = self.infos.len() as u32;
         self.infos.push(i);
-        self.accesses.push(crate::ir::AccessForm::parse(word));
+        self.accesses.push(access);
         self.word_ops.push(u32::MAX);
         self.pack_ops.push(u32::MAX);
         self.op_info.insert(word, k);
@@ -206,15 +229,15 @@ impl<'a> Cx<'a> {
 
     /// The IR type of a PTX type word (`.b32` → i32, `.f32` → f32, `.pred` → bool).
     pub fn scalar(&mut self, word: Option<&str>) -> TypeH {
-        match word.and_then(scalar_type) {
-            Some((b'p', _)) => self.ty(TypeKey::Bool),
-            Some((b'f', bits)) => self.float(bits),
-            Some((_, bits)) => self.int(bits),
-            None => match word.map(|w| w.trim_start_matches('.')) {
-                Some("f16x2" | "bf16x2" | "e4m3x2" | "e5m2x2") => self.int(32),
-                Some("bf16" | "e4m3x4") => self.int(16),
-                _ => self.int(32),
-            },
+        self.scalar_ty(scalar_of(word))
+    }
+
+    /// The IR type of a [`Scalar`].
+    pub fn scalar_ty(&mut self, s: Scalar) -> TypeH {
+        match s {
+            Scalar::Bool => self.ty(TypeKey::Bool),
+            Scalar::Float(bits) => self.float(bits),
+            Scalar::Int(bits) => self.int(bits),
         }
     }
 

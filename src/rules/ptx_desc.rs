@@ -3,7 +3,7 @@
 //! dataflow admits for it is invalid, so a field with no known bit, or one that
 //! admits a valid value, never fires.
 
-use crate::analysis::{AbsValue, KnownBits};
+use crate::analysis::{AbsValue, Admitted, KnownBits};
 
 /// Bits of the tcgen05 / wgmma shared-memory matrix descriptor.
 pub const SMEM_DESC_BITS: u32 = 64;
@@ -19,7 +19,7 @@ pub fn field_bits(v: &AbsValue, lo: u32, len: u32, bits: u32) -> Option<KnownBit
 
 /// The values the field admits when at least one of its bits is known and
 /// they are at most 16; `None` otherwise.
-pub fn admitted(v: &AbsValue, lo: u32, len: u32, bits: u32) -> Option<Vec<u64>> {
+pub fn admitted(v: &AbsValue, lo: u32, len: u32, bits: u32) -> Option<Admitted> {
     // As `field_bits`, on the one field value.
     let field = v.field(lo, len, bits);
     if field.known_bits(len)?.known() == 0 {
@@ -30,7 +30,7 @@ pub fn admitted(v: &AbsValue, lo: u32, len: u32, bits: u32) -> Option<Vec<u64>> 
 }
 
 /// The admitted values of the field when every one of them is invalid.
-pub fn all_invalid(v: &AbsValue, lo: u32, len: u32, bits: u32, invalid: impl Fn(u64) -> bool) -> Option<Vec<u64>> {
+pub fn all_invalid(v: &AbsValue, lo: u32, len: u32, bits: u32, invalid: impl Fn(u64) -> bool) -> Option<Admitted> {
     let vals = admitted(v, lo, len, bits)?;
     vals.iter().all(|x| invalid(*x)).then_some(vals)
 }

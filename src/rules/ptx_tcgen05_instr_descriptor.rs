@@ -6,7 +6,7 @@
 use super::atom_ptx::{ptx_facts, ptx_line};
 use super::ptx_desc::{admitted, all_invalid, values_json, values_text, IDESC_BITS};
 use super::{At, Finding, RuleContext, RuleMeta};
-use crate::analysis::AbsValue;
+use crate::analysis::{AbsValue, Admitted};
 use crate::ir::{MmaKind, PtxOp, ScaleVec, Tcgen05Mma};
 use crate::report::{Certainty, FindingValue, Level};
 
@@ -250,12 +250,12 @@ struct Found<'k> {
 
 impl Found<'_> {
     /// The field's admitted values when every one is invalid.
-    fn bad(&self, lo: u32, len: u32, invalid: impl Fn(u64) -> bool) -> Option<Vec<u64>> {
+    fn bad(&self, lo: u32, len: u32, invalid: impl Fn(u64) -> bool) -> Option<Admitted> {
         all_invalid(&self.v, lo, len, IDESC_BITS, invalid)
     }
 
     /// The field's admitted values (when some bit is known and few).
-    fn admitted(&self, lo: u32, len: u32) -> Option<Vec<u64>> {
+    fn admitted(&self, lo: u32, len: u32) -> Option<Admitted> {
         admitted(&self.v, lo, len, IDESC_BITS)
     }
 
@@ -488,7 +488,7 @@ fn shapes(x: &mut Found, kind: MmaKind, t: &Tcgen05Mma) {
         |v: &[u64]| format!("M = {}, not valid for .kind::{kname} with {} (M {})", scaled(v, 16), group(), list(ms));
     x.field_with("m", 24, 5, |v| !ms.contains(&(v * 16)), m_why);
     let mut transposed_b8 = false;
-    let b_transposed = x.admitted(16, 1).is_some_and(|v| v == [1]);
+    let b_transposed = x.admitted(16, 1).is_some_and(|v| v.as_slice() == [1]);
     let b8 = eight_bit(kind);
     if !t.ws && b_transposed && x.admitted(10, 3).is_some_and(|v| v.iter().all(|f| b8.contains(f))) {
         nrule = NRule::Step(if t.cta_group == 2 { 32 } else { 16 });

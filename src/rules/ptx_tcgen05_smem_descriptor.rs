@@ -140,7 +140,7 @@ pub fn check(cx: &mut RuleContext<'_>) {
                 let msg = format!(
                     "{operand} of tcgen05.mma has version (bits 46-48) = {}, must be 1 (0b001) on sm_100{}",
                     values_text(&vals),
-                    if vals == [0] { " (0 is the Hopper wgmma encoding)" } else { "" }
+                    if vals.as_slice() == [0] { " (0 is the Hopper wgmma encoding)" } else { "" }
                 );
                 emit(cx, &s, "version", msg, values_json(&vals));
             }

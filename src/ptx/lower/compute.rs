@@ -296,8 +296,8 @@ impl<'c, 'a> Body<'c, 'a> {
                 let c = self.value(c, bool_ty);
                 self.emit(dty, InstKind::Select { cond: c, if_true: a, if_false: b })
             }
-            (OpKind::Cvt(cast, sty), [a]) => {
-                let v = self.value(a, sty);
+            (OpKind::Cvt(cast), [a]) => {
+                let v = self.value(a, info.src_ty);
                 match cast {
                     Some(c) => self.emit(dty, InstKind::Cast { op: c, value: v }),
                     None => v,

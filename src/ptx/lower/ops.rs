@@ -1,9 +1,12 @@
 //! What the lowering knows about an instruction word: its modelled operation,
 //! computed once per word.
 
-use super::Cx;
-use crate::ir::{BinOp, CastOp, CmpPred, TypeH, UnOp};
+use super::{scalar_of, Cx, Scalar};
+use crate::ir::{AccessForm, BinOp, CastOp, CmpPred, TypeH, UnOp};
+use crate::ptx::facts::Class;
 use crate::ptx::{scalar_type, Opcode};
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
 
 pub(super) fn control(op: &str) -> Option<&str> {
     // Most words start with another letter: no scan for the dot.
@@ -27,10 +30,12 @@ pub(super) struct OpInfo<'a> {
     pub class: Option<u8>,
     /// Type of immediates (from the type suffix).
     pub imm_ty: TypeH,
+    /// `cvt`'s source type (its second type word; the immediates' type otherwise).
+    pub src_ty: TypeH,
     /// How the lowering models it.
     pub kind: OpKind,
     /// The fact a matrix instruction of this word may become.
-    pub fact: Option<crate::ptx::facts::Class>,
+    pub fact: Option<Class>,
 }
 
 /// The modelled operations, decided once per instruction word.
@@ -46,8 +51,9 @@ pub(super) enum OpKind {
     Cvta,
     Setp(CmpPred),
     Selp,
-    /// `cvt`: the cast (None: same width and class, a copy) and the source type.
-    Cvt(Option<CastOp>, TypeH),
+    /// `cvt`: the cast (None: same width and class, a copy); the source type
+    /// is [`OpInfo::src_ty`].
+    Cvt(Option<CastOp>),
     /// `bfe.{u,s}N`: signed when `.sNN`.
     Bfe(bool),
     /// `bfi.bN`.
@@ -59,8 +65,61 @@ pub(super) enum OpKind {
     Other,
 }
 
+/// What a word is apart from the module's types: the same in every module.
+#[derive(Debug, Clone, Copy)]
+struct WordInfo {
+    base_len: usize,
+    control: bool,
+    no_dest: bool,
+    class: Option<u8>,
+    imm: Scalar,
+    src: Scalar,
+    kind: OpKind,
+    fact: Option<Class>,
+    access: Option<AccessForm>,
+}
+
+/// Words told apart per thread: a batch's modules repeat the same few
+/// hundred words, each told once (what [`WordInfo::new`] reads of a word
+/// takes 1,000 to 2,000 instructions). Bounded, for a hostile input's
+/// millions of distinct words.
+const MAX_WORDS: usize = 4096;
+
+thread_local! {
+    static WORDS: RefCell<FxHashMap<Box<str>, WordInfo>> = RefCell::new(FxHashMap::default());
+}
+
 impl<'a> OpInfo<'a> {
-    pub(super) fn new(cx: &mut Cx<'a>, word: &'a str) -> Self {
+    /// The word's facts with the module's types, and the memory access it makes.
+    pub(super) fn new(cx: &mut Cx<'a>, word: &'a str) -> (Self, Option<AccessForm>) {
+        let w = WORDS.with(|m| {
+            if let Some(w) = m.borrow().get(word) {
+                return *w;
+            }
+            let w = WordInfo::new(word);
+            let mut m = m.borrow_mut();
+            if m.len() < MAX_WORDS {
+                m.insert(word.into(), w);
+            }
+            w
+        });
+        let imm_ty = cx.scalar_ty(w.imm);
+        let info = OpInfo {
+            base: word.get(..w.base_len).unwrap_or(word),
+            control: w.control,
+            no_dest: w.no_dest,
+            class: w.class,
+            imm_ty,
+            src_ty: if w.src == w.imm { imm_ty } else { cx.scalar_ty(w.src) },
+            kind: w.kind,
+            fact: w.fact,
+        };
+        (info, w.access)
+    }
+}
+
+impl WordInfo {
+    fn new(word: &str) -> Self {
         let op = Opcode::new(word);
         let last = op.last();
         let class = last.and_then(scalar_type).map(|t| t.0);
@@ -69,6 +128,8 @@ impl<'a> OpInfo<'a> {
         let bin = |o: BinOp, fo: BinOp| OpKind::Bin(if float { fo } else { o });
         let plain = !op.has("cc") && !op.has("sat");
         let base = op.base();
+        let imm = scalar_of(last);
+        let mut src = imm;
         let kind = match base {
             "add" if plain => bin(BinOp::Add, BinOp::FAdd),
             "sub" if plain => bin(BinOp::Sub, BinOp::FSub),
@@ -109,7 +170,10 @@ impl<'a> OpInfo<'a> {
                             (true, false) => Some(if st.0 == b's' { CastOp::SiToFp } else { CastOp::UiToFp }),
                             (false, true) => Some(if dt.0 == b's' { CastOp::FpToSi } else { CastOp::FpToUi }),
                         };
-                        OpKind::Cvt(cast, cx.scalar(Some(s)))
+                        {
+                            src = scalar_of(Some(s));
+                            OpKind::Cvt(cast)
+                        }
                     }
                     _ => OpKind::Other,
                 }
@@ -122,14 +186,16 @@ impl<'a> OpInfo<'a> {
             "call" => OpKind::Call,
             _ => OpKind::Other,
         };
-        OpInfo {
-            base,
+        WordInfo {
+            base_len: base.len(),
             control: control(word).is_some(),
             no_dest: no_dest(&op),
             class,
-            imm_ty: cx.scalar(last),
+            imm,
+            src,
             kind,
             fact: crate::ptx::facts::class(&op),
+            access: AccessForm::parse(word),
         }
     }
 }
