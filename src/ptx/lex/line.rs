@@ -406,8 +406,8 @@ impl<'a> Reader<'a, '_> {
                 return Some(Operand::Addr(a));
             }
             let s = items.len();
-            items.push(base);
-            return Some(Operand::Addr(Addr::Full(Items::new(s, items.len())?, offset)));
+            items.extend([base, Operand::Int(offset)]);
+            return Some(Operand::Addr(Addr::Full(Items::new(s, items.len())?)));
         }
         let mark = out.len();
         out.push(base);
@@ -424,7 +424,8 @@ impl<'a> Reader<'a, '_> {
         }
         let s = items.len();
         items.extend(out.drain(mark..));
-        Some(Operand::Addr(Addr::Full(Items::new(s, items.len())?, offset)))
+        items.push(Operand::Int(offset));
+        Some(Operand::Addr(Addr::Full(Items::new(s, items.len())?)))
     }
 
     /// A vector `{…}` of plain items (its `{` is next), pushed on `items`.

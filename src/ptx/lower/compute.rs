@@ -303,14 +303,16 @@ impl<'c, 'a> Body<'c, 'a> {
                     None => v,
                 }
             }
-            (OpKind::LdParam, [Operand::Addr(a)]) if a.offset() == 0 && !a.has_extra() => match &a.base(&self.items) {
-                // `ld.param [p]`: the parameter's value.
-                Operand::Sym(n) => match self.lookup(*n) {
-                    Some(Slot::Param(i)) => Value::Arg(i),
+            (OpKind::LdParam, [Operand::Addr(a)]) if a.offset(&self.items) == 0 && !a.has_extra() => {
+                match &a.base(&self.items) {
+                    // `ld.param [p]`: the parameter's value.
+                    Operand::Sym(n) => match self.lookup(*n) {
+                        Some(Slot::Param(i)) => Value::Arg(i),
+                        _ => return None,
+                    },
                     _ => return None,
-                },
-                _ => return None,
-            },
+                }
+            }
             _ => return None,
         };
         Some(v)

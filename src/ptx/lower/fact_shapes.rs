@@ -44,7 +44,7 @@ fn kind(o: &Operand) -> u64 {
         Operand::Pair(_) => 8,
         Operand::Addr(Addr::Reg(..)) => 9,
         Operand::Addr(Addr::Sym(..)) => 10,
-        Operand::Addr(Addr::Full(..)) => 11,
+        Operand::Addr(Addr::Full(_)) => 11,
     }
 }
 
@@ -54,7 +54,7 @@ fn kind(o: &Operand) -> u64 {
 fn shape(o: &Operand, items: &[Operand], key: &mut Key) {
     key.push(kind(o));
     match o {
-        Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) | Operand::Addr(Addr::Full(r, _)) => {
+        Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) | Operand::Addr(Addr::Full(r)) => {
             let list = r.of(items);
             if list.iter().all(|x| matches!(x, Operand::Reg(_))) {
                 key.push(u64::MAX - list.len() as u64);

@@ -176,7 +176,7 @@ impl<'c, 'a> Body<'c, 'a> {
     pub(super) fn address(&mut self, a: &Addr) -> Value {
         let i64_ty = self.cx.int(64);
         let base = self.value(&a.base(&self.items), i64_ty);
-        let offset = a.offset();
+        let offset = a.offset(&self.items);
         if offset == 0 {
             return base;
         }
@@ -194,9 +194,8 @@ impl<'c, 'a> Body<'c, 'a> {
             Operand::Addr(a) => {
                 let v = self.address(a);
                 out.push(v);
-                if let Addr::Full(r, _) = a {
-                    // The base is item 0: the extra operands follow it.
-                    self.flatten_items(r.range().skip(1), ty, out);
+                if a.has_extra() {
+                    self.flatten_items(a.extra_range(), ty, out);
                 }
             }
             o => {

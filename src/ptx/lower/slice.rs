@@ -352,7 +352,7 @@ fn names_aligned_param(ins: &InstRef<'_, '_>, aligned: &[bool]) -> bool {
     let is = |id: &NameId| aligned.get(id.index()).copied().unwrap_or(false);
     ins.operands.iter().any(|o| match o {
         Operand::Sym(id) | Operand::Addr(Addr::Sym(id, _)) => is(id),
-        Operand::Addr(Addr::Full(r, _)) => {
+        Operand::Addr(Addr::Full(r)) => {
             let mut found = false;
             for x in r.of(ins.items) {
                 operand_names(x, ins.items, &mut |id| found |= is(&id));
@@ -386,7 +386,7 @@ fn operand_names(o: &Operand, items: &[Operand], f: &mut impl FnMut(NameId)) {
     match o {
         Operand::Reg(id) | Operand::NotReg(id) | Operand::Sym(id) => f(*id),
         Operand::Addr(Addr::Reg(id, _) | Addr::Sym(id, _)) => f(*id),
-        Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) | Operand::Addr(Addr::Full(r, _)) => {
+        Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) | Operand::Addr(Addr::Full(r)) => {
             for x in r.of(items) {
                 operand_names(x, items, f);
             }
@@ -402,7 +402,7 @@ fn flat_len(o: &Operand, items: &[Operand]) -> usize {
             r.of(items).iter().map(|x| flat_len(x, items)).sum()
         }
         Operand::Sink => 0,
-        Operand::Addr(Addr::Full(r, _)) => 1 + r.of(items).iter().skip(1).map(|x| flat_len(x, items)).sum::<usize>(),
+        Operand::Addr(a @ Addr::Full(_)) => 1 + a.extra(items).iter().map(|x| flat_len(x, items)).sum::<usize>(),
         _ => 1,
     }
 }
@@ -419,7 +419,7 @@ fn flat_name_at(srcs: &[Operand], items: &[Operand], mut k: usize) -> Option<Nam
         return match o {
             Operand::Vector(r) | Operand::List(r) | Operand::Pair(r) => flat_name_at(r.of(items), items, k),
             Operand::Addr(a) if k == 0 => name_of(&a.base(items)),
-            Operand::Addr(Addr::Full(r, _)) => flat_name_at(r.of(items).get(1..).unwrap_or(&[]), items, k - 1),
+            Operand::Addr(a @ Addr::Full(_)) => flat_name_at(a.extra(items), items, k - 1),
             o => name_of(o),
         };
     }

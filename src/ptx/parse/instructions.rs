@@ -335,7 +335,8 @@ impl<'a> Parser<'a> {
         }
         let s = self.items.len();
         self.items.extend(self.scratch.drain(start..));
-        Ok(Operand::Addr(Addr::Full(self.items_from(s)?, offset)))
+        self.items.push(Operand::Int(offset));
+        Ok(Operand::Addr(Addr::Full(self.items_from(s)?)))
     }
 
     /// The item slots from `s` to the end.

@@ -195,10 +195,11 @@ pub enum Operand {
 }
 
 /// The inside of `[…]`: inline for the usual register or symbol base with a
-/// 32-bit offset and nothing after a comma, else its base and the operands
-/// after commas as items (the base first) with a 64-bit offset. Read it
-/// through [`Addr::base`], [`Addr::offset`] and [`Addr::extra`], which take
-/// the instruction's item slots.
+/// 32-bit offset and nothing after a comma, else as items: the base, the
+/// operands after commas, and the 64-bit offset last (an [`Operand::Int`]).
+/// Read it through [`Addr::base`], [`Addr::offset`] and [`Addr::extra`],
+/// which take the instruction's item slots. (Keeping the offset in the items
+/// keeps an operand at 16 bytes.)
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Addr {
     /// `[%rd1+8]`: a register base and its offset.
@@ -206,9 +207,8 @@ pub enum Addr {
     /// `[smem+8]`: a symbol base and its offset.
     Sym(NameId, i32),
     /// Anything else (an immediate or `_` base, a 64-bit offset, operands
-    /// after a comma): the base then the extra operands as items, and the
-    /// offset.
-    Full(Items, i64),
+    /// after a comma): the base, the extra operands and the offset, as items.
+    Full(Items),
 }
 
 impl Addr {
@@ -229,15 +229,18 @@ impl Addr {
         match self {
             Addr::Reg(r, _) => Operand::Reg(*r),
             Addr::Sym(s, _) => Operand::Sym(*s),
-            Addr::Full(i, _) => i.of(items).first().copied().unwrap_or(Operand::Int(0)),
+            Addr::Full(i) => i.of(items).first().copied().unwrap_or(Operand::Int(0)),
         }
     }
 
-    /// The constant byte offset.
-    pub fn offset(&self) -> i64 {
+    /// The constant byte offset (`items`: the instruction's item slots).
+    pub fn offset(&self, items: &[Operand]) -> i64 {
         match self {
             Addr::Reg(_, o) | Addr::Sym(_, o) => i64::from(*o),
-            Addr::Full(_, o) => *o,
+            Addr::Full(i) => match i.of(items) {
+                [_, .., Operand::Int(o)] => *o,
+                _ => 0,
+            },
         }
     }
 
@@ -245,13 +248,24 @@ impl Addr {
     pub fn extra<'s>(&self, items: &'s [Operand]) -> &'s [Operand] {
         match self {
             Addr::Reg(..) | Addr::Sym(..) => &[],
-            Addr::Full(i, _) => i.of(items).get(1..).unwrap_or(&[]),
+            Addr::Full(i) => i.of(items).get(1..i.len().saturating_sub(1)).unwrap_or(&[]),
         }
     }
 
-    /// True when nothing follows the base and offset.
+    /// True when operands follow the base after commas.
     pub fn has_extra(&self) -> bool {
-        matches!(self, Addr::Full(i, _) if i.len() > 1)
+        matches!(self, Addr::Full(i) if i.len() > 2)
+    }
+
+    /// The slots of [`Addr::extra`] in the instruction's item slots.
+    pub fn extra_range(&self) -> std::ops::Range<usize> {
+        match self {
+            Addr::Full(i) if i.len() > 2 => {
+                let r = i.range();
+                r.start + 1..r.end - 1
+            }
+            _ => 0..0,
+        }
     }
 }
 
