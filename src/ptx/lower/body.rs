@@ -252,7 +252,7 @@ pub(super) fn lower_body<'a>(
                 }
             }
             Stmt::Inst(_) => writers += 1,
-            Stmt::BranchTargets(_, ls, _) => targets.extend(ls.iter().copied()),
+            Stmt::BranchTargets(t) => targets.extend(t.targets.iter().copied()),
             Stmt::Decl(d) => {
                 if let Some(d) = stmts.decl(*d).filter(|d| d.space == Space::Reg) {
                     declared = declared.saturating_add(d.range.unwrap_or(1) as usize);
@@ -318,8 +318,8 @@ pub(super) fn lower_body<'a>(
             Stmt::Label(name, pos) if targets.contains(name) && labels.insert((scope, name), cur).is_some() => {
                 return Err(error_at(*pos, ErrorKind::Malformed, format!("label {name} defined twice")));
             }
-            Stmt::BranchTargets(name, targets, _) => {
-                tables.insert(name, (scope, targets.as_slice()));
+            Stmt::BranchTargets(t) => {
+                tables.insert(t.label, (scope, t.targets.as_slice()));
             }
             Stmt::Inst(ins) => {
                 content = true;
@@ -358,7 +358,7 @@ pub(super) fn lower_body<'a>(
                     scan.inst(cx, i, &ins, stmts.names());
                 }
                 if let Some(base) = base {
-                    let guarded = ins.guard.is_some();
+                    let guarded = ins.guard().is_some();
                     let target = match stmts.operands(ins) {
                         [Operand::Sym(l)] => Some(stmts.name(*l)),
                         _ => None,
@@ -598,7 +598,8 @@ fn ssa_budget_message() -> String {
 fn ssa_budget_error(s: &Stmt<'_>, stmts: &Stmts<'_>, fallback: Pos) -> crate::read::ReadError {
     let pos = match s {
         Stmt::Inst(i) => i.pos,
-        Stmt::Label(_, p) | Stmt::Open(p) | Stmt::Close(p) | Stmt::BranchTargets(_, _, p) => *p,
+        Stmt::Label(_, p) | Stmt::Open(p) | Stmt::Close(p) => *p,
+        Stmt::BranchTargets(t) => t.pos,
         Stmt::Decl(d) => stmts.decl(*d).map_or(fallback, |d| d.pos),
         Stmt::Loc(_) => fallback,
     };

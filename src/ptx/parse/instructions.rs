@@ -1,7 +1,7 @@
 //! Function bodies: statements, instructions and their operands.
 
 use super::{unexpected, Parser, Space, LINKAGE};
-use super::{Addr, Items, NameId, Operand, Stmt, Stmts};
+use super::{Addr, BranchTable, Items, NameId, Operand, Stmt, Stmts};
 use crate::ptx::lex::{error_at, number, Line, Number, Pos, Tok, Token};
 use crate::read::limits::{MAX_PTX_NAMES, MAX_PTX_NESTING, MAX_PTX_OPERANDS, MAX_PTX_STATEMENTS};
 use crate::read::{ErrorKind, Result};
@@ -116,7 +116,7 @@ impl<'a> Parser<'a> {
                             }
                         }
                         self.expect_punct(b';')?;
-                        out.push(Stmt::BranchTargets(t.text, targets, pos));
+                        out.push(Stmt::BranchTargets(Box::new(BranchTable { label: t.text, targets, pos })));
                     } else if next.kind == Tok::Dir && (next.text == ".callprototype" || next.text == ".calltargets") {
                         self.skip_statement()?;
                     } else {

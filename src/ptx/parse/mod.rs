@@ -15,7 +15,7 @@ mod stmts;
 pub(crate) use instructions::number_operand;
 pub use names::NameId;
 pub(crate) use names::{digits_value, nondigit_bits, Interner};
-pub use stmts::{InstRef, Instruction, Stmt, Stmts};
+pub use stmts::{BranchTable, InstRef, Instruction, Stmt, Stmts};
 
 /// A state space (`.reg`, `.global`, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -10,8 +10,9 @@ use crate::ptx::parse::LocDirective;
 /// body's operand arena ([`Stmts::inst`] gives them with it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Instruction<'a> {
-    /// Guard predicate `@%p` (negated when [`InstRef::guard`] says so).
-    pub guard: Option<NameId>,
+    /// Guard predicate `@%p`, by its name's index ([`NO_GUARD`]: none; read
+    /// through [`Instruction::guard`]; negated when [`InstRef::guard`] says so).
+    guard: u32,
     /// The guard is negated (`@!%p`).
     neg: bool,
     /// Instruction word with every modifier (`ld.global.v4.b32`).
@@ -26,6 +27,28 @@ pub struct Instruction<'a> {
     /// Number of item slots after them.
     m: u32,
     /// Where it starts (the guard, when present).
+    pub pos: Pos,
+}
+
+/// [`Instruction`]'s guard slot when there is none (a body has fewer names:
+/// `MAX_PTX_NAMES`).
+const NO_GUARD: u32 = u32::MAX;
+
+impl Instruction<'_> {
+    /// The guard predicate `@%p`, if any.
+    pub fn guard(&self) -> Option<NameId> {
+        (self.guard != NO_GUARD).then_some(NameId::new(self.guard))
+    }
+}
+
+/// A branch table (`label: .branchtargets a, b, …;`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BranchTable<'a> {
+    /// Its label.
+    pub label: &'a str,
+    /// The labels it lists.
+    pub targets: Vec<&'a str>,
+    /// Where it is.
     pub pos: Pos,
 }
 
@@ -67,8 +90,8 @@ pub enum Stmt<'a> {
     Decl(u32),
     /// `.loc file line column[, … inlined_at file line column]`.
     Loc(LocDirective),
-    /// `label: .branchtargets a, b, …;`
-    BranchTargets(&'a str, Vec<&'a str>, Pos),
+    /// `label: .branchtargets a, b, …;` (boxed: statements stay 48 bytes).
+    BranchTargets(Box<BranchTable<'a>>),
     /// An instruction.
     Inst(Instruction<'a>),
 }
@@ -212,7 +235,7 @@ impl<'a> Stmts<'a> {
         chunk.extend(operands);
         chunk.extend_from_slice(items);
         let (chunk, start, n, m) = (k as u32, start as u32, u16::try_from(n).unwrap_or(u16::MAX), m as u32);
-        let (guard, neg) = (guard.map(|g| g.0), guard.is_some_and(|g| g.1));
+        let (guard, neg) = (guard.map_or(NO_GUARD, |g| g.0.index() as u32), guard.is_some_and(|g| g.1));
         self.push(Stmt::Inst(Instruction { guard, neg, op, chunk, start, n, m, pos }));
     }
 
@@ -252,7 +275,7 @@ impl<'a> Stmts<'a> {
         }
         items.clear();
         let (chunk, start, n, m) = (k as u32, start as u32, u16::try_from(n).unwrap_or(u16::MAX), m as u32);
-        let (guard, neg) = (guard.map(|g| g.0), guard.is_some_and(|g| g.1));
+        let (guard, neg) = (guard.map_or(NO_GUARD, |g| g.0.index() as u32), guard.is_some_and(|g| g.1));
         self.push(Stmt::Inst(Instruction { guard, neg, op, chunk, start, n, m, pos }));
     }
 
@@ -274,7 +297,7 @@ impl<'a> Stmts<'a> {
     /// An instruction of these statements with its operands.
     pub fn inst<'s>(&'s self, ins: &Instruction<'a>) -> InstRef<'s, 'a> {
         let (operands, items) = self.slots(ins);
-        InstRef { guard: ins.guard.map(|g| (g, ins.neg)), op: ins.op, operands, items, pos: ins.pos }
+        InstRef { guard: ins.guard().map(|g| (g, ins.neg)), op: ins.op, operands, items, pos: ins.pos }
     }
 
     /// Number of statements (released ones included).
