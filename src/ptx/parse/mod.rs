@@ -165,7 +165,7 @@ impl Items {
 }
 
 /// An operand. Lists, pairs and full addresses keep their items in the
-/// instruction's item slots ([`Items`]): an operand is 24 bytes with no heap
+/// instruction's item slots ([`Items`]): an operand is 16 bytes with no heap
 /// part.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Operand {

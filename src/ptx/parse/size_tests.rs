@@ -6,7 +6,7 @@ use super::*;
 /// The syntax tree of a function body is in memory while it is lowered:
 /// keep its nodes small. An instruction's operands and their items are in
 /// the body's arena and its declarations beside the statements, so a
-/// statement is 72 bytes with no heap part (it was
+/// statement is 48 bytes with no heap part (it was
 /// 168 with four operands inline, and half the statements of a
 /// `-lineinfo` build are `.loc` lines of 28 bytes).
 #[test]

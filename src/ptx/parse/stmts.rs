@@ -124,23 +124,23 @@ pub struct Stmts<'a> {
 }
 
 impl<'a> Stmts<'a> {
-    /// Statements per chunk (160 KB: above glibc's initial mmap threshold,
-    /// so a released chunk goes back to the system at once).
+    /// Statements per chunk (96 KB: under glibc's initial mmap threshold, so
+    /// a released chunk stays in the heap for what the lowering allocates next).
     pub const CHUNK: usize = 2048;
 
-    /// Operands per arena chunk (at least; 192 KB, above the mmap threshold).
+    /// Operands per arena chunk (at least; 128 KB).
     pub const OPERAND_CHUNK: usize = 8192;
 
     /// Statements with their first chunks sized for a body of about
     /// `bytes` bytes of text (a statement per 32 bytes, an operand per 16;
     /// nothing reserved for 0). Compilers write a line per 23 to 46 bytes
     /// with two or three operands, so the usual body is read without growing
-    /// a chunk by copying it, and what is reserved stays within about four
-    /// bytes per byte of text. At most a whole statement chunk (147 KB) and
-    /// half an operand chunk (96 KB): a first operand chunk larger than the
+    /// a chunk by copying it, and what is reserved stays within about three
+    /// bytes per byte of text. At most a whole statement chunk (96 KB) and
+    /// half an operand chunk (64 KB): a first operand chunk larger than the
     /// statement chunk stayed above glibc's mmap threshold, so every body
-    /// mapped and faulted it in afresh (Triton corpus: 5,842 page faults
-    /// against 3,201, about 2 µs each on this VM).
+    /// mapped and faulted it in afresh (Triton corpus, with 24-byte operands:
+    /// 5,842 page faults against 3,201, about 2 µs each on this VM).
     pub fn for_body_bytes(bytes: usize) -> Self {
         let mut s = Stmts::default();
         if bytes > 0 {
