@@ -1,5 +1,5 @@
 //! What the lowering knows about an instruction word: its modelled operation,
-//! computed once per word.
+//! computed once per word and thread.
 
 use super::{scalar_of, Cx, Scalar};
 use crate::ir::{AccessForm, BinOp, CastOp, CmpPred, TypeH, UnOp};
@@ -170,10 +170,8 @@ impl WordInfo {
                             (true, false) => Some(if st.0 == b's' { CastOp::SiToFp } else { CastOp::UiToFp }),
                             (false, true) => Some(if dt.0 == b's' { CastOp::FpToSi } else { CastOp::FpToUi }),
                         };
-                        {
-                            src = scalar_of(Some(s));
-                            OpKind::Cvt(cast)
-                        }
+                        src = scalar_of(Some(s));
+                        OpKind::Cvt(cast)
                     }
                     _ => OpKind::Other,
                 }
