@@ -81,9 +81,14 @@ struct WordInfo {
 
 /// Words told apart per thread: a batch's modules repeat the same few
 /// hundred words, each told once (what [`WordInfo::new`] reads of a word
-/// takes 1,000 to 2,000 instructions). Bounded, for a hostile input's
-/// millions of distinct words.
+/// takes 1,000 to 2,000 instructions). Bounded in count and length, for a
+/// hostile input's millions of distinct or megabyte-long words (at most
+/// 512 KB of words are kept).
 const MAX_WORDS: usize = 4096;
+
+/// Longest word kept (real words are under 100 bytes:
+/// `cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes…`).
+const MAX_WORD_BYTES: usize = 128;
 
 thread_local! {
     static WORDS: RefCell<FxHashMap<Box<str>, WordInfo>> = RefCell::new(FxHashMap::default());
@@ -98,7 +103,7 @@ impl<'a> OpInfo<'a> {
             }
             let w = WordInfo::new(word);
             let mut m = m.borrow_mut();
-            if m.len() < MAX_WORDS {
+            if m.len() < MAX_WORDS && word.len() <= MAX_WORD_BYTES {
                 m.insert(word.into(), w);
             }
             w
@@ -254,4 +259,27 @@ pub(super) fn cmp_pred(op: &Opcode<'_>, class: Option<u8>) -> Option<CmpPred> {
         }
     };
     Some(CmpPred(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WORDS;
+
+    fn kept(word: &str) -> bool {
+        WORDS.with(|m| m.borrow().contains_key(word))
+    }
+
+    #[test]
+    fn words_are_kept_per_thread_up_to_a_length() {
+        let long = format!("nanosleep.u32.{}", "x".repeat(200));
+        let text = format!(
+            ".version 8.7\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{{\n\t.reg .b32 %r<4>;\n\t{long} 5;\n\tadd.s32 %r1, %r2, 1;\n\tret;\n}}\n"
+        );
+        for _ in 0..2 {
+            let m = crate::ptx::lower(text.as_bytes(), 0).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(m.functions.len(), 1);
+        }
+        assert!(kept("add.s32"));
+        assert!(!kept(&long), "a word over MAX_WORD_BYTES is told apart each time, not kept");
+    }
 }
