@@ -7,7 +7,7 @@ use super::atom_ptx::{ptx_facts, ptx_line};
 use super::ptx_desc::{admitted, all_invalid, values_json, values_text, IDESC_BITS};
 use super::{At, Finding, RuleContext, RuleMeta};
 use crate::analysis::{AbsValue, Admitted};
-use crate::ir::{MmaKind, PtxOp, ScaleVec, Tcgen05Mma};
+use crate::ir::{MmaKind, PtxOp, PtxTarget, ScaleVec, Tcgen05Mma};
 use crate::report::{Certainty, FindingValue, Level};
 
 /// Rule metadata.
@@ -293,67 +293,52 @@ impl Found<'_> {
     }
 }
 
+/// What one instruction's findings are: `(field, message, value)`.
+type Out = Vec<(&'static str, String, FindingValue)>;
+
+/// Instructions' findings kept for the instructions that repeat them.
+const JUDGED: usize = 8;
+
 /// Runs the rule.
 pub fn check(cx: &mut RuleContext<'_>) {
     let m = cx.m;
+    // The findings of the last few instructions judged, with what they depend
+    // on (the form without its operands, the target, the descriptor's value):
+    // an unrolled loop's `tcgen05.mma`s repeat a few forms and descriptors,
+    // each judged once.
+    let mut judged: Vec<(Tcgen05Mma, Option<PtxTarget>, AbsValue, Out)> = Vec::new();
+    let mut next = 0;
     for (f, inst, p) in ptx_facts(m) {
         let PtxOp::Tcgen05Mma(t) = &p.op else { continue };
         let (Some(kind), Some(op)) = (t.kind, t.idesc) else { continue };
-        let scaled = block_scaled(kind);
-        let Some((d_ok, ab_ok)) = formats(kind).or(scaled) else { continue };
-        let scaled = scaled.is_some();
-        // Messages are only formatted for a field that is reported.
+        let v = cx.value(f, op);
+        let form = Tcgen05Mma { idesc: None, a_desc: None, b_desc: None, ..t.clone() };
+        let seen = judged.iter().find(|(jf, jt, jv, _)| *jv == v && *jt == p.target && *jf == form);
+        let out = match seen {
+            Some((.., out)) => out.clone(),
+            None => {
+                let Some(out) = findings(t, kind, v.clone(), p.target) else { continue };
+                let entry = (form, p.target, v, out.clone());
+                if judged.len() < JUDGED {
+                    judged.push(entry);
+                } else if let Some(slot) = judged.get_mut(next) {
+                    *slot = entry;
+                    next = (next + 1) % JUDGED;
+                }
+                out
+            }
+        };
+        if out.is_empty() {
+            continue;
+        }
         let kname = t.kind_text.as_deref().unwrap_or_default();
-        let mut x = Found { v: cx.value(f, op), kname, out: Vec::new() };
-        let valid = |ok: &'static [u64]| move |v: u64| !ok.contains(&v);
-        let not_for = || format!("not valid for .kind::{kname}");
-        if scaled {
-            // Tables 43/44: bits 4-5 are the B scale-factor id, bit 23 the
-            // scale format, 29-30 the A scale-factor id, 31 the K size.
-            let sf_ok: &'static [u64] = if kind == MmaKind::Mxf4nvf4 { &[0, 1] } else { &[1] };
-            x.field_with("scale_format", 23, 1, valid(sf_ok), |_| {
-                format!("{} (valid: {}; 0 UE4M3, 1 UE8M0)", not_for(), list(sf_ok))
-            });
-            x.reserved(1 << 3 | 1 << 6);
-        } else {
-            x.field_with("d_format", 4, 2, valid(d_ok), |_| format!("{} (valid: {})", not_for(), list(d_ok)));
-            x.reserved(1 << 6 | 1 << 23 | 1 << 29);
-        }
-        let ab_why = |_: &[u64]| format!("{} (valid: {})", not_for(), list(ab_ok));
-        x.field_with("a_format", 7, 3, valid(ab_ok), ab_why);
-        x.field_with("b_format", 10, 3, valid(ab_ok), ab_why);
-        let sp = u64::from(t.sparse);
-        let sp_why = if t.sparse { "but the instruction is .sp" } else { "but the instruction is not .sp" };
-        x.field("sparse", 2, 1, |v| v != sp, sp_why);
-        if t.sparse && matches!(kind, MmaKind::I8 | MmaKind::F8f6f4) {
-            let why = |_: &[u64]| format!("the sparsity selector must be 0 for .kind::{kname}");
-            x.field_with("sparsity_selector", 0, 2, |v| v != 0, why);
-        }
-        if scaled {
-        } else if kind != MmaKind::I8 {
-            x.field("saturate", 3, 1, |v| v != 0, "saturate is only for .kind::i8");
-        } else {
-            x.field("negate", 13, 1, |v| v != 0, "negate A is not valid for .kind::i8");
-            x.field("negate", 14, 1, |v| v != 0, "negate B is not valid for .kind::i8");
-        }
-        if !t.ws && !scaled {
-            x.field("max_shift", 30, 2, |v| v != 0, "max shift needs tcgen05.mma.ws");
-        }
-        if kind == MmaKind::F16 {
-            f16_combination(&mut x);
-        }
-        majors(&mut x, kind, ab_ok);
-        if scaled {
-            scale_factors(&mut x, kind, t, p.target);
-        }
-        shapes(&mut x, kind, t);
         let line = ptx_line(cx, f, inst);
-        for (name, what, value) in x.out {
+        for (name, what, value) in out {
             cx.emit(Finding {
                 rule: META.id,
                 certainty: Certainty::Proven,
                 force_error: false,
-                message: format!("idesc of tcgen05.mma.kind::{} has {what}", x.kname),
+                message: format!("idesc of tcgen05.mma.kind::{kname} has {what}"),
                 help: Some(
                     "build the instruction descriptor as CUTLASS UMMA::InstrDescriptor does for this kind".into(),
                 ),
@@ -367,6 +352,60 @@ pub fn check(cx: &mut RuleContext<'_>) {
             });
         }
     }
+}
+
+/// The findings of a `tcgen05.mma` of kind `kind` whose descriptor is `v`
+/// (`None`: a kind the rule has no table for).
+fn findings(t: &Tcgen05Mma, kind: MmaKind, v: AbsValue, target: Option<PtxTarget>) -> Option<Out> {
+    let scaled = block_scaled(kind);
+    let (d_ok, ab_ok) = formats(kind).or(scaled)?;
+    let scaled = scaled.is_some();
+    // Messages are only formatted for a field that is reported.
+    let kname = t.kind_text.as_deref().unwrap_or_default();
+    let mut x = Found { v, kname, out: Vec::new() };
+    let valid = |ok: &'static [u64]| move |v: u64| !ok.contains(&v);
+    let not_for = || format!("not valid for .kind::{kname}");
+    if scaled {
+        // Tables 43/44: bits 4-5 are the B scale-factor id, bit 23 the
+        // scale format, 29-30 the A scale-factor id, 31 the K size.
+        let sf_ok: &'static [u64] = if kind == MmaKind::Mxf4nvf4 { &[0, 1] } else { &[1] };
+        x.field_with("scale_format", 23, 1, valid(sf_ok), |_| {
+            format!("{} (valid: {}; 0 UE4M3, 1 UE8M0)", not_for(), list(sf_ok))
+        });
+        x.reserved(1 << 3 | 1 << 6);
+    } else {
+        x.field_with("d_format", 4, 2, valid(d_ok), |_| format!("{} (valid: {})", not_for(), list(d_ok)));
+        x.reserved(1 << 6 | 1 << 23 | 1 << 29);
+    }
+    let ab_why = |_: &[u64]| format!("{} (valid: {})", not_for(), list(ab_ok));
+    x.field_with("a_format", 7, 3, valid(ab_ok), ab_why);
+    x.field_with("b_format", 10, 3, valid(ab_ok), ab_why);
+    let sp = u64::from(t.sparse);
+    let sp_why = if t.sparse { "but the instruction is .sp" } else { "but the instruction is not .sp" };
+    x.field("sparse", 2, 1, |v| v != sp, sp_why);
+    if t.sparse && matches!(kind, MmaKind::I8 | MmaKind::F8f6f4) {
+        let why = |_: &[u64]| format!("the sparsity selector must be 0 for .kind::{kname}");
+        x.field_with("sparsity_selector", 0, 2, |v| v != 0, why);
+    }
+    if scaled {
+    } else if kind != MmaKind::I8 {
+        x.field("saturate", 3, 1, |v| v != 0, "saturate is only for .kind::i8");
+    } else {
+        x.field("negate", 13, 1, |v| v != 0, "negate A is not valid for .kind::i8");
+        x.field("negate", 14, 1, |v| v != 0, "negate B is not valid for .kind::i8");
+    }
+    if !t.ws && !scaled {
+        x.field("max_shift", 30, 2, |v| v != 0, "max shift needs tcgen05.mma.ws");
+    }
+    if kind == MmaKind::F16 {
+        f16_combination(&mut x);
+    }
+    majors(&mut x, kind, ab_ok);
+    if scaled {
+        scale_factors(&mut x, kind, t, target);
+    }
+    shapes(&mut x, kind, t);
+    Some(x.out)
 }
 
 /// `.kind::f16`: the D, A and B formats are valid together (PTX ISA
