@@ -194,9 +194,7 @@ impl<'c, 'a> Body<'c, 'a> {
             Operand::Addr(a) => {
                 let v = self.address(a);
                 out.push(v);
-                if a.has_extra() {
-                    self.flatten_items(a.extra_range(), ty, out);
-                }
+                self.flatten_items(a.extra_range(), ty, out);
             }
             o => {
                 let v = self.value(o, ty);

@@ -246,15 +246,12 @@ impl Addr {
 
     /// The operands after a comma (tensor coordinates).
     pub fn extra<'s>(&self, items: &'s [Operand]) -> &'s [Operand] {
-        match self {
-            Addr::Reg(..) | Addr::Sym(..) => &[],
-            Addr::Full(i) => i.of(items).get(1..i.len().saturating_sub(1)).unwrap_or(&[]),
-        }
+        items.get(self.extra_range()).unwrap_or(&[])
     }
 
     /// True when operands follow the base after commas.
     pub fn has_extra(&self) -> bool {
-        matches!(self, Addr::Full(i) if i.len() > 2)
+        !self.extra_range().is_empty()
     }
 
     /// The slots of [`Addr::extra`] in the instruction's item slots.

@@ -234,6 +234,18 @@ impl<'a> Stmts<'a> {
         let start = chunk.len();
         chunk.extend(operands);
         chunk.extend_from_slice(items);
+        self.push_instruction(guard, op, (k, start, n, m), pos);
+    }
+
+    /// Appends the instruction whose `n` operands and `m` item slots start
+    /// at `start` in operand chunk `k`.
+    fn push_instruction(
+        &mut self,
+        guard: Option<(NameId, bool)>,
+        op: &'a str,
+        (k, start, n, m): (usize, usize, usize, usize),
+        pos: Pos,
+    ) {
         let (chunk, start, n, m) = (k as u32, start as u32, u16::try_from(n).unwrap_or(u16::MAX), m as u32);
         let (guard, neg) = (guard.map_or(NO_GUARD, |g| g.0.index() as u32), guard.is_some_and(|g| g.1));
         self.push(Stmt::Inst(Instruction { guard, neg, op, chunk, start, n, m, pos }));
@@ -274,9 +286,7 @@ impl<'a> Stmts<'a> {
             c.extend_from_slice(items);
         }
         items.clear();
-        let (chunk, start, n, m) = (k as u32, start as u32, u16::try_from(n).unwrap_or(u16::MAX), m as u32);
-        let (guard, neg) = (guard.map_or(NO_GUARD, |g| g.0.index() as u32), guard.is_some_and(|g| g.1));
-        self.push(Stmt::Inst(Instruction { guard, neg, op, chunk, start, n, m, pos }));
+        self.push_instruction(guard, op, (k, start, n, m), pos);
     }
 
     /// The operands and the item slots of an instruction of these statements
