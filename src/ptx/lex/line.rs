@@ -154,6 +154,17 @@ impl<'a> Reader<'a, '_> {
         self.i = i;
     }
 
+    /// Spaces, then the byte at the cursor (not consumed; 0 at the end).
+    #[inline(always)]
+    fn past_spaces(&mut self) -> u8 {
+        let c = self.at();
+        if CLASS[c as usize] & SPACE == 0 {
+            return c;
+        }
+        self.spaces();
+        self.at()
+    }
+
     /// Newlines and spaces after spaces (where an instruction continues on
     /// the next line: before an operand), counted for the lexer's line
     /// numbers. Out of line: compilers seldom break an instruction.
@@ -345,20 +356,23 @@ impl<'a> Reader<'a, '_> {
             if NL && self.at() == b'\n' {
                 self.newlines();
             }
-            let o = match self.at() {
-                b'{' => self.vector(items)?,
-                b'[' => self.address(out, items)?,
+            // The operand and the byte after it (after any spaces).
+            let (o, next) = match self.at() {
+                b'{' => (self.vector(items)?, self.past_spaces()),
+                b'[' => (self.address(out, items)?, self.past_spaces()),
                 _ => {
                     let a = self.item()?;
-                    // `%r1|%p1` (two results): a plain item after the bar.
-                    if self.eat(b'|') {
-                        self.spaces();
-                        let b = self.item()?;
-                        let s = items.len();
-                        items.extend([a, b]);
-                        Operand::Pair(Items::new(s, items.len())?)
-                    } else {
-                        a
+                    match self.past_spaces() {
+                        // `%r1|%p1` (two results): a plain item after the bar.
+                        b'|' => {
+                            self.i += 1;
+                            self.spaces();
+                            let b = self.item()?;
+                            let s = items.len();
+                            items.extend([a, b]);
+                            (Operand::Pair(Items::new(s, items.len())?), self.past_spaces())
+                        }
+                        next => (a, next),
                     }
                 }
             };
@@ -366,8 +380,7 @@ impl<'a> Reader<'a, '_> {
             if out.len() - start > MAX_PTX_OPERANDS {
                 return None;
             }
-            self.spaces();
-            match self.at() {
+            match next {
                 b',' => self.i += 1,
                 b';' => {
                     self.i += 1;
@@ -395,13 +408,17 @@ impl<'a> Reader<'a, '_> {
             },
         };
         let mut offset = 0;
-        if self.eat(b'+') {
+        let mut next = self.past_spaces();
+        if next == b'+' {
+            self.i += 1;
             let neg = self.eat(b'-');
             self.spaces();
             let Number::Int(v) = self.number()? else { return None };
             offset = if neg { (v as i64).wrapping_neg() } else { v as i64 };
+            next = self.past_spaces();
         }
-        if self.eat(b']') {
+        if next == b']' {
+            self.i += 1;
             if let Some(a) = Addr::inline(base, offset) {
                 return Some(Operand::Addr(a));
             }
@@ -439,8 +456,7 @@ impl<'a> Reader<'a, '_> {
             if items.len() - mark > MAX_PTX_OPERANDS {
                 return None;
             }
-            self.spaces();
-            match self.at() {
+            match self.past_spaces() {
                 b',' => self.i += 1,
                 b'}' => {
                     self.i += 1;

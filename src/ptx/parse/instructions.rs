@@ -24,28 +24,8 @@ impl<'a> Parser<'a> {
         out.push(Stmt::Open((&open).into()));
         let mut depth = 1usize;
         while depth > 0 {
-            // The usual one-line instruction or label, straight from the bytes.
-            let stack = out.operand_stack();
-            let start = stack.len();
-            self.items.clear();
-            match self.lx.fast_line(stack, &mut self.items, &mut self.names) {
-                Some(Line::Inst { guard, op, pos }) => {
-                    self.count_stmt(pos)?;
-                    out.push_inst_pushed(guard, op, start, &mut self.items, pos);
-                    continue;
-                }
-                Some(Line::Label(name, pos)) => {
-                    self.count_stmt(pos)?;
-                    out.push(Stmt::Label(name, pos));
-                    continue;
-                }
-                Some(Line::Loc(loc, pos)) => {
-                    self.count_stmt(pos)?;
-                    out.push(Stmt::Loc(loc));
-                    continue;
-                }
-                None => {}
-            }
+            // The usual one-line instructions and labels, straight from the bytes.
+            self.fast_lines(&mut out)?;
             let t = self.lx.next()?;
             let pos: Pos = (&t).into();
             self.count_stmt(pos)?;
@@ -135,6 +115,33 @@ impl<'a> Parser<'a> {
         }
         out.names = self.names.take();
         Ok(out)
+    }
+
+    /// Statements read by the one-line reader ([`crate::ptx::lex::Lexer::fast_line`])
+    /// until one is not of its shapes. Out of line, so that the loop over the
+    /// usual lines keeps its state in registers (most of a body is read here).
+    #[inline(never)]
+    fn fast_lines(&mut self, out: &mut Stmts<'a>) -> Result<()> {
+        loop {
+            let stack = out.operand_stack();
+            let start = stack.len();
+            self.items.clear();
+            match self.lx.fast_line(stack, &mut self.items, &mut self.names) {
+                Some(Line::Inst { guard, op, pos }) => {
+                    self.count_stmt(pos)?;
+                    out.push_inst_pushed(guard, op, start, &mut self.items, pos);
+                }
+                Some(Line::Label(name, pos)) => {
+                    self.count_stmt(pos)?;
+                    out.push(Stmt::Label(name, pos));
+                }
+                Some(Line::Loc(loc, pos)) => {
+                    self.count_stmt(pos)?;
+                    out.push(Stmt::Loc(loc));
+                }
+                None => return Ok(()),
+            }
+        }
     }
 
     /// The id of a name read at `pos` in this body.
