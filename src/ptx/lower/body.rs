@@ -25,7 +25,7 @@ use super::{span, Cx};
 use crate::ir::{BlockH, Function, Inst, InstH, InstKind, LocH, Span, TypeH, Value};
 use crate::ptx::facts;
 use crate::ptx::lex::{error_at, Pos};
-use crate::ptx::parse::{FuncDecl, LocDirective, NameId, Operand, Space, Stmt, Stmts};
+use crate::ptx::parse::{FuncDecl, LocDirective, NameId, Operand, Outline, Stmt, Stmts};
 use crate::read::limits::{MAX_BLOCKS, MAX_PTX_SSA_WORK, MAX_VALUES};
 use crate::read::{ErrorKind, Result};
 use rustc_hash::FxHashMap;
@@ -232,33 +232,25 @@ pub(super) fn lower_body<'a>(
     let mut tables: FxHashMap<&str, (u32, &[&str])> = FxHashMap::default();
     let mut terminated = false;
     let mut content = false;
-    // Labels no branch names (`$L__tmp0`, `$L__func_begin0`) do not split blocks.
+    // Labels no branch names (`$L__tmp0`, `$L__func_begin0`) do not split
+    // blocks. What the body holds was gathered as it was read: the control
+    // instructions (their word matched once), the branch tables, the
+    // instructions that may write a register (about the names pass 1 meets:
+    // compilers write most registers once, to size that table once) and the
+    // registers declared (to size the registers' table once, see
+    // `ssa::Body::reserve_locals`).
+    let Outline { controls, tables: table_stmts, writers, declared } = stmts.take_outline();
     let mut targets: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
-    // Instructions that may write a register: about the names pass 1 meets
-    // (compilers write most registers once), to size that table once.
-    let mut writers = 0usize;
-    // The statements that are control instructions, in order (the word is
-    // matched once).
-    let mut controls: Vec<u32> = Vec::new();
-    // Registers the body declares, inner scopes' included (to size the
-    // registers' table once, see `ssa::Body::reserve_locals`).
-    let mut declared = 0usize;
-    for (i, s) in stmts.iter().enumerate() {
-        match s {
-            Stmt::Inst(ins) if control(ins.op).is_some() => {
-                controls.push(i as u32);
-                if let Some(Operand::Sym(l)) = stmts.operands(ins).last() {
-                    targets.insert(stmts.name(*l));
-                }
+    for &i in &controls {
+        if let Some(Stmt::Inst(ins)) = stmts.get(i as usize) {
+            if let Some(Operand::Sym(l)) = stmts.operands(ins).last() {
+                targets.insert(stmts.name(*l));
             }
-            Stmt::Inst(_) => writers += 1,
-            Stmt::BranchTargets(t) => targets.extend(t.targets.iter().copied()),
-            Stmt::Decl(d) => {
-                if let Some(d) = stmts.decl(*d).filter(|d| d.space == Space::Reg) {
-                    declared = declared.saturating_add(d.range.unwrap_or(1) as usize);
-                }
-            }
-            _ => {}
+        }
+    }
+    for &i in &table_stmts {
+        if let Some(Stmt::BranchTargets(t)) = stmts.get(i as usize) {
+            targets.extend(t.targets.iter().copied());
         }
     }
     // The sliced lowering's scan rides along (see `super::slice`).

@@ -8,14 +8,7 @@ use crate::ptx::{scalar_type, Opcode};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 
-pub(super) fn control(op: &str) -> Option<&str> {
-    // Most words start with another letter: no scan for the dot.
-    if !matches!(op.as_bytes().first(), Some(b'b' | b'r' | b'e' | b't')) {
-        return None;
-    }
-    let base = op.get(..op.bytes().position(|b| b == b'.').unwrap_or(op.len())).unwrap_or(op);
-    matches!(base, "bra" | "brx" | "ret" | "exit" | "trap").then_some(base)
-}
+pub(super) use crate::ptx::parse::control_word as control;
 
 /// What the lowering needs to know about an instruction word, computed once per word.
 #[derive(Debug, Clone, Copy)]

@@ -15,7 +15,7 @@ mod stmts;
 pub(crate) use instructions::number_operand;
 pub use names::NameId;
 pub(crate) use names::{digits_value, nondigit_bits, Interner};
-pub use stmts::{BranchTable, InstRef, Instruction, Stmt, Stmts};
+pub use stmts::{control_word, BranchTable, InstRef, Instruction, Outline, Stmt, Stmts};
 
 /// A state space (`.reg`, `.global`, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

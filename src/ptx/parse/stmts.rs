@@ -121,6 +121,36 @@ pub struct Stmts<'a> {
     /// The body's names by id ([`NameId`]), never released (`""`: a
     /// reserved id never read).
     pub(super) names: Vec<&'a str>,
+    /// What the lowering needs before it walks the body, gathered as the
+    /// statements are appended ([`Stmts::outline`]).
+    pub(super) outline: Outline,
+}
+
+/// What a body holds, gathered as it is read: the lowering sizes its tables
+/// and finds the labels that start blocks from it without a walk of its own.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Outline {
+    /// The statements that are control instructions (`bra`, `brx`, `ret`,
+    /// `exit`, `trap`: [`control_word`]), in order.
+    pub controls: Vec<u32>,
+    /// The statements that are branch tables, in order.
+    pub tables: Vec<u32>,
+    /// The other instructions (each may write a register).
+    pub writers: usize,
+    /// Registers declared, inner scopes' included (a range counts its
+    /// registers).
+    pub declared: usize,
+}
+
+/// The base of a control instruction's word (`bra`, `brx`, `ret`, `exit`,
+/// `trap`): a branch, return or trap ends a basic block.
+pub fn control_word(op: &str) -> Option<&str> {
+    // Most words start with another letter: no scan for the dot.
+    if !matches!(op.as_bytes().first(), Some(b'b' | b'r' | b'e' | b't')) {
+        return None;
+    }
+    let base = op.get(..op.bytes().position(|b| b == b'.').unwrap_or(op.len())).unwrap_or(op);
+    matches!(base, "bra" | "brx" | "ret" | "exit" | "trap").then_some(base)
 }
 
 impl<'a> Stmts<'a> {
@@ -172,8 +202,19 @@ impl<'a> Stmts<'a> {
         std::mem::take(&mut self.names)
     }
 
+    /// What the body holds ([`Outline`]), moved out.
+    pub fn take_outline(&mut self) -> Outline {
+        std::mem::take(&mut self.outline)
+    }
+
     /// Appends a statement.
     pub fn push(&mut self, s: Stmt<'a>) {
+        match &s {
+            Stmt::Inst(ins) if control_word(ins.op).is_some() => self.outline.controls.push(self.len as u32),
+            Stmt::Inst(_) => self.outline.writers += 1,
+            Stmt::BranchTargets(_) => self.outline.tables.push(self.len as u32),
+            _ => {}
+        }
         match self.chunks.last_mut() {
             Some(c) if c.len() < Self::CHUNK => c.push(s),
             // The first chunk grows as needed (most bodies are short), the
@@ -191,6 +232,9 @@ impl<'a> Stmts<'a> {
     /// Appends a declaration (kept with the statement chunk it is in:
     /// [`Stmt::Decl`] holds chunk × [`Stmts::CHUNK`] + its index there).
     pub fn push_decl(&mut self, d: VarDecl<'a>) {
+        if d.space == super::Space::Reg {
+            self.outline.declared = self.outline.declared.saturating_add(d.range.unwrap_or(1) as usize);
+        }
         self.push(Stmt::Decl(0));
         let k = self.chunks.len() - 1;
         if self.decls.len() <= k {
