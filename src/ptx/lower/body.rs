@@ -254,7 +254,7 @@ pub(super) fn lower_body<'a>(
         }
     }
     // The sliced lowering's scan rides along (see `super::slice`).
-    let mut scan = super::slice::Scan::new(cx, fd, &stmts, writers);
+    let mut scan = super::slice::Scan::new(cx, fd, &stmts);
     // IR instructions the statements may give, about, to size the
     // instruction arena once: three per instruction and two per register it
     // writes (a 128-register `wgmma` gives 129 or more).
@@ -264,14 +264,9 @@ pub(super) fn lower_body<'a>(
     pres.reserve(targets.len() + controls.len() + 1);
     let mut next_control = 0usize;
     labels.reserve(targets.len());
-    // The names each block's instructions may write (their first operand).
-    // Name id → 1 + dom id, given in order of first write (zeroed: the
-    // pages of names never written stay untouched).
-    let mut id_dom: Vec<u32> = vec![0; stmts.names().len()];
-    let mut dom_count = 0u32;
-    // (Sized like the table: about one name per instruction.)
-    let mut writes: Vec<(u32, u32)> = Vec::with_capacity(writers);
-    let mut last_write: Vec<u32> = Vec::with_capacity(writers);
+    // The names the instructions may write (their first operand), by
+    // statement: (name, statement), in order (about one per instruction).
+    let mut name_writes: Vec<(u32, u32)> = Vec::with_capacity(writers.saturating_add(writers / 4));
     for (i, s) in stmts.iter().enumerate() {
         let scope = stack.last().copied().unwrap_or(0);
         let new_block = match s {
@@ -330,21 +325,7 @@ pub(super) fn lower_body<'a>(
                         insts = insts.saturating_add(2);
                         written_names(o, ins.items, &mut |name| {
                             insts = insts.saturating_add(2);
-                            scan.write(name, i);
-                            let Some(d) = id_dom.get_mut(name.index()) else { return };
-                            if *d == 0 {
-                                dom_count += 1;
-                                *d = dom_count;
-                            }
-                            let id = *d - 1;
-                            // Once per name and block: blocks come in order.
-                            if last_write.len() <= id as usize {
-                                last_write.push(u32::MAX);
-                            }
-                            if last_write[id as usize] != cur as u32 {
-                                last_write[id as usize] = cur as u32;
-                                writes.push((id, cur as u32));
-                            }
+                            name_writes.push((name.index() as u32, i as u32));
                         });
                     }
                     scan.inst(cx, i, &ins, stmts.names());
@@ -445,23 +426,43 @@ pub(super) fn lower_body<'a>(
         }
     }
     // Statements the check needs (all when `None`, see `super::slice`).
-    let (needed, slice_names) = match scan.finish(&stmts) {
+    let (needed, slice_names) = match scan.finish(&stmts, &name_writes) {
         Some(s) => (Some(s.stmts), s.names),
         None => (None, Vec::new()),
     };
-    // The sliced lowering reads only the needed names: the others need no
-    // phi placement.
-    if needed.is_some() {
-        let mut keep = vec![false; dom_count as usize];
-        for (name, &d) in id_dom.iter().enumerate() {
-            if d != 0 && slice_names.get(name).copied().unwrap_or(true) {
-                if let Some(k) = keep.get_mut(d as usize - 1) {
-                    *k = true;
-                }
-            }
+    // The blocks each name is written in, for phi placement: name id → 1 +
+    // dom id, given in order of first write (zeroed: the pages of names
+    // never written stay untouched), and (dom id, block) once per name and
+    // block. The sliced lowering reads only the needed names: the others
+    // need none.
+    let mut id_dom: Vec<u32> = vec![0; stmts.names().len()];
+    let mut dom_count = 0u32;
+    let mut writes: Vec<(u32, u32)> = Vec::with_capacity(name_writes.len());
+    let mut last_write: Vec<u32> = Vec::new();
+    let mut block = 0usize;
+    for &(name, stmt) in &name_writes {
+        if needed.is_some() && !slice_names.get(name as usize).copied().unwrap_or(true) {
+            continue;
         }
-        writes.retain(|&(id, _)| keep.get(id as usize).copied().unwrap_or(true));
+        // (Statements and blocks both come in order.)
+        while pres.get(block + 1).is_some_and(|p| p.first <= stmt as usize) {
+            block += 1;
+        }
+        let Some(d) = id_dom.get_mut(name as usize) else { continue };
+        if *d == 0 {
+            dom_count += 1;
+            *d = dom_count;
+        }
+        let id = *d - 1;
+        if last_write.len() <= id as usize {
+            last_write.push(u32::MAX);
+        }
+        if last_write[id as usize] != block as u32 {
+            last_write[id as usize] = block as u32;
+            writes.push((id, block as u32));
+        }
     }
+    drop(name_writes);
     // A name written in k blocks leaves k - 1 values in `Body::defs` as
     // the blocks are filled (the others stay in its `Local`), and reads in
     // other blocks cache about twice as many again (2.8 to 3.8 times the

@@ -54,8 +54,8 @@ pub(super) struct Slice {
 }
 
 /// The slice's side of pass 1 (`body::lower_body`), which hands it every
-/// statement and every name an instruction writes; [`Scan::finish`] then
-/// finds what pass 2 lowers.
+/// statement; [`Scan::finish`] then finds what pass 2 lowers from the names
+/// each instruction may write (pass 1's list).
 pub(super) struct Scan<'a> {
     /// Still slicing (`false`: the function is lowered whole).
     on: bool,
@@ -65,23 +65,19 @@ pub(super) struct Scan<'a> {
     need_name: Vec<bool>,
     /// Needed names whose writers are still to be marked.
     work: Vec<NameId>,
-    /// (name, statement) for every name an instruction may write.
-    writes: Vec<(u32, u32)>,
     decls: Declared<'a>,
     /// By name id: a kernel parameter with `.ptr .align N` (empty: none).
     aligned_param: Vec<bool>,
 }
 
 impl<'a> Scan<'a> {
-    /// (`instructions`: pass 1's count of the body's non-control ones.)
-    pub(super) fn new(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>, instructions: usize) -> Self {
+    pub(super) fn new(cx: &mut Cx<'a>, fd: &FuncDecl<'a>, stmts: &Stmts<'a>) -> Self {
         cx.fact_shapes.begin_body();
         let mut scan = Scan {
             on: cx.sliced && fd.rets.is_empty(),
             need: Vec::new(),
             need_name: Vec::new(),
             work: Vec::new(),
-            writes: Vec::new(),
             decls: Declared::default(),
             aligned_param: Vec::new(),
         };
@@ -91,7 +87,6 @@ impl<'a> Scan<'a> {
         let names = stmts.names().len();
         scan.need = vec![LOWER; stmts.len()];
         scan.need_name = vec![false; names];
-        scan.writes = Vec::with_capacity(instructions.saturating_add(instructions / 4));
         // A kernel parameter with `.ptr .align N` keeps that alignment only
         // while no instruction reads its name as an address (`mov.b64 %rd1,
         // p`, see `operands::Body::name_value`): every instruction naming one
@@ -106,14 +101,6 @@ impl<'a> Scan<'a> {
             }
         }
         scan
-    }
-
-    /// Instruction `i` may write `name`.
-    #[inline(always)]
-    pub(super) fn write(&mut self, name: NameId, i: usize) {
-        if self.on {
-            self.writes.push((name.index() as u32, i as u32));
-        }
     }
 
     /// A declaration: `.local` and `.param` variables end the slicing.
@@ -199,15 +186,15 @@ impl<'a> Scan<'a> {
     }
 
     /// What pass 2 lowers; `None`: everything.
-    pub(super) fn finish(self, stmts: &Stmts<'a>) -> Option<Slice> {
+    pub(super) fn finish(self, stmts: &Stmts<'a>, writes: &[(u32, u32)]) -> Option<Slice> {
         if !self.on {
             return None;
         }
-        let Scan { mut need, mut need_name, mut work, writes, .. } = self;
+        let Scan { mut need, mut need_name, mut work, .. } = self;
         let names = need_name.len();
         // The writers of each name, by name: one list cut at `start`.
         let mut start = vec![0u32; names + 1];
-        for &(name, _) in &writes {
+        for &(name, _) in writes {
             if let Some(c) = start.get_mut(name as usize + 1) {
                 *c += 1;
             }
@@ -216,7 +203,7 @@ impl<'a> Scan<'a> {
             start[i] += start[i - 1];
         }
         let mut writers = vec![0u32; writes.len()];
-        for &(name, stmt) in &writes {
+        for &(name, stmt) in writes {
             if let Some(f) = start.get_mut(name as usize) {
                 if let Some(w) = writers.get_mut(*f as usize) {
                     *w = stmt;
@@ -225,7 +212,6 @@ impl<'a> Scan<'a> {
             }
         }
         // (`start[k]` is now where name k + 1's writers start.)
-        drop(writes);
         while let Some(id) = work.pop() {
             let a = if id.index() == 0 { 0 } else { start.get(id.index() - 1).copied().unwrap_or(0) };
             let b = start.get(id.index()).copied().unwrap_or(0);
