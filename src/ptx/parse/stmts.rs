@@ -122,7 +122,7 @@ pub struct Stmts<'a> {
     /// reserved id never read).
     pub(super) names: Vec<&'a str>,
     /// What the lowering needs before it walks the body, gathered as the
-    /// statements are appended ([`Stmts::outline`]).
+    /// statements are appended ([`Stmts::take_outline`]).
     pub(super) outline: Outline,
 }
 
